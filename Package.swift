@@ -1,0 +1,24 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "DelegateKit",
+    products: [
+        .library(name: "DelegateKit", targets: ["DelegateKit"]),
+        .executable(name: "delegatekit-demo", targets: ["delegatekit-demo"]),
+    ],
+    targets: [
+        // The only code that touches libffi. Kept in C so Swift never reads libffi's mutable globals.
+        .target(
+            name: "CFFIShim",
+            path: "CFFIShim",
+            linkerSettings: [.linkedLibrary("ffi")]
+        ),
+        .target(name: "DelegateKit", dependencies: ["CFFIShim"]),
+        .executableTarget(name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
+        // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
+        .target(name: "DelegateKitFixtures", path: "Tests/DelegateKitFixtures"),
+        .testTarget(name: "DelegateKitTests", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,51 @@
+/// A base class for wrappers whose C callbacks are closure properties, declared with ``Slot``:
+///
+/// ```swift
+/// final class CookieStream: BlockDelegate {
+///     @Slot("read")  var onRead:  ((UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int) -> Int)?
+///     @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int32)?
+///     init() { super.init(protocol: cookieIO) }
+/// }
+/// let stream = CookieStream()
+/// stream.onRead = { _, _, n in n }   // fills the "read" slot of `stream.table`
+/// stream.onRead = nil                // empties it again
+/// ```
+///
+/// Every `@Slot` is checked when the object is created: a property that names no method of the protocol,
+/// or whose closure type has another C signature than its method, stops the program with a message
+/// naming the property and both signatures. (A property setter cannot throw, so the check cannot wait.)
+///
+/// ## Threads
+/// A `BlockDelegate` is not `Sendable`, and its closure properties are not `@Sendable`: they run on the
+/// thread C calls them from. That fits the many C APIs that call back on the thread that drives them
+/// (stdio cookies, SAX parsers, `qsort`). For a C library that calls back from threads of its own, use
+/// ``DynamicDelegate`` directly: it takes `@Sendable` closures, so the compiler checks what they capture.
+open class BlockDelegate {
+    /// The delegate behind the properties; use it for everything ``Slot`` does not cover.
+    public let dynamicDelegate: DynamicDelegate
+
+    /// The C table, for C to use; valid while this object lives.
+    public var table: UnsafeMutableRawPointer { dynamicDelegate.table }
+
+    /// A block delegate for the table `descriptor` describes, with every slot empty.
+    public init(protocol descriptor: ProtocolDescriptor) {
+        dynamicDelegate = DynamicDelegate(protocol: descriptor)
+        checkSlots()
+    }
+
+    /// Stops with a precise message on the first `@Slot` that does not fit the protocol.
+    private func checkSlots() {
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let current = mirror {
+            for child in current.children {
+                guard let slot = child.value as? any SlotDeclaration, let label = child.label else { continue }
+                // The compiler stores a wrapped property `x` as `_x`.
+                let property = "\(type(of: self)).\(label.hasPrefix("_") ? String(label.dropFirst()) : label)"
+                if let error = slot.mismatch(with: dynamicDelegate.descriptor) {
+                    preconditionFailure("\(property) (@Slot(\"\(slot.method)\")): \(error)")
+                }
+            }
+            mirror = current.superclassMirror
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import CFFIShim
+
+/// A Swift closure made into a real C function pointer, with any C signature, capturing whatever it
+/// likes: no `void *` context argument needed.
+///
+/// ```swift
+/// let descending = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in
+///     let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
+///     return x < y ? 1 : x > y ? -1 : 0
+/// }
+/// qsort(&numbers, numbers.count, 4, descending.functionPointer(as: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self))
+/// ```
+///
+/// ## Lifetime
+/// The closure owns its executable code and frees it when it is deinitialized. C must not call
+/// ``address`` after that: keep the `CClosure` alive (a stored property, or `withExtendedLifetime`) for as
+/// long as C may call it.
+///
+/// ## Threads
+/// C may call the pointer from any thread, any number of times at once, so the closure is `@Sendable`:
+/// the compiler checks what it captures. A call takes no lock and allocates nothing.
+public final class CClosure: @unchecked Sendable {  // Immutable; the libffi closure is only freed in deinit.
+    /// The C signature of ``address``.
+    public let signature: CSignature
+    /// The C-callable code: pass it wherever C wants a function pointer of ``signature``.
+    public let address: UnsafeRawPointer
+
+    @usableFromInline let thunk: CallThunk
+    private let closure: UnsafeMutableRawPointer
+    // Keeps the cif alive; the cache already does, but the closure should not depend on that.
+    let prepared: FFISignature
+
+    @usableFromInline
+    init(thunk: CallThunk) throws {
+        let prepared = try FFISignature.prepared(thunk.signature)
+        var code: UnsafeMutableRawPointer?
+        let userData = Unmanaged.passUnretained(thunk).toOpaque()
+        guard let closure = cffi_closure_create(prepared.cif, CallThunk.entry, userData, &code),
+            let code
+        else {
+            throw DelegateError.closureAllocationFailed(thunk.signature)
+        }
+        self.signature = thunk.signature
+        self.address = UnsafeRawPointer(code)
+        self.thunk = thunk
+        self.closure = closure
+        self.prepared = prepared
+    }
+
+    /// A C function pointer whose signature comes from the closure's Swift types.
+    ///
+    /// Throws ``DelegateError/layoutMismatch(type:cType:swiftSize:swiftAlignment:)`` or
+    /// ``DelegateError/notTrivial(type:)`` when a ``CValue`` type's stated C layout cannot be right.
+    @inlinable
+    public convenience init<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws {
+        try self.init(thunk: CallThunk.typed(body))
+    }
+
+    /// A C function pointer returning `void`, whose argument types come from the closure's Swift types.
+    @inlinable
+    public convenience init<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws {
+        try self.init(thunk: CallThunk.typed(body))
+    }
+
+    /// A C function pointer for a signature known only at run time; the closure reads its arguments and
+    /// sets its result through the ``CInvocation``.
+    public convenience init(signature: CSignature, _ body: @escaping @Sendable (CInvocation) -> Void) throws {
+        try self.init(thunk: CallThunk.dynamic(signature, body))
+    }
+
+    deinit {
+        cffi_closure_free(closure)
+    }
+
+    /// ``address`` as a Swift `@convention(c)` function type, for passing to imported C functions.
+    ///
+    /// `F` must be a `@convention(c)` function type (optional or not) whose parameters match ``signature``;
+    /// Swift cannot check a C function type's parameters generically, so only its size is checked.
+    public func functionPointer<F>(as type: F.Type = F.self) -> F {
+        precondition(
+            MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size,
+            "\(F.self) is not a @convention(c) function type")
+        return unsafeBitCast(address, to: F.self)
+    }
+}
+
+extension CClosure {
+    /// Calls ``address`` through libffi with Swift arguments, as C would. Not a hot path: it allocates
+    /// the argument copies libffi wants.
+    @usableFromInline
+    func callThroughC<each A: CValue, R: CValue>(_ argument: repeat each A) -> R {
+        var copies: [UnsafeMutableRawPointer?] = []
+        for value in repeat each argument {
+            let copy = UnsafeMutableRawPointer.allocate(
+                byteCount: max(MemoryLayout.size(ofValue: value), 1), alignment: 16)
+            copy.storeBytes(of: value, as: type(of: value))
+            copies.append(copy)
+        }
+        defer { copies.forEach { $0?.deallocate() } }
+        let result = UnsafeMutableRawPointer.allocate(
+            byteCount: max(prepared.resultBufferSize, MemoryLayout<R>.size), alignment: 16)
+        defer { result.deallocate() }
+        copies.withUnsafeMutableBufferPointer { arguments in
+            prepared.call(address, result: result, arguments: arguments.baseAddress ?? noArguments)
+        }
+        // libffi writes a narrow integer as a whole register; on a little-endian machine its low bytes,
+        // the value itself, come first.
+        return UnsafeRawPointer(result).loadUnaligned(as: R.self)
+    }
+}

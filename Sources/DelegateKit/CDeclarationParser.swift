@@ -1,0 +1,346 @@
+/// Reads C declarations: today whole function signatures, with the integer spellings, `<stdint.h>` and
+/// `<stddef.h>` names of LP64 Linux. Declarators are parsed the way C reads them (inside out), so
+/// `int (*)(void *)` and `void (*(*)(int))(void)` come out right.
+struct CDeclarationParser {
+    /// A declarator's type before it is reduced to how it travels in a call.
+    indirect enum Declared {
+        case type(CType)
+        /// A name C has not been told the layout of (an undefined typedef or struct): fine behind a pointer.
+        case incomplete(String, at: CLexer.Token)
+        case pointer(Declared)
+        case array(Declared, count: Int?, at: CLexer.Token)
+        case function(returning: Declared, parameters: [(Declared, CLexer.Token)], at: CLexer.Token)
+    }
+
+    private let text: String
+    private let tokens: [CLexer.Token]
+    private var position = 0
+    /// Names that stand for types: the standard ones, plus what later declarations add.
+    var typedefs: [String: CType] = CDeclarationParser.standardTypedefs
+
+    init(_ text: String) throws {
+        self.text = text
+        tokens = try CLexer(text: text).tokens()
+    }
+
+    // MARK: Entry points
+
+    /// The whole text as one function type (`int (void *)`, `int (*)(void *)`, `int f(void *p)`).
+    mutating func parseSignature() throws -> CSignature {
+        let start = current
+        let base = try parseSpecifiers()
+        let (declared, _) = try parseDeclarator(base, allowName: true)
+        if case .punctuation(";") = current.kind { position += 1 }
+        try expectEnd()
+        switch declared {
+        case .function(let result, let parameters, let at), .pointer(.function(let result, let parameters, let at)):
+            return try signature(returning: result, parameters: parameters, at: at)
+        default:
+            throw error("a function type such as `int (void *)` or `int (*)(void *)`", at: start)
+        }
+    }
+
+    // MARK: Types as they travel
+
+    /// How a declared type is passed by value, or an error that says why it cannot be.
+    func valueType(_ declared: Declared, at token: CLexer.Token, asParameter: Bool) throws -> CType {
+        switch declared {
+        case .type(let type):
+            return type
+        case .pointer:
+            return .pointer
+        case .incomplete(let name, let at):
+            throw DelegateError.syntax(
+                message: "the layout of '\(name)' is unknown, so it can only be used behind a pointer ('\(name) *')",
+                text: text, line: at.line, column: at.column)
+        case .array(let element, let count, let at):
+            if asParameter { return .pointer }  // C adjusts array parameters to pointers.
+            guard let count, count > 0 else {
+                throw DelegateError.syntax(
+                    message: "an array member needs a positive size", text: text, line: at.line, column: at.column)
+            }
+            let type = try valueType(element, at: at, asParameter: false)
+            // libffi has no array type; a struct of the same elements has the same layout and passing.
+            return .structure(Array(repeating: type, count: count))
+        case .function(_, _, let at):
+            if asParameter { return .pointer }  // ... and function parameters to function pointers.
+            throw DelegateError.syntax(
+                message: "a function cannot be stored by value; did you mean a function pointer '(*name)'?",
+                text: text, line: at.line, column: at.column)
+        }
+    }
+
+    private func signature(
+        returning result: Declared, parameters: [(Declared, CLexer.Token)], at: CLexer.Token
+    ) throws -> CSignature {
+        let returnType: CType
+        if case .type(.void) = result { returnType = .void } else {
+            if case .array = result { throw syntax("a function cannot return an array", at: at) }
+            if case .function = result { throw syntax("a function cannot return a function", at: at) }
+            returnType = try valueType(result, at: at, asParameter: false)
+        }
+        let arguments = try parameters.map { declared, token in
+            if case .type(.void) = declared {
+                throw syntax("'void' is only allowed alone, as in '(void)'; a parameter cannot have type void", at: token)
+            }
+            return try valueType(declared, at: token, asParameter: true)
+        }
+        return CSignature(returnType, arguments)
+    }
+
+    // MARK: Specifiers
+
+    private static let qualifiers: Set<String> = [
+        "const", "volatile", "restrict", "__restrict", "__restrict__", "register", "static", "extern",
+        "inline", "__inline", "__inline__", "__extension__", "__const",
+    ]
+    private static let baseWords: Set<String> = [
+        "void", "char", "short", "int", "long", "signed", "unsigned", "float", "double", "_Bool", "bool",
+        "__signed__",
+    ]
+
+    /// Whether the current token can begin a type (used to tell a parameter list from a parenthesis).
+    private func startsType(_ token: CLexer.Token) -> Bool {
+        guard case .identifier(let name) = token.kind else { return false }
+        return Self.qualifiers.contains(name) || Self.baseWords.contains(name) || typedefs[name] != nil
+            || ["struct", "union", "enum"].contains(name)
+    }
+
+    /// The type specifiers and qualifiers before a declarator: `unsigned long const`, `struct stat`, `size_t`.
+    mutating func parseSpecifiers() throws -> Declared {
+        let start = current
+        var words: [String: Int] = [:]
+        var named: Declared?
+        loop: while case .identifier(let name) = current.kind {
+            if Self.qualifiers.contains(name) {
+                position += 1
+            } else if Self.baseWords.contains(name) {
+                guard named == nil else { throw syntax("'\(name)' cannot be combined with the type before it", at: current) }
+                words[name == "__signed__" ? "signed" : name, default: 0] += 1
+                position += 1
+            } else if name == "struct" || name == "union" || name == "enum" {
+                guard named == nil, words.isEmpty else { throw syntax("'\(name)' cannot follow another type", at: current) }
+                let keyword = current
+                position += 1
+                guard case .identifier(let tag) = current.kind else {
+                    throw error("a name after '\(name)'", at: current)
+                }
+                position += 1
+                if case .punctuation("{") = current.kind {
+                    throw syntax("a \(name) body is not allowed in a signature; declare the \(name) separately", at: current)
+                }
+                switch name {
+                case "enum": named = .type(.int32)  // C enums are int-sized on this ABI.
+                default: named = .incomplete("\(name) \(tag)", at: keyword)
+                }
+            } else if named == nil && words.isEmpty {
+                // A typedef name; one nobody declared is still fine behind a pointer.
+                named = typedefs[name].map(Declared.type) ?? .incomplete(name, at: current)
+                position += 1
+            } else {
+                break loop  // The declarator's name.
+            }
+        }
+        if let named { return named }
+        guard !words.isEmpty else { throw error("a type", at: start) }
+        return .type(try Self.resolve(words, text: text, at: start))
+    }
+
+    /// The C type named by a set of base words such as `unsigned long long int` (LP64: long is 64 bits).
+    private static func resolve(_ words: [String: Int], text: String, at token: CLexer.Token) throws -> CType {
+        func invalid() -> DelegateError {
+            let spelled = words.sorted { $0.key < $1.key }.flatMap { Array(repeating: $0.key, count: $0.value) }
+            return .syntax(
+                message: "'\(spelled.joined(separator: " "))' is not a valid combination of type words",
+                text: text, line: token.line, column: token.column)
+        }
+        let signed = words["signed", default: 0], unsigned = words["unsigned", default: 0]
+        let long = words["long", default: 0], short = words["short", default: 0]
+        let int = words["int", default: 0]
+        if words.values.contains(where: { $0 > 1 }) && !(long == 2 && words.filter({ $0.value > 1 }).count == 1) {
+            throw invalid()
+        }
+        if signed + unsigned > 1 || long > 2 || (short > 0 && long > 0) { throw invalid() }
+        let others = Set(words.keys).subtracting(["signed", "unsigned", "long", "short", "int"])
+        switch others {
+        case []:
+            if short > 0 { return unsigned > 0 ? .uint16 : .int16 }
+            if long > 0 { return unsigned > 0 ? .uint64 : .int64 }
+            return unsigned > 0 ? .uint32 : .int32
+        case ["char"] where short + long + int == 0:
+            return unsigned > 0 ? .uint8 : .int8
+        case ["double"] where signed + unsigned + short + int == 0 && long <= 1:
+            return long == 1 ? .longDouble : .double
+        case ["float"] where words.count == 1: return .float
+        case ["void"] where words.count == 1: return .void
+        case ["_Bool"] where words.count == 1, ["bool"] where words.count == 1: return .bool
+        default: throw invalid()
+        }
+    }
+
+    // MARK: Declarators
+
+    /// A declarator around `base`: pointers, a name, arrays, parameter lists, parentheses; returns the
+    /// declared type and its name, if it has one.
+    mutating func parseDeclarator(_ base: Declared, allowName: Bool) throws -> (Declared, String?) {
+        var pointers = 0
+        while case .punctuation("*") = current.kind {
+            position += 1
+            pointers += 1
+            while case .identifier(let name) = current.kind, Self.qualifiers.contains(name) { position += 1 }
+        }
+        var type = base
+        for _ in 0..<pointers { type = .pointer(type) }
+
+        // What sits in the middle (a parenthesized declarator) applies last, so remember where it is.
+        var name: String?
+        var inner: Int?
+        if case .punctuation("(") = current.kind, isGrouping(after: position) {
+            position += 1
+            inner = position
+            try skipBalanced()  // Parsed again below, once the outer suffixes are known.
+            try expect(")", "to close the parenthesized declarator")
+        } else if case .identifier(let identifier) = current.kind {
+            guard allowName else { throw syntax("unexpected name '\(identifier)' here", at: current) }
+            name = identifier
+            position += 1
+        }
+        type = try parseSuffixes(type)
+        if let inner {
+            let resume = position
+            position = inner
+            (type, name) = try parseDeclarator(type, allowName: allowName)
+            try expect(")", "to close the parenthesized declarator")
+            position = resume
+        }
+        return (type, name)
+    }
+
+    /// Array sizes and parameter lists after a declarator's name, applied right to left as C does.
+    private mutating func parseSuffixes(_ base: Declared) throws -> Declared {
+        var suffixes: [(isArray: Bool, count: Int?, parameters: [(Declared, CLexer.Token)], at: CLexer.Token)] = []
+        while true {
+            let token = current
+            if case .punctuation("[") = current.kind {
+                position += 1
+                var count: Int?
+                if case .number(let value) = current.kind { count = value; position += 1 }
+                try expect("]", "to close the array size")
+                suffixes.append((true, count, [], token))
+            } else if case .punctuation("(") = current.kind {
+                position += 1
+                suffixes.append((false, nil, try parseParameters(), token))
+            } else {
+                break
+            }
+        }
+        var type = base
+        for suffix in suffixes.reversed() {
+            type = suffix.isArray
+                ? .array(type, count: suffix.count, at: suffix.at)
+                : .function(returning: type, parameters: suffix.parameters, at: suffix.at)
+        }
+        return type
+    }
+
+    /// A parameter list after its '(' up to and including ')'. `()` and `(void)` both mean none.
+    private mutating func parseParameters() throws -> [(Declared, CLexer.Token)] {
+        if case .punctuation(")") = current.kind { position += 1; return [] }
+        if case .identifier("void") = current.kind, case .punctuation(")") = tokens[position + 1].kind {
+            position += 2
+            return []
+        }
+        var parameters: [(Declared, CLexer.Token)] = []
+        while true {
+            let start = current
+            if case .punctuation("...") = current.kind {
+                throw syntax(
+                    "a variadic function cannot be implemented by a closure: libffi has no variadic closures",
+                    at: current)
+            }
+            let base = try parseSpecifiers()
+            let (declared, _) = try parseDeclarator(base, allowName: true)
+            parameters.append((declared, start))
+            if case .punctuation(",") = current.kind { position += 1; continue }
+            try expect(")", "or ',' after a parameter")
+            return parameters
+        }
+    }
+
+    /// Whether the '(' at `index` opens a parenthesized declarator (`(*)`, `(*name)`, `(name)`) rather
+    /// than a parameter list (`(void *)`, `(int x)`, `(my_type *)`).
+    private func isGrouping(after index: Int) -> Bool {
+        let next = tokens[index + 1]
+        switch next.kind {
+        case .punctuation("*"), .punctuation("("), .punctuation("["): return true
+        case .identifier:
+            if startsType(next) { return false }
+            // An unknown name alone in parentheses is a declarator's name; followed by more, a type.
+            if case .punctuation(")") = tokens[index + 2].kind { return true }
+            return false
+        default: return false
+        }
+    }
+
+    private mutating func skipBalanced() throws {
+        var depth = 0
+        while true {
+            switch current.kind {
+            case .punctuation("("): depth += 1
+            case .punctuation(")"):
+                if depth == 0 { return }
+                depth -= 1
+            case .end: throw error("')'", at: current)
+            default: break
+            }
+            position += 1
+        }
+    }
+
+    // MARK: Tokens and errors
+
+    private var current: CLexer.Token { tokens[position] }
+
+    private mutating func expect(_ punctuation: String, _ purpose: String) throws {
+        guard case .punctuation(punctuation) = current.kind else {
+            throw error("'\(punctuation)' \(purpose)", at: current)
+        }
+        position += 1
+    }
+
+    private func expectEnd() throws {
+        guard case .end = current.kind else { throw error("the end of the declaration", at: current) }
+    }
+
+    private func error(_ expected: String, at token: CLexer.Token) -> DelegateError {
+        .syntax(message: "expected \(expected), found \(token.quoted)", text: text, line: token.line, column: token.column)
+    }
+
+    private func syntax(_ message: String, at token: CLexer.Token) -> DelegateError {
+        .syntax(message: message, text: text, line: token.line, column: token.column)
+    }
+
+    /// `<stdint.h>`, `<stddef.h>`, `<sys/types.h>` and `<uchar.h>` names on LP64 Linux.
+    static let standardTypedefs: [String: CType] = [
+        "int8_t": .int8, "uint8_t": .uint8, "int16_t": .int16, "uint16_t": .uint16,
+        "int32_t": .int32, "uint32_t": .uint32, "int64_t": .int64, "uint64_t": .uint64,
+        "intptr_t": .int64, "uintptr_t": .uint64, "intmax_t": .int64, "uintmax_t": .uint64,
+        "size_t": .uint64, "ssize_t": .int64, "ptrdiff_t": .int64, "off_t": .int64, "off64_t": .int64,
+        "wchar_t": .int32, "char16_t": .uint16, "char32_t": .uint32, "pid_t": .int32, "uid_t": .uint32,
+        "gid_t": .uint32, "mode_t": .uint32, "time_t": .int64,
+    ]
+}
+
+extension CSignature {
+    /// Parses a C function type, such as `int (const void *, const void *)`, `int (*)(void *)` or a
+    /// prototype `ssize_t read(void *cookie, char *buffer, size_t size)`.
+    ///
+    /// Qualifiers are ignored, every pointer is ``CType/pointer``, and names are read as on LP64 Linux
+    /// (`long` and `size_t` are 64 bits, `char` is signed). A name the parser does not know may appear
+    /// behind a pointer (`sqlite3_file *`). Throws ``DelegateError/syntax(message:text:line:column:)``
+    /// saying what was expected and where.
+    public init(parsing text: String) throws {
+        var parser = try CDeclarationParser(text)
+        self = try parser.parseSignature()
+    }
+}

@@ -1,0 +1,72 @@
+/// The C type of a function: its return type and its argument types, in order.
+///
+/// ```swift
+/// let compare = CSignature(.int32, [.pointer, .pointer])
+/// compare == (try CSignature(parsing: "int (const void *, const void *)"))   // true
+/// print(compare)                                                            // int32_t (void *, void *)
+/// ```
+public struct CSignature: Hashable, Sendable {
+    /// What the function returns; ``CType/void`` for nothing.
+    public var returnType: CType
+    /// The types of the arguments, first to last.
+    public var argumentTypes: [CType]
+
+    /// A signature from its return type and argument types.
+    public init(_ returnType: CType, _ argumentTypes: [CType]) {
+        self.returnType = returnType
+        self.argumentTypes = argumentTypes
+    }
+}
+
+extension CSignature: CustomStringConvertible {
+    /// The signature in C's notation without a name: `int32_t (void *, void *)`, `void (void)`.
+    public var description: String {
+        let arguments = argumentTypes.isEmpty ? "void" : argumentTypes.map(\.description).joined(separator: ", ")
+        return "\(returnType) (\(arguments))"
+    }
+}
+
+extension CSignature {
+    /// The signature of a Swift function type whose return and argument types are ``CValue``s.
+    ///
+    /// Throws ``DelegateError/layoutMismatch(type:cType:swiftSize:swiftAlignment:)`` when a type's stated
+    /// C layout disagrees with its Swift layout, so a wrong `cType` is caught before C ever calls.
+    @inlinable
+    public static func of<each A: CValue, R: CValue>(
+        _ returnType: R.Type, _ argumentTypes: repeat (each A).Type
+    ) throws -> CSignature {
+        var arguments: [CType] = []
+        for type in repeat each argumentTypes {
+            arguments.append(try type.checkedCType())
+        }
+        return CSignature(try R.checkedCType(), arguments)
+    }
+
+    /// Checks the signature can be prepared for libffi: `void` only as a return type, no empty structs.
+    func validate() throws {
+        for (index, type) in argumentTypes.enumerated() {
+            if let problem = type.problemAsValue() {
+                throw DelegateError.invalidSignature(self, reason: "argument \(index + 1) \(problem)")
+            }
+        }
+        if returnType != .void, let problem = returnType.problemAsValue() {
+            throw DelegateError.invalidSignature(self, reason: "the return type \(problem)")
+        }
+    }
+}
+
+extension CType {
+    /// Why this type cannot be passed by value, or nil when it can.
+    func problemAsValue() -> String? {
+        switch self {
+        case .void: return "is void, which only a return type may be"
+        case .structure(let members):
+            if members.isEmpty { return "is a struct with no members, which C does not allow" }
+            for member in members {
+                if let problem = member.problemAsValue() { return "has a member that \(problem)" }
+            }
+            return nil
+        default: return nil
+        }
+    }
+}

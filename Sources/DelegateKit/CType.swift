@@ -1,0 +1,148 @@
+/// A C type as it travels by value through a function call: a scalar, a pointer, or a structure.
+///
+/// `CType` describes layout and calling convention, not spelling: `size_t` and `unsigned long` are both
+/// ``uint64`` on LP64 Linux, `char` is ``int8``, and every pointer is ``pointer`` whatever it points to.
+public enum CType: Hashable, Sendable {
+    /// `void`: valid only as a return type.
+    case void
+    /// C's `_Bool` / `bool`: one byte, distinct from `uint8_t`.
+    case bool
+    /// `int8_t` (and `char`, `signed char`).
+    case int8
+    /// `uint8_t` (and `unsigned char`).
+    case uint8
+    /// `int16_t` (and `short`).
+    case int16
+    /// `uint16_t` (and `unsigned short`).
+    case uint16
+    /// `int32_t` (and `int`, `enum`s).
+    case int32
+    /// `uint32_t` (and `unsigned`).
+    case uint32
+    /// `int64_t` (and `long`, `long long`, `ssize_t`, `off_t` on LP64).
+    case int64
+    /// `uint64_t` (and `unsigned long`, `size_t` on LP64).
+    case uint64
+    /// `float`.
+    case float
+    /// `double`.
+    case double
+    /// `long double`: Swift's `Float80` on x86_64.
+    case longDouble
+    /// Any data or function pointer.
+    case pointer
+    /// A structure passed by value, members in declaration order, laid out by C's rules.
+    case structure([CType])
+
+    /// The size in bytes, as C's `sizeof` gives it on this platform.
+    public var size: Int {
+        switch self {
+        case .void: return 0
+        case .bool, .int8, .uint8: return 1
+        case .int16, .uint16: return 2
+        case .int32, .uint32, .float: return 4
+        case .int64, .uint64, .double: return 8
+        case .pointer: return MemoryLayout<UnsafeRawPointer>.size
+        case .longDouble: return CType.longDoubleLayout.size
+        case .structure(let members):
+            let layout = CType.structureLayout(members)
+            return layout.size
+        }
+    }
+
+    /// The alignment in bytes, as C's `_Alignof` gives it on this platform.
+    public var alignment: Int {
+        switch self {
+        case .void: return 1
+        case .longDouble: return CType.longDoubleLayout.alignment
+        case .structure(let members): return CType.structureLayout(members).alignment
+        default: return size
+        }
+    }
+
+    /// The byte offset of each member of a ``structure``; empty for every other type.
+    public var memberOffsets: [Int] {
+        guard case .structure(let members) = self else { return [] }
+        return CType.structureLayout(members).offsets
+    }
+
+    /// Whether this is an integer (or `bool`) type narrower than a register, which libffi widens.
+    @usableFromInline
+    var widening: ReturnWidening {
+        switch self {
+        case .int8: return .signExtend8
+        case .int16: return .signExtend16
+        case .int32: return .signExtend32
+        case .bool, .uint8: return .zeroExtend8
+        case .uint16: return .zeroExtend16
+        case .uint32: return .zeroExtend32
+        default: return .none
+        }
+    }
+
+    // long double is the 80-bit x87 format padded to 16 bytes on x86_64, and IEEE quad on arm64 Linux.
+    private static let longDoubleLayout = (size: 16, alignment: 16)
+
+    /// C's rule: each member at the next multiple of its alignment; the whole padded to the largest.
+    static func structureLayout(_ members: [CType]) -> (offsets: [Int], size: Int, alignment: Int) {
+        var offset = 0
+        var alignment = 1
+        var offsets: [Int] = []
+        offsets.reserveCapacity(members.count)
+        for member in members {
+            let a = member.alignment
+            offset = (offset + a - 1) / a * a
+            offsets.append(offset)
+            offset += member.size
+            alignment = max(alignment, a)
+        }
+        let size = (offset + alignment - 1) / alignment * alignment
+        return (offsets, size, alignment)
+    }
+}
+
+/// How an integer result narrower than a register must be written for libffi (as a whole `ffi_arg`).
+@usableFromInline
+enum ReturnWidening: Sendable {
+    case none
+    case signExtend8, signExtend16, signExtend32
+    case zeroExtend8, zeroExtend16, zeroExtend32
+
+    /// Rewrites the value already stored at `result` as a full 64-bit register value.
+    @inlinable
+    func apply(to result: UnsafeMutableRawPointer) {
+        switch self {
+        case .none: break
+        case .signExtend8: result.storeBytes(of: Int64(result.load(as: Int8.self)), as: Int64.self)
+        case .signExtend16: result.storeBytes(of: Int64(result.load(as: Int16.self)), as: Int64.self)
+        case .signExtend32: result.storeBytes(of: Int64(result.load(as: Int32.self)), as: Int64.self)
+        case .zeroExtend8: result.storeBytes(of: UInt64(result.load(as: UInt8.self)), as: UInt64.self)
+        case .zeroExtend16: result.storeBytes(of: UInt64(result.load(as: UInt16.self)), as: UInt64.self)
+        case .zeroExtend32: result.storeBytes(of: UInt64(result.load(as: UInt32.self)), as: UInt64.self)
+        }
+    }
+}
+
+extension CType: CustomStringConvertible {
+    /// The type spelled the way a C programmer reads it: `int32_t`, `void *`, `struct { uint8_t; double; }`.
+    public var description: String {
+        switch self {
+        case .void: return "void"
+        case .bool: return "bool"
+        case .int8: return "int8_t"
+        case .uint8: return "uint8_t"
+        case .int16: return "int16_t"
+        case .uint16: return "uint16_t"
+        case .int32: return "int32_t"
+        case .uint32: return "uint32_t"
+        case .int64: return "int64_t"
+        case .uint64: return "uint64_t"
+        case .float: return "float"
+        case .double: return "double"
+        case .longDouble: return "long double"
+        case .pointer: return "void *"
+        case .structure(let members):
+            return "struct { " + members.map { "\($0.description); " }.joined() + "}"
+        }
+    }
+}

@@ -1,0 +1,104 @@
+/// A Swift type that travels through C by value, with a stated C layout.
+///
+/// The built-in integer, floating-point and pointer types conform already. Any trivial type (a struct
+/// of trivial members, including the structs Swift imports from C headers) can join by stating its C type:
+///
+/// ```swift
+/// struct Pair { var tag: UInt8; var value: Double }
+/// extension Pair: CValue { static var cType: CType { .structure([.uint8, .double]) } }
+/// ```
+///
+/// DelegateKit checks the stated type's size and alignment against the Swift type's when a closure is
+/// created, and refuses types that are not trivial (that hold references), with a typed error.
+public protocol CValue: SendableMetatype {
+    /// The C type with this type's layout and calling convention.
+    static var cType: CType { get }
+}
+
+extension CValue {
+    /// ``cType`` after checking it against the Swift layout of `Self`.
+    @inlinable
+    static func checkedCType() throws -> CType {
+        let type = cType
+        if type == .void { return type }  // DelegateKit's own stand-in for Swift's Void.
+        guard _isPOD(Self.self) else {
+            throw DelegateError.notTrivial(type: String(reflecting: Self.self))
+        }
+        if type.size != MemoryLayout<Self>.stride || type.alignment != MemoryLayout<Self>.alignment {
+            throw DelegateError.layoutMismatch(
+                type: String(reflecting: Self.self), cType: type,
+                swiftSize: MemoryLayout<Self>.stride, swiftAlignment: MemoryLayout<Self>.alignment)
+        }
+        return type
+    }
+}
+
+/// Swift's `Void` cannot conform to a protocol; this empty value stands in for it where a closure
+/// returning nothing is handled by the same code as one returning a value.
+@usableFromInline
+struct CVoid: CValue {
+    @usableFromInline static var cType: CType { .void }
+    @inlinable init() {}
+}
+
+extension Bool: CValue { /// `bool` (C's `_Bool`).
+    public static var cType: CType { .bool } }
+extension Int8: CValue { /// `int8_t`.
+    public static var cType: CType { .int8 } }
+extension UInt8: CValue { /// `uint8_t`.
+    public static var cType: CType { .uint8 } }
+extension Int16: CValue { /// `int16_t`.
+    public static var cType: CType { .int16 } }
+extension UInt16: CValue { /// `uint16_t`.
+    public static var cType: CType { .uint16 } }
+extension Int32: CValue { /// `int32_t`.
+    public static var cType: CType { .int32 } }
+extension UInt32: CValue { /// `uint32_t`.
+    public static var cType: CType { .uint32 } }
+extension Int64: CValue { /// `int64_t`.
+    public static var cType: CType { .int64 } }
+extension UInt64: CValue { /// `uint64_t`.
+    public static var cType: CType { .uint64 } }
+extension Int: CValue { /// `long` / `ssize_t` (64 bits on LP64).
+    public static var cType: CType { MemoryLayout<Int>.size == 8 ? .int64 : .int32 } }
+extension UInt: CValue { /// `unsigned long` / `size_t` (64 bits on LP64).
+    public static var cType: CType { MemoryLayout<UInt>.size == 8 ? .uint64 : .uint32 } }
+extension Float: CValue { /// `float`.
+    public static var cType: CType { .float } }
+extension Double: CValue { /// `double`.
+    public static var cType: CType { .double } }
+#if arch(x86_64) && !os(Windows)
+extension Float80: CValue { /// `long double` (x86_64's 80-bit extended format).
+    public static var cType: CType { .longDouble } }
+#endif
+
+/// Pointer types, which C sees as ``CType/pointer`` whether or not Swift says they may be NULL.
+public protocol CPointerValue: CValue {}
+extension CPointerValue {
+    /// ``CType/pointer``.
+    public static var cType: CType { .pointer }
+}
+extension UnsafeRawPointer: CPointerValue {}
+extension UnsafeMutableRawPointer: CPointerValue {}
+extension UnsafePointer: CPointerValue {}
+extension UnsafeMutablePointer: CPointerValue {}
+extension OpaquePointer: CPointerValue {}
+extension Optional: CValue where Wrapped: CPointerValue {
+    /// ``CType/pointer``: an optional pointer is a pointer that may be NULL.
+    public static var cType: CType { .pointer }
+}
+
+/// Reads the next argument from libffi's argument array and moves past it.
+@inlinable
+func nextArgument<T: CValue>(_ cursor: inout UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T {
+    defer { cursor += 1 }
+    // libffi's argument copies are not promised to be aligned for every type (structs on the stack).
+    return UnsafeRawPointer(cursor.pointee.unsafelyUnwrapped).loadUnaligned(as: T.self)
+}
+
+/// Writes a closure's result where libffi expects it, widened to a register when narrower.
+@inlinable
+func storeResult<T: CValue>(_ value: T, to result: UnsafeMutableRawPointer, _ widening: ReturnWidening) {
+    result.storeBytes(of: value, as: T.self)
+    widening.apply(to: result)
+}

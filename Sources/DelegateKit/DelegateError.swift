@@ -1,0 +1,68 @@
+/// Everything DelegateKit can detect going wrong, each with a message that names what was asked for.
+public enum DelegateError: Error, Hashable, Sendable {
+    /// A closure's C signature differs from the method's. Carries the method, the protocol, the
+    /// method's signature (`expected`) and the closure's (`actual`).
+    case signatureMismatch(method: String, protocol: String, expected: CSignature, actual: CSignature)
+    /// The protocol has no method of that name.
+    case unknownMethod(String, protocol: String)
+    /// The protocol has no data member of that name.
+    case unknownField(String, protocol: String)
+    /// A value written to a data member has another C type than the member.
+    case fieldTypeMismatch(field: String, protocol: String, expected: CType, actual: CType)
+    /// Two members of a protocol share a name.
+    case duplicateMember(String, protocol: String)
+    /// A protocol member that cannot be laid out, with the reason.
+    case invalidMember(String, protocol: String, reason: String)
+    /// Methods marked required have no implementation (reported by `validate()`).
+    case missingRequiredMethods([String], protocol: String)
+    /// A ``CValue``'s stated C type does not have its Swift size or alignment.
+    case layoutMismatch(type: String, cType: CType, swiftSize: Int, swiftAlignment: Int)
+    /// A ``CValue`` holds references, so its bytes cannot be copied to and from C.
+    case notTrivial(type: String)
+    /// A signature libffi cannot serve, with the reason.
+    case invalidSignature(CSignature, reason: String)
+    /// C text that does not parse: what was expected, and where (1-based line and column).
+    case syntax(message: String, text: String, line: Int, column: Int)
+    /// The system refused executable memory for a closure (for example under a W^X policy).
+    case closureAllocationFailed(CSignature)
+}
+
+extension DelegateError: CustomStringConvertible {
+    /// A sentence naming the method, protocol, types or text position involved.
+    public var description: String {
+        switch self {
+        case let .signatureMismatch(method, proto, expected, actual):
+            return "method '\(method)' of \(proto) has C signature `\(expected)`, "
+                + "but the closure has C signature `\(actual)`"
+        case let .unknownMethod(name, proto):
+            return "\(proto) has no method named '\(name)'"
+        case let .unknownField(name, proto):
+            return "\(proto) has no data member named '\(name)'"
+        case let .fieldTypeMismatch(field, proto, expected, actual):
+            return "data member '\(field)' of \(proto) has C type `\(expected)`, but the value has C type `\(actual)`"
+        case let .duplicateMember(name, proto):
+            return "\(proto) declares more than one member named '\(name)'"
+        case let .invalidMember(name, proto, reason):
+            return "member '\(name)' of \(proto) cannot be used: \(reason)"
+        case let .missingRequiredMethods(names, proto):
+            let list = names.map { "'\($0)'" }.joined(separator: ", ")
+            return "\(proto) requires \(names.count == 1 ? "method" : "methods") \(list), "
+                + "which \(names.count == 1 ? "has" : "have") no implementation"
+        case let .layoutMismatch(type, cType, size, alignment):
+            return "\(type) states C type `\(cType)` (size \(cType.size), alignment \(cType.alignment)), "
+                + "but its Swift layout has size \(size), alignment \(alignment)"
+        case let .notTrivial(type):
+            return "\(type) holds references or other non-trivial values, so it cannot travel through C by value"
+        case let .invalidSignature(signature, reason):
+            return "C signature `\(signature)` cannot be used: \(reason)"
+        case let .syntax(message, text, line, column):
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let source = line - 1 < lines.count ? String(lines[line - 1]) : ""
+            let caret = String(repeating: " ", count: max(0, column - 1)) + "^"
+            return "C syntax error at line \(line), column \(column): \(message)\n    \(source)\n    \(caret)"
+        case let .closureAllocationFailed(signature):
+            return "libffi could not allocate an executable closure for `\(signature)` "
+                + "(the system may forbid writable and executable memory)"
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// The layout of a C callback table: a struct whose members are function pointers (methods) and
+/// possibly data (fields), in declaration order, laid out by C's rules.
+///
+/// ```swift
+/// let cookieIO = ProtocolDescriptor(name: "cookie_io_functions_t", methods: [
+///     MethodDescriptor(name: "read",  signature: try CSignature(parsing: "ssize_t (void *, char *, size_t)")),
+///     MethodDescriptor(name: "close", signature: try CSignature(parsing: "int (void *)"), isRequired: true),
+/// ])
+/// ```
+///
+/// Creating a descriptor never fails; a malformed one (two members with one name, a `void` field) is
+/// reported by ``validate()`` and by every ``DynamicDelegate`` operation that looks a member up by name.
+public struct ProtocolDescriptor: Hashable, Sendable {
+    /// One member of the table, in declaration order.
+    public enum Member: Hashable, Sendable {
+        /// A data member with its name and C type.
+        case field(String, CType)
+        /// A function-pointer member.
+        case method(MethodDescriptor)
+
+        /// The member's name.
+        public var name: String {
+            switch self {
+            case .field(let name, _): return name
+            case .method(let method): return method.name
+            }
+        }
+
+        var type: CType {
+            switch self {
+            case .field(_, let type): return type
+            case .method: return .pointer
+            }
+        }
+    }
+
+    /// The C struct's name, used in error messages.
+    public let name: String
+    /// Every member, in declaration order.
+    public let members: [Member]
+    /// The function-pointer members in declaration order, each with its ``MethodDescriptor/offset``.
+    public let methods: [MethodDescriptor]
+    /// The data members in declaration order, with their offsets.
+    public let fields: [FieldDescriptor]
+    /// `sizeof` the table.
+    public let size: Int
+    /// `_Alignof` the table.
+    public let alignment: Int
+
+    private let methodIndex: [String: Int]
+    private let fieldIndex: [String: Int]
+    private let problem: DelegateError?
+
+    /// A table of function pointers only.
+    public init(name: String, methods: [MethodDescriptor]) {
+        self.init(name: name, members: methods.map(Member.method))
+    }
+
+    /// A table of function pointers and data members.
+    public init(name: String, members: [Member]) {
+        self.name = name
+        self.members = members
+        let layout = CType.structureLayout(members.map(\.type))
+        size = members.isEmpty ? 0 : layout.size
+        alignment = layout.alignment
+        var methods: [MethodDescriptor] = []
+        var fields: [FieldDescriptor] = []
+        var problem: DelegateError?
+        var seen = Set<String>()
+        for (member, offset) in zip(members, layout.offsets) {
+            if !seen.insert(member.name).inserted, problem == nil {
+                problem = .duplicateMember(member.name, protocol: name)
+            }
+            switch member {
+            case .method(var method):
+                method.offset = offset
+                methods.append(method)
+            case .field(let fieldName, let type):
+                if problem == nil, let reason = type.problemAsValue() {
+                    problem = .invalidMember(fieldName, protocol: name, reason: "its type \(reason)")
+                }
+                fields.append(FieldDescriptor(name: fieldName, type: type, offset: offset))
+            }
+        }
+        self.methods = methods
+        self.fields = fields
+        self.problem = problem
+        // On duplicates the first wins; lookups throw before they are consulted anyway.
+        methodIndex = Dictionary(methods.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        fieldIndex = Dictionary(fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Throws the first defect of the descriptor: a duplicated member name, or a data member whose type
+    /// cannot be stored (`void`, an empty struct).
+    public func validate() throws {
+        if let problem { throw problem }
+    }
+
+    /// The method named `name`, or nil.
+    public func method(named name: String) -> MethodDescriptor? {
+        methodIndex[name].map { methods[$0] }
+    }
+
+    /// The data member named `name`, or nil.
+    public func field(named name: String) -> FieldDescriptor? {
+        fieldIndex[name].map { fields[$0] }
+    }
+
+    /// The index in ``methods`` of `name`, after checking the descriptor; throws
+    /// ``DelegateError/unknownMethod(_:protocol:)`` for a name it does not have.
+    func methodIndex(of name: String) throws -> Int {
+        try validate()
+        guard let index = methodIndex[name] else { throw DelegateError.unknownMethod(name, protocol: self.name) }
+        return index
+    }
+
+    /// The data member `name`, after checking the descriptor.
+    func checkedField(_ name: String) throws -> FieldDescriptor {
+        try validate()
+        guard let field = field(named: name) else { throw DelegateError.unknownField(name, protocol: self.name) }
+        return field
+    }
+}

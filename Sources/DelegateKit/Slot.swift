@@ -1,0 +1,106 @@
+/// A closure property of a ``BlockDelegate`` that fills one method slot of its table.
+///
+/// Setting the property implements the method with the closure; setting `nil` removes it. The closure's
+/// C signature comes from the declared property type, an optional function type whose parameter and
+/// return types are ``CValue``s (or `Void` for the return):
+///
+/// ```swift
+/// @Slot("write") var onWrite: ((UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Int)?
+/// @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int32)?
+/// ```
+///
+/// The closures need not be `@Sendable`: they run on the thread C calls them from (see ``BlockDelegate``).
+@propertyWrapper
+public struct Slot<each A: CValue, R> {
+    /// The closure type of the property.
+    public typealias Closure = (repeat each A) -> R
+
+    /// The name of the method this property fills.
+    public let method: String
+    private let signature: Result<CSignature, any Error>
+    private let makeThunk: (AssumedSendable<repeat each A, R>) throws -> CallThunk
+    private var value: Closure?
+
+    /// Not available: `@Slot` works only on properties of ``BlockDelegate`` subclasses.
+    @available(*, unavailable, message: "@Slot can only be used on properties of BlockDelegate subclasses")
+    public var wrappedValue: Closure? {
+        get { fatalError("unreachable") }
+        set { fatalError("unreachable") }
+    }
+
+    /// Reads and writes the property of a ``BlockDelegate``; writing implements or removes the method.
+    public static subscript<Owner: BlockDelegate>(
+        _enclosingInstance owner: Owner,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Closure?>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Slot>
+    ) -> Closure? {
+        get { owner[keyPath: storageKeyPath].value }
+        set {
+            let slot = owner[keyPath: storageKeyPath]
+            if let newValue {
+                do {
+                    try owner.dynamicDelegate.implement(slot.method, thunk: slot.makeThunk(AssumedSendable(newValue)))
+                } catch {
+                    // The types were checked when the owner was created, so only the system refusing
+                    // executable memory gets here, and a setter has no way to report it.
+                    preconditionFailure("\(Owner.self): setting the closure for '\(slot.method)' failed: \(error)")
+                }
+            } else {
+                owner.dynamicDelegate.removeImplementation(for: slot.method)
+            }
+            owner[keyPath: storageKeyPath].value = newValue
+        }
+    }
+}
+
+extension Slot where R: CValue {
+    /// A slot for the method named `method`, with the C signature of the property's closure type.
+    public init(_ method: String) {
+        self.method = method
+        value = nil
+        signature = Result { try CSignature.of(R.self, repeat (each A).self) }
+        makeThunk = { closure in try CallThunk.typed { (argument: repeat each A) -> R in closure.call(repeat each argument) } }
+    }
+}
+
+extension Slot where R == Void {
+    /// A slot for a method returning `void`.
+    public init(_ method: String) {
+        self.method = method
+        value = nil
+        signature = Result { try CSignature.of(CVoid.self, repeat (each A).self) }
+        makeThunk = { closure in try CallThunk.typed { (argument: repeat each A) in closure.call(repeat each argument) } }
+    }
+}
+
+/// What ``BlockDelegate`` checks of each `@Slot` when it is created.
+protocol SlotDeclaration {
+    var method: String { get }
+    func mismatch(with descriptor: ProtocolDescriptor) -> DelegateError?
+}
+
+extension Slot: SlotDeclaration {
+    func mismatch(with descriptor: ProtocolDescriptor) -> DelegateError? {
+        do {
+            let index = try descriptor.methodIndex(of: method)
+            let expected = descriptor.methods[index].signature
+            let actual = try signature.get()
+            if expected != actual {
+                return .signatureMismatch(method: method, protocol: descriptor.name, expected: expected, actual: actual)
+            }
+            return nil
+        } catch let error as DelegateError {
+            return error
+        } catch {
+            preconditionFailure("DelegateKit only throws DelegateError: \(error)")
+        }
+    }
+}
+
+/// Carries a closure the compiler cannot prove `Sendable` to the thread C calls it on. Only ``Slot``
+/// uses it; ``BlockDelegate`` documents that contract. (A class, because a variadic function value
+/// cannot be abstracted into a generic `T`.)
+final class AssumedSendable<each A, R>: @unchecked Sendable {
+    let call: (repeat each A) -> R
+    init(_ call: @escaping (repeat each A) -> R) { self.call = call }
+}
