@@ -1,1 +1,248 @@
+#define _GNU_SOURCE
 #include "DelegateKitFixtures.h"
+
+#include <ftw.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Scalars ---- */
+#define FX_DEFINE_SCALAR(NAME, T) \
+    T fx_call_##NAME(const void *f, T a, T b) { return ((T (*)(T, T))f)(a, b); }
+FX_SCALARS(FX_DEFINE_SCALAR)
+
+bool fx_ref_bool(bool a, bool b) { return a != b; }
+int8_t fx_ref_i8(int8_t a, int8_t b) { return (int8_t)(a - b); }
+uint8_t fx_ref_u8(uint8_t a, uint8_t b) { return (uint8_t)(a - b); }
+int16_t fx_ref_i16(int16_t a, int16_t b) { return (int16_t)(a - b); }
+uint16_t fx_ref_u16(uint16_t a, uint16_t b) { return (uint16_t)(a - b); }
+int32_t fx_ref_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+uint32_t fx_ref_u32(uint32_t a, uint32_t b) { return a - b; }
+int64_t fx_ref_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+uint64_t fx_ref_u64(uint64_t a, uint64_t b) { return a - b; }
+float fx_ref_f32(float a, float b) { return a - b; }
+double fx_ref_f64(double a, double b) { return a - b; }
+long double fx_ref_ld(long double a, long double b) { return a - b; }
+void *fx_ref_ptr(void *a, void *b) { return (char *)a + ((uintptr_t)b & 0xff); }
+
+/* ---- Many arguments ---- */
+typedef double (*fx_many16_fn)(int8_t, double, int16_t, float, int32_t, double, int64_t, float,
+                               uint8_t, double, uint16_t, float, uint32_t, double, uint64_t, float);
+#define FX_MANY16_ARGS (int8_t)-7, 1.5, (int16_t)-300, 2.25f, -70000, -3.125, (int64_t)-5000000000LL, 4.5f, \
+    (uint8_t)200, 0.0625, (uint16_t)60000, -8.75f, 4000000000u, 1024.5, (uint64_t)9000000000ULL, 0.5f
+static double fx_many16_formula(int8_t a1, double a2, int16_t a3, float a4, int32_t a5, double a6, int64_t a7,
+                                float a8, uint8_t a9, double a10, uint16_t a11, float a12, uint32_t a13,
+                                double a14, uint64_t a15, float a16) {
+    return a1 * 1.0 + a2 * 2 + a3 * 3.0 + a4 * 4.0 + a5 * 5.0 + a6 * 6 + (double)a7 * 7 + a8 * 8.0 + a9 * 9.0
+        + a10 * 10 + a11 * 11.0 + a12 * 12.0 + (double)a13 * 13 + a14 * 14 + (double)a15 * 15 + a16 * 16.0;
+}
+double fx_call_many16(const void *f) { return ((fx_many16_fn)f)(FX_MANY16_ARGS); }
+double fx_ref_many16(void) { return fx_many16_formula(FX_MANY16_ARGS); }
+
+typedef double (*fx_spill20_fn)(int64_t, double, int64_t, double, int64_t, double, int64_t, double, int64_t, double,
+                                int64_t, double, int64_t, double, int64_t, double, int64_t, double, int64_t, double);
+double fx_call_spill20(const void *f) {
+    return ((fx_spill20_fn)f)(1, 0.5, -2, 1.5, 3, -2.5, -4, 3.5, 5, 4.5, -6, -5.5, 7, 6.5, -8, 7.5, 9, -8.5, -10, 9.5);
+}
+double fx_ref_spill20(void) {
+    int64_t ints[10] = {1, -2, 3, -4, 5, -6, 7, -8, 9, -10};
+    double doubles[10] = {0.5, 1.5, -2.5, 3.5, 4.5, -5.5, 6.5, 7.5, -8.5, 9.5};
+    double sum = 0;
+    for (int i = 0; i < 10; i++) sum += (double)ints[i] * (2 * i + 1) + doubles[i] * (2 * i + 2);
+    return sum;
+}
+
+int32_t fx_call_mixed6(const void *f, void *p, int32_t a, int64_t b, double c, float d, void *q) {
+    return ((int32_t (*)(void *, int32_t, int64_t, double, float, void *))f)(p, a, b, c, d, q);
+}
+
+/* ---- Structs ---- */
+#define F(S, MEMBER, KIND) {offsetof(S, MEMBER), KIND}
+static const fx_field S1_fields[] = {F(S1, a, FX_U8)};
+static const fx_field S2_fields[] = {F(S2, a, FX_U8), F(S2, b, FX_U8)};
+static const fx_field S3_fields[] = {F(S3, a, FX_U8), F(S3, b, FX_U8), F(S3, c, FX_U8)};
+static const fx_field S4_fields[] = {F(S4, a, FX_U16), F(S4, b, FX_U16)};
+static const fx_field S5_fields[] = {F(S5, a[0], FX_U8), F(S5, a[1], FX_U8), F(S5, a[2], FX_U8), F(S5, a[3], FX_U8),
+                                     F(S5, a[4], FX_U8)};
+static const fx_field S6_fields[] = {F(S6, a, FX_U16), F(S6, b, FX_U16), F(S6, c, FX_U16)};
+static const fx_field S7_fields[] = {F(S7, a[0], FX_U8), F(S7, a[1], FX_U8), F(S7, a[2], FX_U8), F(S7, a[3], FX_U8),
+                                     F(S7, a[4], FX_U8), F(S7, a[5], FX_U8), F(S7, a[6], FX_U8)};
+static const fx_field S8_fields[] = {F(S8, a, FX_I32), F(S8, b, FX_F32)};
+static const fx_field SFF_fields[] = {F(SFF, a, FX_F32), F(SFF, b, FX_F32)};
+static const fx_field S12_fields[] = {F(S12, a, FX_F32), F(S12, b, FX_F32), F(S12, c, FX_F32)};
+static const fx_field SDD_fields[] = {F(SDD, a, FX_F64), F(SDD, b, FX_F64)};
+static const fx_field SLD16_fields[] = {F(SLD16, a, FX_I64), F(SLD16, b, FX_F64)};
+static const fx_field SPair_fields[] = {F(SPair, tag, FX_U8), F(SPair, value, FX_F64)};
+#define B(S, I) F(S, a[I], FX_U8)
+static const fx_field S17_fields[] = {B(S17, 0), B(S17, 1), B(S17, 2), B(S17, 3), B(S17, 4), B(S17, 5), B(S17, 6),
+    B(S17, 7), B(S17, 8), B(S17, 9), B(S17, 10), B(S17, 11), B(S17, 12), B(S17, 13), B(S17, 14), B(S17, 15), B(S17, 16)};
+static const fx_field S24_fields[] = {F(S24, a, FX_F64), F(S24, b, FX_I64), F(S24, c, FX_F32)};
+static const fx_field S32_fields[] = {F(S32, a, FX_F64), F(S32, b, FX_F64), F(S32, c, FX_F64), F(S32, d, FX_F64)};
+static const fx_field S33_fields[] = {B(S33, 0), B(S33, 1), B(S33, 2), B(S33, 3), B(S33, 4), B(S33, 5), B(S33, 6),
+    B(S33, 7), B(S33, 8), B(S33, 9), B(S33, 10), B(S33, 11), B(S33, 12), B(S33, 13), B(S33, 14), B(S33, 15),
+    B(S33, 16), B(S33, 17), B(S33, 18), B(S33, 19), B(S33, 20), B(S33, 21), B(S33, 22), B(S33, 23), B(S33, 24),
+    B(S33, 25), B(S33, 26), B(S33, 27), B(S33, 28), B(S33, 29), B(S33, 30), B(S33, 31), B(S33, 32)};
+static const fx_field S64_fields[] = {F(S64, a[0], FX_I64), F(S64, a[1], FX_I64), F(S64, a[2], FX_I64),
+    F(S64, a[3], FX_I64), F(S64, a[4], FX_I64), F(S64, a[5], FX_I64), F(S64, a[6], FX_I64), F(S64, a[7], FX_I64)};
+static const fx_field N1_fields[] = {F(N1, inner.a, FX_U8), F(N1, inner.b, FX_U8), F(N1, d, FX_F64)};
+static const fx_field N2_fields[] = {F(N2, point.x, FX_F32), F(N2, point.y, FX_F32), F(N2, id, FX_I64),
+                                     F(N2, tag.a, FX_U8), F(N2, tag.b, FX_U8), F(N2, tag.c, FX_U8)};
+static const fx_field N3_fields[] = {F(N3, first.a, FX_F64), F(N3, first.b, FX_F64), F(N3, second.a, FX_F64),
+                                     F(N3, second.b, FX_F64)};
+static const fx_field SLongDouble_fields[] = {F(SLongDouble, value, FX_LD), F(SLongDouble, tag, FX_I32)};
+
+/* The formula both sides compute: field-wise a + b (unsigned wrap-around for integers). */
+static void fx_combine(const fx_field *fields, size_t count, const void *a, const void *b, void *out) {
+    for (size_t i = 0; i < count; i++) {
+        const char *x = (const char *)a + fields[i].offset, *y = (const char *)b + fields[i].offset;
+        char *r = (char *)out + fields[i].offset;
+#define COMBINE(T, U) { T p, q; memcpy(&p, x, sizeof p); memcpy(&q, y, sizeof q); T s = (T)((U)p + (U)q); memcpy(r, &s, sizeof s); } break
+        switch (fields[i].kind) {
+        case FX_U8: COMBINE(uint8_t, uint8_t);
+        case FX_U16: COMBINE(uint16_t, uint16_t);
+        case FX_I32: COMBINE(int32_t, uint32_t);
+        case FX_I64: COMBINE(int64_t, uint64_t);
+        case FX_F32: COMBINE(float, float);
+        case FX_F64: COMBINE(double, double);
+        case FX_LD: COMBINE(long double, long double);
+        }
+#undef COMBINE
+    }
+}
+
+#define FX_DEFINE_STRUCT(S) \
+    S fx_call_##S(const void *f, S a, S b) { return ((S (*)(S, S))f)(a, b); } \
+    S fx_ref_##S(S a, S b) { \
+        S r; memset(&r, 0, sizeof r); \
+        fx_combine(S##_fields, sizeof S##_fields / sizeof S##_fields[0], &a, &b, &r); \
+        return r; \
+    } \
+    const fx_field *fx_fields_##S(size_t *count) { *count = sizeof S##_fields / sizeof S##_fields[0]; return S##_fields; } \
+    size_t fx_sizeof_##S(void) { return sizeof(S); } \
+    size_t fx_alignof_##S(void) { return _Alignof(S); }
+FX_STRUCTS(FX_DEFINE_STRUCT)
+
+/* ---- The plugin library ---- */
+double fx_plugin_run(const fx_plugin *plugin, void *context, const int64_t *values, size_t count, uint32_t *called) {
+    *called = 0;
+    if (plugin->start == NULL) return -1;
+    *called |= FX_CALLED_START;
+    if (plugin->start(context) != 0) return -1;
+    double total = 0;
+    for (size_t i = 0; i < count; i++) {
+        int64_t value = values[i];
+        if (plugin->transform) { *called |= FX_CALLED_TRANSFORM; value = plugin->transform(context, value); }
+        double weight = 1;
+        if (plugin->weigh) {
+            *called |= FX_CALLED_WEIGH;
+            fx_point point = {(float)i, (float)value};
+            weight = plugin->weigh(context, point);
+        }
+        total += (double)value * weight;
+    }
+    if (plugin->log) {
+        *called |= FX_CALLED_LOG;
+        char message[64];
+        snprintf(message, sizeof message, "processed %zu values", count);
+        plugin->log(context, message);
+    }
+    return total;
+}
+
+size_t fx_plugin_offset(int member) {
+    switch (member) {
+    case 0: return offsetof(fx_plugin, version);
+    case 1: return offsetof(fx_plugin, start);
+    case 2: return offsetof(fx_plugin, transform);
+    case 3: return offsetof(fx_plugin, log);
+    default: return offsetof(fx_plugin, weigh);
+    }
+}
+size_t fx_plugin_size(void) { return sizeof(fx_plugin); }
+
+/* ---- Threads ---- */
+struct fx_hammer {
+    const fx_plugin *plugin;
+    int64_t iterations, implementations;
+    int count;
+    pthread_t threads[16];
+    int64_t wrong[16], nulls[16], calls[16];
+};
+
+typedef struct { fx_hammer *hammer; int index; } fx_worker;
+
+static void *fx_hammer_work(void *argument) {
+    fx_worker *worker = argument;
+    fx_hammer *h = worker->hammer;
+    int64_t wrong = 0, nulls = 0, calls = 0;
+    for (int64_t i = 0; i < h->iterations; i++) {
+        /* Load the slot afresh each call, as a library holding the table pointer does. */
+        int64_t (*transform)(void *, int64_t) = __atomic_load_n(&h->plugin->transform, __ATOMIC_ACQUIRE);
+        if (transform == NULL) { nulls++; continue; }
+        int64_t result = transform(NULL, i);
+        calls++;
+        int64_t k = result - i * 1000;
+        if (k < 0 || k >= h->implementations) wrong++;
+    }
+    h->wrong[worker->index] = wrong;
+    h->nulls[worker->index] = nulls;
+    h->calls[worker->index] = calls;
+    free(worker);
+    return NULL;
+}
+
+fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations) {
+    if (threads < 1 || threads > 16) return NULL;
+    fx_hammer *h = calloc(1, sizeof *h);
+    h->plugin = plugin;
+    h->iterations = iterations;
+    h->implementations = implementations;
+    h->count = threads;
+    for (int i = 0; i < threads; i++) {
+        fx_worker *worker = malloc(sizeof *worker);
+        worker->hammer = h;
+        worker->index = i;
+        pthread_create(&h->threads[i], NULL, fx_hammer_work, worker);
+    }
+    return h;
+}
+
+int64_t fx_hammer_join(fx_hammer *h, int64_t *wrong, int64_t *null_slots) {
+    int64_t calls = 0;
+    *wrong = 0;
+    *null_slots = 0;
+    for (int i = 0; i < h->count; i++) {
+        pthread_join(h->threads[i], NULL);
+        calls += h->calls[i];
+        *wrong += h->wrong[i];
+        *null_slots += h->nulls[i];
+    }
+    free(h);
+    return calls;
+}
+
+/* ---- stdio cookies ---- */
+FILE *fx_fopencookie(void *cookie, const char *mode, const void *functions) {
+    cookie_io_functions_t io;
+    memcpy(&io, functions, sizeof io); /* fopencookie copies the table too */
+    return fopencookie(cookie, mode, io);
+}
+size_t fx_cookie_io_functions_size(void) { return sizeof(cookie_io_functions_t); }
+size_t fx_cookie_io_functions_offset(int member) {
+    switch (member) {
+    case 0: return offsetof(cookie_io_functions_t, read);
+    case 1: return offsetof(cookie_io_functions_t, write);
+    case 2: return offsetof(cookie_io_functions_t, seek);
+    default: return offsetof(cookie_io_functions_t, close);
+    }
+}
+int fx_fprintf_record(FILE *file, const char *name, int value, double ratio) {
+    return fprintf(file, "%s=%d ratio=%.3f\n", name, value, ratio);
+}
+
+/* ---- nftw ---- */
+int fx_nftw(const char *directory, const void *callback, int descriptors, int flags) {
+    return nftw(directory, (int (*)(const char *, const struct stat *, int, struct FTW *))callback, descriptors, flags);
+}
+int fx_ftw_f(void) { return FTW_F; }
+int fx_ftw_phys(void) { return FTW_PHYS; }

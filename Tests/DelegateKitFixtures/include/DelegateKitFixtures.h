@@ -1,1 +1,110 @@
+#ifndef DELEGATEKIT_FIXTURES_H
+#define DELEGATEKIT_FIXTURES_H
 
+/* C code that calls function pointers the way C libraries do, for DelegateKit's tests and demo. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- Scalars: every C scalar as argument and return. fx_call_T calls f; fx_ref_T is the same
+   formula computed in C (a - b; a != b for bool; a + (b & 0xff) bytes for pointers). ---- */
+#define FX_SCALARS(X) \
+    X(bool, bool) X(i8, int8_t) X(u8, uint8_t) X(i16, int16_t) X(u16, uint16_t) X(i32, int32_t) \
+    X(u32, uint32_t) X(i64, int64_t) X(u64, uint64_t) X(f32, float) X(f64, double) X(ld, long double) \
+    X(ptr, void *)
+#define FX_DECLARE_SCALAR(NAME, T) \
+    T fx_call_##NAME(const void *f, T a, T b); \
+    T fx_ref_##NAME(T a, T b);
+FX_SCALARS(FX_DECLARE_SCALAR)
+
+/* ---- Many arguments: 16 mixed (8 integer, 8 floating), and 20 (10 int64 + 10 double) so both
+   register files spill to the stack. Each argument is weighted by its position so order matters. ---- */
+double fx_call_many16(const void *f);
+double fx_ref_many16(void);
+double fx_call_spill20(const void *f);
+double fx_ref_spill20(void);
+/* The benchmark's six mixed arguments. */
+int32_t fx_call_mixed6(const void *f, void *p, int32_t a, int64_t b, double c, float d, void *q);
+
+/* ---- Structs by value, 1 to 64 bytes, nested, with long double: f(a, b) returns field-wise a + b.
+   Each struct's fields are listed (flattened, with offsetof) so both sides compute exact values. ---- */
+typedef struct { uint8_t a; } S1;
+typedef struct { uint8_t a, b; } S2;
+typedef struct { uint8_t a, b, c; } S3;
+typedef struct { uint16_t a, b; } S4;
+typedef struct { uint8_t a[5]; } S5;
+typedef struct { uint16_t a, b, c; } S6;
+typedef struct { uint8_t a[7]; } S7;
+typedef struct { int32_t a; float b; } S8;
+typedef struct { float a, b; } SFF;
+typedef struct { float a, b, c; } S12;
+typedef struct { double a, b; } SDD;
+typedef struct { int64_t a; double b; } SLD16;
+typedef struct { uint8_t tag; double value; } SPair;
+typedef struct { uint8_t a[17]; } S17;
+typedef struct { double a; int64_t b; float c; } S24;
+typedef struct { double a, b, c, d; } S32;
+typedef struct { uint8_t a[33]; } S33;
+typedef struct { int64_t a[8]; } S64;
+typedef struct { S2 inner; double d; } N1;
+typedef struct { struct { float x, y; } point; int64_t id; S3 tag; } N2;
+typedef struct { SDD first; SDD second; } N3;
+typedef struct { long double value; int32_t tag; } SLongDouble;
+
+#define FX_STRUCTS(X) \
+    X(S1) X(S2) X(S3) X(S4) X(S5) X(S6) X(S7) X(S8) X(SFF) X(S12) X(SDD) X(SLD16) X(SPair) X(S17) \
+    X(S24) X(S32) X(S33) X(S64) X(N1) X(N2) X(N3) X(SLongDouble)
+
+typedef enum { FX_U8, FX_U16, FX_I32, FX_I64, FX_F32, FX_F64, FX_LD } fx_kind;
+typedef struct { size_t offset; fx_kind kind; } fx_field;
+
+#define FX_DECLARE_STRUCT(S) \
+    S fx_call_##S(const void *f, S a, S b); \
+    S fx_ref_##S(S a, S b); \
+    const fx_field *fx_fields_##S(size_t *count); \
+    size_t fx_sizeof_##S(void); \
+    size_t fx_alignof_##S(void);
+FX_STRUCTS(FX_DECLARE_STRUCT)
+
+/* ---- A plugin "library": a table with a data member, a required method and optional methods that
+   it calls only when their slot is non-NULL, like most C libraries do. ---- */
+typedef struct { float x, y; } fx_point;
+typedef struct fx_plugin {
+    int32_t version;
+    int32_t (*start)(void *context);                      /* required */
+    int64_t (*transform)(void *context, int64_t value);   /* optional: identity when NULL */
+    void (*log)(void *context, const char *message);      /* optional */
+    double (*weigh)(void *context, fx_point point);       /* optional: weight 1 when NULL */
+} fx_plugin;
+
+enum { FX_CALLED_START = 1, FX_CALLED_TRANSFORM = 2, FX_CALLED_LOG = 4, FX_CALLED_WEIGH = 8 };
+
+/* Runs the plugin over values; returns the weighted sum of transformed values, or -1 when the
+   required start is NULL or fails. *called gets a bit per method that was called. */
+double fx_plugin_run(const fx_plugin *plugin, void *context, const int64_t *values, size_t count, uint32_t *called);
+size_t fx_plugin_offset(int member); /* 0 version, 1 start, 2 transform, 3 log, 4 weigh */
+size_t fx_plugin_size(void);
+
+/* ---- Threads: `threads` pthreads each call plugin->transform(NULL, i) `iterations` times, loading the
+   slot afresh every call. A result must be i * 1000 + k with 0 <= k < implementations. ---- */
+typedef struct fx_hammer fx_hammer;
+fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations);
+/* Waits for the threads; returns calls made, and the counts of wrong results and of NULL slots seen. */
+int64_t fx_hammer_join(fx_hammer *hammer, int64_t *wrong, int64_t *null_slots);
+
+/* ---- glibc stdio cookies: Swift's Glibc module does not declare fopencookie. ---- */
+/* Opens a FILE whose I/O goes through `functions`, a cookie_io_functions_t laid out by the caller. */
+FILE *fx_fopencookie(void *cookie, const char *mode, const void *functions);
+size_t fx_cookie_io_functions_size(void);
+size_t fx_cookie_io_functions_offset(int member); /* 0 read, 1 write, 2 seek, 3 close */
+/* fprintf is variadic, which Swift cannot call. */
+int fx_fprintf_record(FILE *file, const char *name, int value, double ratio);
+
+/* ---- nftw, declared here with a plain pointer because it needs _XOPEN_SOURCE. ---- */
+int fx_nftw(const char *directory, const void *callback, int descriptors, int flags);
+int fx_ftw_f(void);     /* FTW_F */
+int fx_ftw_phys(void);  /* FTW_PHYS */
+
+#endif
