@@ -1,0 +1,130 @@
+import DelegateKit
+import DelegateKitFixtures
+import Synchronization
+import Testing
+
+/// The fixture "library" `fx_plugin_run` tests each optional slot for NULL before calling it, so what
+/// it calls shows, from C, which slots the delegate filled.
+let pluginProtocol = ProtocolDescriptor(name: "fx_plugin", members: [
+    .field("version", .int32),
+    .method(MethodDescriptor(name: "start", signature: CSignature(.int32, [.pointer]), isRequired: true)),
+    .method(MethodDescriptor(name: "transform", signature: CSignature(.int64, [.pointer, .int64]))),
+    .method(MethodDescriptor(name: "log", signature: CSignature(.void, [.pointer, .pointer]))),
+    .method(MethodDescriptor(name: "weigh", signature: CSignature(.double, [.pointer, fx_point.cType]))),
+])
+
+@Suite struct PluginTableTests {
+    func run(_ delegate: DynamicDelegate, _ values: [Int64]) -> (total: Double, called: UInt32) {
+        var called: UInt32 = 0
+        let table = delegate.table.assumingMemoryBound(to: fx_plugin.self)
+        let total = fx_plugin_run(table, nil, values, values.count, &called)
+        return (total, called)
+    }
+
+    @Test func layoutMatchesTheCCompiler() {
+        #expect(pluginProtocol.size == fx_plugin_size())
+        #expect(pluginProtocol.field(named: "version")?.offset == fx_plugin_offset(0))
+        #expect(pluginProtocol.methods.map(\.offset) == (1...4).map { fx_plugin_offset(Int32($0)) })
+    }
+
+    @Test func optionalSlotsAreNullUntilImplementedAndAfterRemoval() throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        try delegate.setField("version", Int32(2))
+        #expect(delegate.table.assumingMemoryBound(to: fx_plugin.self).pointee.version == 2)
+
+        // The required method is missing: C refuses to run, and validate() says why.
+        #expect(run(delegate, [1, 2, 3]).total == -1)
+        #expect(throws: DelegateError.missingRequiredMethods(["start"], protocol: "fx_plugin")) { try delegate.validate() }
+
+        try delegate.implement("start") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
+        try delegate.validate()
+        var result = run(delegate, [1, 2, 3])
+        #expect(result.total == 6)
+        #expect(result.called == 1)  // start only
+        for method in ["transform", "weigh", "log"] { #expect(!delegate.responds(to: method)) }
+
+        let logged = LogBox()
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value * 10 }
+        try delegate.implement("weigh") { (_: UnsafeMutableRawPointer?, point: fx_point) -> Double in Double(point.x) + 1 }
+        try delegate.implement("log") { (_: UnsafeMutableRawPointer?, message: UnsafePointer<CChar>?) in
+            logged.append(String(cString: message!))
+        }
+        for method in ["transform", "weigh", "log"] { #expect(delegate.responds(to: method)) }
+        result = run(delegate, [1, 2, 3])
+        #expect(result.total == 140)  // 10 * 1 + 20 * 2 + 30 * 3
+        #expect(result.called == 15)  // start, transform, weigh and log
+        #expect(logged.messages == ["processed 3 values"])
+
+        // Removal is seen by C as NULL again.
+        #expect(delegate.removeImplementation(for: "weigh"))
+        #expect(delegate.removeImplementation(for: "log"))
+        #expect(!delegate.removeImplementation(for: "log"))  // nothing left to remove
+        #expect(delegate.table.assumingMemoryBound(to: fx_plugin.self).pointee.log == nil)
+        result = run(delegate, [1, 2, 3])
+        #expect(result.total == 60)
+        #expect(result.called == 3)  // start and transform
+        #expect(!delegate.responds(to: "weigh"))
+        #expect(try delegate.field("version", as: Int32.self) == 2)
+    }
+
+    @Test func reimplementingReplacesAndTheOldCodeStaysValidUntilReclaimed() throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        try delegate.implement("start") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value + 1 }
+        // A C library may have loaded the old pointer just before the replacement.
+        let stale = delegate.table.assumingMemoryBound(to: fx_plugin.self).pointee.transform!
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value + 2 }
+        #expect(run(delegate, [10]).total == 12)
+        #expect(stale(nil, 10) == 11)  // retired, not freed
+        delegate.reclaimRetiredImplementations()
+        #expect(run(delegate, [10]).total == 12)
+    }
+
+    @Test func typedCallableOfTheCurrentImplementation() throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        #expect(try delegate.implementation(for: "transform", as: ((UnsafeMutableRawPointer?, Int64) -> Int64).self) == nil)
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value * 3 }
+        let transform = try #require(try delegate.implementation(for: "transform", as: ((UnsafeMutableRawPointer?, Int64) -> Int64).self))
+        #expect(transform(nil, 14) == 42)
+
+        let log = LogBox()
+        try delegate.implement("log") { (_: UnsafeMutableRawPointer?, message: UnsafePointer<CChar>?) in
+            log.append(String(cString: message!))
+        }
+        let logFunction = try #require(try delegate.implementation(for: "log", as: ((UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void).self))
+        "hello".withCString { logFunction(nil, $0) }
+        #expect(log.messages == ["hello"])
+
+        try delegate.implement("weigh") { (_: UnsafeMutableRawPointer?, point: fx_point) -> Double in Double(point.x * point.y) }
+        let weigh = try #require(try delegate.implementation(for: "weigh", as: ((UnsafeMutableRawPointer?, fx_point) -> Double).self))
+        #expect(weigh(nil, fx_point(x: 1.5, y: 4)) == 6)
+
+        #expect(throws: DelegateError.signatureMismatch(
+            method: "transform", protocol: "fx_plugin",
+            expected: CSignature(.int64, [.pointer, .int64]), actual: CSignature(.int32, [.pointer, .int64]))
+        ) {
+            _ = try delegate.implementation(for: "transform", as: ((UnsafeMutableRawPointer?, Int64) -> Int32).self)
+        }
+    }
+
+    @Test func dynamicImplementationReadsArgumentsAtRunTime() throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        try delegate.implement("start", dynamic: { _ in })  // returns 0: results start zeroed
+        try delegate.implement("transform", dynamic: { invocation in
+            invocation.setReturnValue(invocation.argument(1, as: Int64.self) - 1)
+        })
+        try delegate.implement("weigh", dynamic: { invocation in
+            let point = invocation.argument(1, as: fx_point.self)
+            invocation.setReturnValue(Double(point.y) / 2)
+        })
+        // weights are (value - 1) / 2 for values 3 and 5: 2 * 1 + 4 * 2
+        #expect(run(delegate, [3, 5]).total == 10)
+    }
+}
+
+/// Collects strings from closures C may call on any thread.
+final class LogBox: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ message: String) { storage.withLock { $0.append(message) } }
+    var messages: [String] { storage.withLock { $0 } }
+}
