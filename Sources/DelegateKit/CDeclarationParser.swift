@@ -325,7 +325,7 @@ struct CDeclarationParser {
         "int8_t": .int8, "uint8_t": .uint8, "int16_t": .int16, "uint16_t": .uint16,
         "int32_t": .int32, "uint32_t": .uint32, "int64_t": .int64, "uint64_t": .uint64,
         "intptr_t": .int64, "uintptr_t": .uint64, "intmax_t": .int64, "uintmax_t": .uint64,
-        "size_t": .uint64, "ssize_t": .int64, "ptrdiff_t": .int64, "off_t": .int64, "off64_t": .int64,
+        "size_t": .size, "rsize_t": .size, "ssize_t": .int64, "ptrdiff_t": .int64, "off_t": .int64, "off64_t": .int64,
         "wchar_t": .int32, "char16_t": .uint16, "char32_t": .uint32, "pid_t": .int32, "uid_t": .uint32,
         "gid_t": .uint32, "mode_t": .uint32, "time_t": .int64,
     ]

@@ -30,7 +30,7 @@ public struct CInvocation {
             signature.argumentTypes.indices.contains(index),
             "argument index \(index) is out of range for C signature `\(signature)`")
         precondition(
-            T.cType == signature.argumentTypes[index],
+            signature.argumentTypes[index].accepts(T.cType),
             "argument \(index) of `\(signature)` has C type `\(signature.argumentTypes[index])`, not `\(T.cType)` (\(T.self))")
         return UnsafeRawPointer(arguments[index].unsafelyUnwrapped).loadUnaligned(as: T.self)
     }
@@ -47,7 +47,7 @@ public struct CInvocation {
     /// A closure that never sets it returns zero (or NULL, or an all-zero struct).
     public func setReturnValue<T: CValue>(_ value: T) {
         precondition(
-            T.cType == signature.returnType,
+            signature.returnType.accepts(T.cType),
             "`\(signature)` returns `\(signature.returnType)`, not `\(T.cType)` (\(T.self))")
         storeResult(value, to: result, widening)
     }

@@ -42,6 +42,13 @@ extension CSignature {
         return CSignature(try R.checkedCType(), arguments)
     }
 
+    /// Whether a closure of signature `other` may fill a slot of this signature: same arity, and each
+    /// return and argument type accepted as ``CType/accepts(_:)`` defines.
+    public func accepts(_ other: CSignature) -> Bool {
+        returnType.accepts(other.returnType) && argumentTypes.count == other.argumentTypes.count
+            && zip(argumentTypes, other.argumentTypes).allSatisfy { $0.accepts($1) }
+    }
+
     /// Checks the signature can be prepared for libffi: `void` only as a return type, no empty structs.
     func validate() throws {
         for (index, type) in argumentTypes.enumerated() {

@@ -21,8 +21,11 @@ public enum CType: Hashable, Sendable {
     case uint32
     /// `int64_t` (and `long`, `long long`, `ssize_t`, `off_t` on LP64).
     case int64
-    /// `uint64_t` (and `unsigned long`, `size_t` on LP64).
+    /// `uint64_t` (and `unsigned long`).
     case uint64
+    /// `size_t`: laid out and passed as ``uint64`` on LP64. Swift imports `size_t` as `Int`, so a
+    /// closure may take or return `Int` or `UInt` where C says `size_t` (see ``accepts(_:)``).
+    case size
     /// `float`.
     case float
     /// `double`.
@@ -41,7 +44,7 @@ public enum CType: Hashable, Sendable {
         case .bool, .int8, .uint8: return 1
         case .int16, .uint16: return 2
         case .int32, .uint32, .float: return 4
-        case .int64, .uint64, .double: return 8
+        case .int64, .uint64, .size, .double: return 8
         case .pointer: return MemoryLayout<UnsafeRawPointer>.size
         case .longDouble: return CType.longDoubleLayout.size
         case .structure(let members):
@@ -64,6 +67,19 @@ public enum CType: Hashable, Sendable {
     public var memberOffsets: [Int] {
         guard case .structure(let members) = self else { return [] }
         return CType.structureLayout(members).offsets
+    }
+
+    /// Whether a value of C type `other` may be passed where C declares this type: the types are the
+    /// same, or one is `size_t` and the other a 64-bit integer of either sign (Swift's `Int` is how
+    /// Swift itself imports `size_t`). Signedness is otherwise part of the type: `int` does not accept
+    /// `unsigned`, nor `uint64_t` `Int`.
+    public func accepts(_ other: CType) -> Bool {
+        switch (self, other) {
+        case (.size, .int64), (.size, .uint64), (.int64, .size), (.uint64, .size): return true
+        case (.structure(let mine), .structure(let theirs)):
+            return mine.count == theirs.count && zip(mine, theirs).allSatisfy { $0.accepts($1) }
+        default: return self == other
+        }
     }
 
     /// Whether this is an integer (or `bool`) type narrower than a register, which libffi widens.
@@ -137,6 +153,7 @@ extension CType: CustomStringConvertible {
         case .uint32: return "uint32_t"
         case .int64: return "int64_t"
         case .uint64: return "uint64_t"
+        case .size: return "size_t"
         case .float: return "float"
         case .double: return "double"
         case .longDouble: return "long double"

@@ -93,7 +93,7 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
     private func checkedMethodIndex(_ method: String, signature: CSignature) throws -> Int {
         let index = try descriptor.methodIndex(of: method)
         let expected = descriptor.methods[index].signature
-        guard expected == signature else {
+        guard expected.accepts(signature) else {
             throw DelegateError.signatureMismatch(
                 method: method, protocol: descriptor.name, expected: expected, actual: signature)
         }
@@ -197,7 +197,7 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
     public func setField<T: CValue>(_ field: String, _ value: T) throws {
         let member = try descriptor.checkedField(field)
         let type = try T.checkedCType()
-        guard type == member.type else {
+        guard member.type.accepts(type) else {
             throw DelegateError.fieldTypeMismatch(
                 field: field, protocol: descriptor.name, expected: member.type, actual: type)
         }
@@ -208,7 +208,7 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
     public func field<T: CValue>(_ field: String, as type: T.Type = T.self) throws -> T {
         let member = try descriptor.checkedField(field)
         let cType = try T.checkedCType()
-        guard cType == member.type else {
+        guard member.type.accepts(cType) else {
             throw DelegateError.fieldTypeMismatch(
                 field: field, protocol: descriptor.name, expected: member.type, actual: cType)
         }

@@ -50,7 +50,7 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
         case .int16: return cffi_type_sint16()
         case .uint32: return cffi_type_uint32()
         case .int32: return cffi_type_sint32()
-        case .uint64: return cffi_type_uint64()
+        case .uint64, .size: return cffi_type_uint64()
         case .int64: return cffi_type_sint64()
         case .float: return cffi_type_float()
         case .double: return cffi_type_double()

@@ -85,7 +85,7 @@ extension Slot: SlotDeclaration {
             let index = try descriptor.methodIndex(of: method)
             let expected = descriptor.methods[index].signature
             let actual = try signature.get()
-            if expected != actual {
+            if !expected.accepts(actual) {
                 return .signatureMismatch(method: method, protocol: descriptor.name, expected: expected, actual: actual)
             }
             return nil
