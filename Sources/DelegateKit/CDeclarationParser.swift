@@ -122,13 +122,14 @@ struct CDeclarationParser {
                 guard named == nil, words.isEmpty else { throw syntax("'\(name)' cannot follow another type", at: current) }
                 let keyword = current
                 position += 1
+                if case .identifier = current.kind, case .punctuation("{") = tokens[position + 1].kind { position += 1 }
+                if case .punctuation("{") = current.kind {
+                    throw syntax("a \(name) body is not allowed in a signature; declare the \(name) separately", at: current)
+                }
                 guard case .identifier(let tag) = current.kind else {
                     throw error("a name after '\(name)'", at: current)
                 }
                 position += 1
-                if case .punctuation("{") = current.kind {
-                    throw syntax("a \(name) body is not allowed in a signature; declare the \(name) separately", at: current)
-                }
                 switch name {
                 case "enum": named = .type(.int32)  // C enums are int-sized on this ABI.
                 default: named = .incomplete("\(name) \(tag)", at: keyword)
@@ -275,9 +276,13 @@ struct CDeclarationParser {
         case .punctuation("*"), .punctuation("("), .punctuation("["): return true
         case .identifier:
             if startsType(next) { return false }
-            // An unknown name alone in parentheses is a declarator's name; followed by more, a type.
-            if case .punctuation(")") = tokens[index + 2].kind { return true }
-            return false
+            // `(name)(...)` or `(name)[...]` parenthesizes a declarator's name; anything else is a
+            // parameter list whose type C was not told about, such as `(sqlite3_int64)`.
+            guard case .punctuation(")") = tokens[index + 2].kind else { return false }
+            switch tokens[index + 3].kind {
+            case .punctuation("("), .punctuation("["): return true
+            default: return false
+            }
         default: return false
         }
     }

@@ -167,6 +167,7 @@ struct fx_hammer {
     int count;
     pthread_t threads[16];
     int64_t wrong[16], nulls[16], calls[16];
+    int finished;
 };
 
 typedef struct { fx_hammer *hammer; int index; } fx_worker;
@@ -187,6 +188,7 @@ static void *fx_hammer_work(void *argument) {
     h->wrong[worker->index] = wrong;
     h->nulls[worker->index] = nulls;
     h->calls[worker->index] = calls;
+    __atomic_add_fetch(&h->finished, 1, __ATOMIC_RELEASE);
     free(worker);
     return NULL;
 }
@@ -206,6 +208,8 @@ fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterati
     }
     return h;
 }
+
+bool fx_hammer_finished(const fx_hammer *h) { return __atomic_load_n(&h->finished, __ATOMIC_ACQUIRE) == h->count; }
 
 int64_t fx_hammer_join(fx_hammer *h, int64_t *wrong, int64_t *null_slots) {
     int64_t calls = 0;

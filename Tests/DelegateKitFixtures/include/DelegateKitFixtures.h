@@ -91,6 +91,8 @@ size_t fx_plugin_size(void);
    slot afresh every call. A result must be i * 1000 + k with 0 <= k < implementations. ---- */
 typedef struct fx_hammer fx_hammer;
 fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations);
+/* Whether every thread has finished its calls (the hammer still needs joining). */
+bool fx_hammer_finished(const fx_hammer *hammer);
 /* Waits for the threads; returns calls made, and the counts of wrong results and of NULL slots seen. */
 int64_t fx_hammer_join(fx_hammer *hammer, int64_t *wrong, int64_t *null_slots);
 
