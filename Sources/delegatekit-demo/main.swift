@@ -1,1 +1,4 @@
-print("demo")
+// `swift run delegatekit-demo`: three short scenes of Swift closures serving C.
+SortingDemo.run()
+CookieFileDemo.run()
+PluginDemo.run()
