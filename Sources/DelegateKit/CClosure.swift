@@ -84,27 +84,3 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 }
 
-extension CClosure {
-    /// Calls ``address`` through libffi with Swift arguments, as C would. Not a hot path: it allocates
-    /// the argument copies libffi wants.
-    @usableFromInline
-    func callThroughC<each A: CValue, R: CValue>(_ argument: repeat each A) -> R {
-        var copies: [UnsafeMutableRawPointer?] = []
-        for value in repeat each argument {
-            let copy = UnsafeMutableRawPointer.allocate(
-                byteCount: max(MemoryLayout.size(ofValue: value), 1), alignment: 16)
-            copy.storeBytes(of: value, as: type(of: value))
-            copies.append(copy)
-        }
-        defer { copies.forEach { $0?.deallocate() } }
-        let result = UnsafeMutableRawPointer.allocate(
-            byteCount: max(prepared.resultBufferSize, MemoryLayout<R>.size), alignment: 16)
-        defer { result.deallocate() }
-        copies.withUnsafeMutableBufferPointer { arguments in
-            prepared.call(address, result: result, arguments: arguments.baseAddress ?? noArguments)
-        }
-        // libffi writes a narrow integer as a whole register; on a little-endian machine its low bytes,
-        // the value itself, come first.
-        return UnsafeRawPointer(result).loadUnaligned(as: R.self)
-    }
-}

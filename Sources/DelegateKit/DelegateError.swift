@@ -23,6 +23,8 @@ public enum DelegateError: Error, Hashable, Sendable {
     case invalidSignature(CSignature, reason: String)
     /// C text that does not parse: what was expected, and where (1-based line and column).
     case syntax(message: String, text: String, line: Int, column: Int)
+    /// A forwarding chain that would come back to a table already in it, listed in order.
+    case forwardingLoop([String])
     /// The system refused executable memory for a closure (for example under a W^X policy).
     case closureAllocationFailed(CSignature)
 }
@@ -60,6 +62,8 @@ extension DelegateError: CustomStringConvertible {
             let source = line - 1 < lines.count ? String(lines[line - 1]) : ""
             let caret = String(repeating: " ", count: max(0, column - 1)) + "^"
             return "C syntax error at line \(line), column \(column): \(message)\n    \(source)\n    \(caret)"
+        case let .forwardingLoop(chain):
+            return "forwarding would loop: " + chain.joined(separator: " -> ")
         case let .closureAllocationFailed(signature):
             return "libffi could not allocate an executable closure for `\(signature)` "
                 + "(the system may forbid writable and executable memory)"

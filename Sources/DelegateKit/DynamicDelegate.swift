@@ -7,8 +7,12 @@ import Synchronization
 /// let d = DynamicDelegate(protocol: cookieIO)
 /// try d.implement("read") { (cookie: UnsafeMutableRawPointer?, buffer: UnsafeMutablePointer<CChar>?, n: Int) -> Int in … }
 /// d.responds(to: "read")   // true; an unimplemented slot reads NULL in `table`
-/// fopencookie(cookie, "r", d.table…)
 /// ```
+///
+/// Each slot holds a stack of implementations (the newest on top is what C calls; an ``override(_:key:once:_:)``
+/// can call the one below through ``Next``), observers, and, for a delegate that wraps a live C table,
+/// that table's original function at the bottom. A slot nothing implements goes to the
+/// ``forwardingTarget``, or reads NULL (see ``SlotPolicy``).
 ///
 /// ## Lifetime
 /// The delegate owns ``table`` and every closure it installed, and frees them when it is deinitialized.
@@ -17,135 +21,264 @@ import Synchronization
 /// stays valid until the delegate goes away, or until ``reclaimRetiredImplementations()``.
 ///
 /// ## Threads
-/// The delegate is `Sendable`. C may call any slot from any thread while other threads implement or
-/// remove: each slot is replaced by one atomic store, so a call sees the old or the new function, never
-/// a torn pointer, and a slot being replaced is never NULL in between. Calls take no lock; `implement`,
-/// `remove` and the other changes are serialized by a lock. Closures are `@Sendable` because C decides
-/// which thread runs them.
-public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind `state`; `table` is written with atomics.
+/// The delegate is `Sendable`. C may call any slot from any thread while other threads change it: each
+/// change is published with one atomic store, so a call sees the old or the new state, never a torn one,
+/// and a slot being replaced is never NULL in between. Calls take no lock; changes are serialized by one.
+/// Closures are `@Sendable` because C decides which thread runs them.
+public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind `state`; `table` is written atomically.
     /// The layout this delegate fills.
     public let descriptor: ProtocolDescriptor
     /// The C table, laid out as ``descriptor`` says, for C to use; valid while the delegate lives.
     public let table: UnsafeMutableRawPointer
 
-    private struct State {
-        /// The closure installed in each slot, by method index.
-        var installed: [CClosure?]
-        /// Replaced closures that a C call may still be running; freed with the delegate.
-        var retired: [CClosure] = []
+    // Only ever touched under `state`'s lock, so its pointers and objects cross threads safely.
+    struct SlotState: @unchecked Sendable {
+        /// Bottom to top; the last one is what C calls.
+        var entries: [Implementation] = []
+        var observers: [Observer] = []
+        /// The wrapped table's function, at the bottom of the stack.
+        var original: UnsafeRawPointer?
+        var policy: SlotPolicy = .nullWhenUnimplemented
+        /// Made the first time the slot needs more than one closure per call.
+        var cell: PlanCell?
+        var dispatcher: CClosure?
+        var plan: SlotPlan?
+        var published: UnsafeRawPointer?
     }
-    private let state: Mutex<State>
+
+    struct State: @unchecked Sendable {  // Likewise: only touched under the lock.
+        var slots: [SlotState]
+        /// Replaced closures and plans a C call may still be running; freed with the delegate.
+        var retired: [AnyObject] = []
+        var forwarding: ForwardingTarget?
+        /// Delegates that forward to this one and must hear when a slot starts or stops responding.
+        var dependents: [WeakDelegate] = []
+        var uniqueKeys = 0
+    }
+    let state: Mutex<State>
 
     /// An empty table for `descriptor`: every slot NULL, every data member zero.
     public init(protocol descriptor: ProtocolDescriptor) {
         self.descriptor = descriptor
         let alignment = max(descriptor.alignment, MemoryLayout<UnsafeRawPointer>.alignment)
-        table = .allocate(byteCount: max(descriptor.size, alignment), alignment: alignment)
-        table.initializeMemory(as: UInt8.self, repeating: 0, count: max(descriptor.size, alignment))
-        state = Mutex(State(installed: Array(repeating: nil, count: descriptor.methods.count)))
+        let bytes = max(descriptor.size, alignment)
+        table = .allocate(byteCount: bytes, alignment: alignment)
+        table.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        state = Mutex(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
+    }
+
+    /// A table that starts as a copy of a live C table: data members copied, every slot the original
+    /// function pointer itself (no cost until overridden). Overrides see the original below them through
+    /// ``Next``; removing them restores it; a NULL original slot can be implemented.
+    ///
+    /// `original` must point to a table laid out as `descriptor` says and stay valid while this delegate
+    /// may call into it.
+    public convenience init(protocol descriptor: ProtocolDescriptor, wrapping original: UnsafeRawPointer) {
+        self.init(protocol: descriptor)
+        table.copyMemory(from: original, byteCount: descriptor.size)
+        state.withLock { state in
+            for (index, method) in descriptor.methods.enumerated() {
+                let function = original.load(fromByteOffset: method.offset, as: UnsafeRawPointer?.self)
+                state.slots[index].original = function
+                state.slots[index].published = function
+            }
+        }
     }
 
     deinit {
+        if case .delegate(let target) = state.withLock({ $0.forwarding }) { target.removeDependent(self) }
         table.deallocate()
     }
 
     // MARK: Implementing
 
-    /// Implements `method` with a closure whose Swift types give its C signature, replacing any earlier
-    /// implementation.
+    /// Implements `method` with a closure whose Swift types give its C signature.
+    ///
+    /// Without a `key`, this replaces the slot's previous plain implementation (the slot's default key);
+    /// with a `key` already in the slot's stack, the old entry is removed and the new one goes on top.
+    /// `once` makes the implementation serve exactly one call and then remove itself.
     ///
     /// Throws ``DelegateError/unknownMethod(_:protocol:)``, or
     /// ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` naming both signatures when the
     /// closure's C signature is not the method's. A failed call changes nothing.
-    @inlinable
+    @inlinable @discardableResult
     public func implement<each A: CValue, R: CValue>(
-        _ method: String, _ body: @escaping @Sendable (repeat each A) -> R
-    ) throws {
-        try implement(method, thunk: CallThunk.typed(body))
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (repeat each A) -> R
+    ) throws -> Registration {
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
     }
 
     /// Implements a method that returns `void`.
-    @inlinable
-    public func implement<each A: CValue>(_ method: String, _ body: @escaping @Sendable (repeat each A) -> Void) throws {
-        try implement(method, thunk: CallThunk.typed(body))
+    @inlinable @discardableResult
+    public func implement<each A: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (repeat each A) -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
     }
 
     /// Implements `method` with a closure that reads its arguments and sets its result through a
     /// ``CInvocation`` of the method's signature.
-    public func implement(_ method: String, dynamic body: @escaping @Sendable (CInvocation) -> Void) throws {
+    @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        dynamic body: @escaping @Sendable (CInvocation) -> Void
+    ) throws -> Registration {
         let index = try descriptor.methodIndex(of: method)
-        try implement(method, thunk: CallThunk.dynamic(descriptor.methods[index].signature, body))
+        return try push(method, key: key, once: once, .plain(CallThunk.dynamic(descriptor.methods[index].signature, body)))
     }
 
-    /// Implements `method` with an existing closure, which the delegate keeps alive while it may be called.
-    public func implement(_ method: String, with closure: CClosure) throws {
-        let index = try checkedMethodIndex(method, signature: closure.signature)
-        install(closure, at: index)
+    /// Adds a layer on top of `method` that receives ``Next``, the way to call what lies below it (REKit's
+    /// supermethod). Without a `key` each call adds a new layer; with one, it replaces that layer.
+    @inlinable @discardableResult
+    public func override<each A: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<repeat each A, R>, repeat each A) -> R
+    ) throws -> Registration {
+        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
     }
 
+    /// Adds a layer on top of a method returning `void`.
+    @inlinable @discardableResult
+    public func override<each A: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<repeat each A, Void>, repeat each A) -> Void
+    ) throws -> Registration {
+        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
+    }
+
+    /// A key no other layer has, for ``override(_:key:once:_:)`` without one.
     @usableFromInline
-    func implement(_ method: String, thunk: CallThunk) throws {
-        // Check before allocating executable memory, so a mismatch costs nothing and changes nothing.
-        let index = try checkedMethodIndex(method, signature: thunk.signature)
-        install(try CClosure(thunk: thunk), at: index)
+    func uniqueKey() -> any Hashable & Sendable {
+        UniqueKey(value: state.withLock { state in
+            state.uniqueKeys += 1
+            return state.uniqueKeys
+        })
     }
 
-    private func checkedMethodIndex(_ method: String, signature: CSignature) throws -> Int {
+    @usableFromInline @discardableResult
+    func push(
+        _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Body
+    ) throws -> Registration {
         let index = try descriptor.methodIndex(of: method)
-        let expected = descriptor.methods[index].signature
-        guard expected.accepts(signature) else {
+        let signature: CSignature
+        switch body {
+        case .plain(let thunk): signature = thunk.signature
+        case .override(let thunk): signature = thunk.signature
+        }
+        try checkSignature(signature, of: index)
+        let key = key.map { AnyHashable($0) } ?? AnyHashable(DefaultKey())
+        let implementation = try Implementation(key: key, body: body, once: once)
+        try ensureDispatcher(index)
+        let dependents = state.withLock { state in
+            if let old = state.slots[index].entries.firstIndex(where: { $0.key == key }) {
+                state.retired.append(state.slots[index].entries.remove(at: old))
+            }
+            state.slots[index].entries.append(implementation)
+            republish(index, &state)
+            return state.dependents
+        }
+        notify(dependents, method)
+        return Registration(delegate: self, method: method, key: key)
+    }
+
+    func checkSignature(_ signature: CSignature, of index: Int) throws {
+        let method = descriptor.methods[index]
+        guard method.signature.accepts(signature) else {
             throw DelegateError.signatureMismatch(
-                method: method, protocol: descriptor.name, expected: expected, actual: signature)
+                method: method.name, protocol: descriptor.name, expected: method.signature, actual: signature)
         }
-        return index
     }
 
-    private func install(_ closure: CClosure, at index: Int) {
+    /// Makes the slot's dispatcher (once), so that publishing never has to allocate or fail.
+    func ensureDispatcher(_ index: Int) throws {
+        guard state.withLock({ $0.slots[index].dispatcher == nil }) else { return }
+        let cell = PlanCell()
+        let dispatcher = try PlanCell.dispatcher(for: cell, signature: descriptor.methods[index].signature)
+        _ = try FFISignature.prepared(descriptor.methods[index].signature)
         state.withLock { state in
-            // The slot goes from the old code straight to the new: never NULL in between.
-            store(closure.address, at: index)
-            if let old = state.installed[index] { state.retired.append(old) }
-            state.installed[index] = closure
+            guard state.slots[index].dispatcher == nil else { return }  // another thread was first
+            state.slots[index].cell = cell
+            state.slots[index].dispatcher = dispatcher
         }
-    }
-
-    private func store(_ code: UnsafeRawPointer?, at index: Int) {
-        let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-        cffi_store_pointer(slot, code)
     }
 
     // MARK: Removing and looking up
 
-    /// Removes the implementation of `method`; its slot reads NULL again. Returns whether there was one.
-    /// A name the protocol does not have is not an error here: there is nothing to remove.
+    /// Removes every implementation of `method` (the whole stack); the slot falls back to the original,
+    /// the forwarding target, or NULL. Returns whether there was any. A name the protocol does not have
+    /// is not an error here: there is nothing to remove.
     @discardableResult
     public func removeImplementation(for method: String) -> Bool {
+        removeEntries(method) { _ in true }
+    }
+
+    /// Removes the implementation of `method` registered under `key`. Returns whether there was one.
+    @discardableResult
+    public func removeImplementation(for method: String, key: some Hashable & Sendable) -> Bool {
+        removeImplementation(for: method, matching: AnyHashable(key))
+    }
+
+    /// Whether `method` has an implementation registered under `key`.
+    public func hasImplementation(for method: String, key: some Hashable & Sendable) -> Bool {
+        hasImplementation(for: method, matching: AnyHashable(key))
+    }
+
+    @discardableResult
+    func removeImplementation(for method: String, matching key: AnyHashable) -> Bool {
+        removeEntries(method) { $0.key == key }
+    }
+
+    func hasImplementation(for method: String, matching key: AnyHashable) -> Bool {
         guard let index = try? descriptor.methodIndex(of: method) else { return false }
-        return state.withLock { state in
-            guard let old = state.installed[index] else { return false }
-            store(nil, at: index)
-            state.installed[index] = nil
-            state.retired.append(old)
-            return true
+        return state.withLock { $0.slots[index].entries.contains { $0.key == key && !$0.isSpent } }
+    }
+
+    private func removeEntries(_ method: String, where matches: (Implementation) -> Bool) -> Bool {
+        guard let index = try? descriptor.methodIndex(of: method) else { return false }
+        let (removed, dependents) = state.withLock { state in
+            let doomed = state.slots[index].entries.filter(matches)
+            guard !doomed.isEmpty else { return (false, [WeakDelegate]()) }
+            state.slots[index].entries.removeAll(where: matches)
+            state.retired += doomed as [AnyObject]
+            republish(index, &state)
+            return (true, state.dependents)
         }
+        notify(dependents, method)
+        return removed
     }
 
-    /// Whether `method` has an implementation, which is whether its slot in ``table`` is non-NULL:
-    /// what C's "is this callback set?" test sees.
+    /// Removes one implementation object (a spent `once`, or one removing itself).
+    func remove(_ implementation: Implementation, slot index: Int) {
+        let dependents = state.withLock { state in
+            guard let position = state.slots[index].entries.firstIndex(where: { $0 === implementation }) else {
+                return [WeakDelegate]()
+            }
+            state.retired.append(state.slots[index].entries.remove(at: position))
+            republish(index, &state)
+            return state.dependents
+        }
+        notify(dependents, descriptor.methods[index].name)
+    }
+
+    /// Whether a call of `method` reaches more than a default value: it has an implementation, an
+    /// original function, or a forwarding target that responds. Under the default policy this is whether
+    /// its slot in ``table`` is non-NULL, which is what C's "is this callback set?" test sees.
     public func responds(to method: String) -> Bool {
-        implementation(for: method) != nil
+        guard let index = try? descriptor.methodIndex(of: method) else { return false }
+        return state.withLock { responds(index, $0) }
     }
 
-    /// The closure currently implementing `method`, or nil (also for a name the protocol lacks).
-    public func implementation(for method: String) -> CClosure? {
-        guard let index = try? descriptor.methodIndex(of: method) else { return nil }
-        return state.withLock { $0.installed[index] }
+    private func responds(_ index: Int, _ state: State) -> Bool {
+        let slot = state.slots[index]
+        return slot.entries.contains { !$0.isSpent } || slot.original != nil || forwardRoute(index, state)?.responds == true
     }
 
-    /// The current implementation of `method` as a Swift function of the given type, or nil when the
-    /// slot is empty. Calling it calls the implementation's C function pointer, exactly as C would.
+    /// What C would call for `method` right now, as a Swift function of the given type; nil when the slot
+    /// is NULL. Each call goes through the slot's function pointer at that moment, exactly as C would.
+    /// The function keeps the delegate alive.
     ///
-    /// The function keeps that implementation alive; it does not follow later `implement` calls.
     /// Throws ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` when `type` does not
     /// have the method's C signature.
     @inlinable
@@ -153,26 +286,34 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
         for method: String, as type: ((repeat each A) -> R).Type
     ) throws -> ((repeat each A) -> R)? {
         let signature = try CSignature.of(R.self, repeat (each A).self)
-        guard let closure = try implementation(for: method, checking: signature) else { return nil }
-        return { (argument: repeat each A) -> R in closure.callThroughC(repeat each argument) }
+        guard let slot = try currentSlot(for: method, checking: signature) else { return nil }
+        return { (argument: repeat each A) -> R in slot.call(repeat each argument) }
     }
 
-    /// The current implementation of a `void` method as a Swift function of the given type, or nil.
+    /// What C would call for a `void` method right now, as a Swift function of the given type, or nil.
     @inlinable
     public func implementation<each A: CValue>(
         for method: String, as type: ((repeat each A) -> Void).Type
     ) throws -> ((repeat each A) -> Void)? {
         let signature = try CSignature.of(CVoid.self, repeat (each A).self)
-        guard let closure = try implementation(for: method, checking: signature) else { return nil }
+        guard let slot = try currentSlot(for: method, checking: signature) else { return nil }
         return { (argument: repeat each A) in
-            let _: CVoid = closure.callThroughC(repeat each argument)
+            let _: CVoid = slot.call(repeat each argument)
         }
     }
 
     @usableFromInline
-    func implementation(for method: String, checking signature: CSignature) throws -> CClosure? {
-        let index = try checkedMethodIndex(method, signature: signature)
-        return state.withLock { $0.installed[index] }
+    func currentSlot(for method: String, checking signature: CSignature) throws -> SlotFunction? {
+        let index = try descriptor.methodIndex(of: method)
+        try checkSignature(signature, of: index)
+        guard loadSlot(index) != nil else { return nil }
+        return SlotFunction(delegate: self, offset: descriptor.methods[index].offset,
+                            prepared: try FFISignature.prepared(descriptor.methods[index].signature))
+    }
+
+    func loadSlot(_ index: Int) -> UnsafeRawPointer? {
+        let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        return cffi_load_pointer(slot).map(UnsafeRawPointer.init)
     }
 
     /// Frees the code of every implementation replaced or removed so far.
@@ -184,46 +325,116 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
             defer { state.retired = [] }
             return state.retired
         }
-        _ = retired  // Released here, outside the lock.
+        _ = retired  // Released here, outside the lock: deinitializers may run user code.
     }
 
-    // MARK: Data members and validation
+    // MARK: Policy
 
-    /// Writes `value` into the data member `field`, whose C type must be `T`'s.
-    ///
-    /// Throws ``DelegateError/unknownField(_:protocol:)`` or
-    /// ``DelegateError/fieldTypeMismatch(field:protocol:expected:actual:)``. Write fields before C starts
-    /// using the table: C reads them without synchronization.
-    public func setField<T: CValue>(_ field: String, _ value: T) throws {
-        let member = try descriptor.checkedField(field)
-        let type = try T.checkedCType()
-        guard member.type.accepts(type) else {
-            throw DelegateError.fieldTypeMismatch(
-                field: field, protocol: descriptor.name, expected: member.type, actual: type)
+    /// Sets how `method`'s slot behaves when nothing implements it; see ``SlotPolicy``.
+    public func setPolicy(_ policy: SlotPolicy, for method: String) throws {
+        let index = try descriptor.methodIndex(of: method)
+        if policy == .stable { try ensureDispatcher(index) }
+        state.withLock { state in
+            state.slots[index].policy = policy
+            republish(index, &state)
         }
-        state.withLock { _ in (table + member.offset).storeBytes(of: value, as: T.self) }
     }
 
-    /// Reads the data member `field` as a `T` of the same C type.
-    public func field<T: CValue>(_ field: String, as type: T.Type = T.self) throws -> T {
-        let member = try descriptor.checkedField(field)
-        let cType = try T.checkedCType()
-        guard member.type.accepts(cType) else {
-            throw DelegateError.fieldTypeMismatch(
-                field: field, protocol: descriptor.name, expected: member.type, actual: cType)
-        }
-        return state.withLock { _ in UnsafeRawPointer(table + member.offset).loadUnaligned(as: T.self) }
+    /// Sets the policy of every slot.
+    public func setPolicy(_ policy: SlotPolicy) throws {
+        for method in descriptor.methods { try setPolicy(policy, for: method.name) }
     }
 
-    /// Checks the table is ready for C: the descriptor is well formed and every required method is
-    /// implemented; otherwise throws ``DelegateError/missingRequiredMethods(_:protocol:)`` listing them.
-    public func validate() throws {
-        try descriptor.validate()
-        let missing = state.withLock { state in
-            descriptor.methods.indices.filter { descriptor.methods[$0].isRequired && state.installed[$0] == nil }
+    // MARK: Publishing
+
+    /// Builds the slot's plan and points the table slot at the cheapest function that serves it.
+    /// Runs under the lock; never allocates executable memory or fails (``ensureDispatcher(_:)`` did).
+    func republish(_ index: Int, _ state: inout State) {
+        let method = descriptor.methods[index]
+        var slot = state.slots[index]
+        slot.entries.removeAll { $0.isSpent }
+        let route = forwardRoute(index, state)
+        let top = slot.entries.last
+        let responds = top != nil || slot.original != nil || route?.responds == true
+
+        let target: UnsafeRawPointer?
+        if slot.policy == .stable || (!slot.observers.isEmpty && responds) {
+            target = slot.dispatcher?.address
+        } else if let top {
+            target = top.closure?.address ?? slot.dispatcher?.address
+        } else if let original = slot.original {
+            target = original
+        } else if route?.responds == true {
+            target = slot.dispatcher?.address
+        } else {
+            target = nil
         }
-        if !missing.isEmpty {
-            throw DelegateError.missingRequiredMethods(missing.map { descriptor.methods[$0].name }, protocol: descriptor.name)
+
+        if let cell = slot.cell, let prepared = try? FFISignature.prepared(method.signature) {
+            let plan = SlotPlan(
+                owner: self, slot: index, methodName: method.name, prepared: prepared,
+                levels: slot.entries.reversed(),
+                before: slot.observers.filter { $0.timing == .before },
+                after: slot.observers.filter { $0.timing == .after },
+                original: slot.original, forward: route?.route)
+            // The plan first: a dispatcher reached through the new pointer must find it.
+            cell.plan.store(Unmanaged.passUnretained(plan).toOpaque(), ordering: .releasing)
+            if let old = slot.plan { state.retired.append(old) }
+            slot.plan = plan
+        }
+        precondition(target != nil || !responds || slot.dispatcher != nil,
+                     "DelegateKit: slot '\(method.name)' needs its dispatcher before publishing")
+        let address = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        cffi_store_pointer(address, target)
+        slot.published = target
+        state.slots[index] = slot
+    }
+}
+
+/// The key `implement` uses when given none, so implementing again replaces (A2DynamicDelegate).
+struct DefaultKey: Hashable, Sendable {}
+
+/// A key made for `override` without one, so each call adds a layer (REKit).
+struct UniqueKey: Hashable, Sendable {
+    let value: Int
+}
+
+/// How a slot behaves when nothing implements it.
+public enum SlotPolicy: Sendable {
+    /// The slot is NULL while nothing implements it, so C's "is this callback set?" test sees the truth.
+    /// C libraries that copy the table (`fopencookie`) or test each slot once will not see later changes.
+    case nullWhenUnimplemented
+    /// The slot always holds one function, which dispatches to the current implementation, the chain or
+    /// the default value, so changes reach C libraries that copied the table. Costs one dispatch per call.
+    case stable
+}
+
+/// A delegate that forwards to another, held weakly so forwarding does not keep it alive.
+struct WeakDelegate {
+    weak var delegate: DynamicDelegate?
+}
+
+/// Calls a slot of a delegate's table through libffi, as C would.
+@usableFromInline
+struct SlotFunction: @unchecked Sendable {  // The table is the delegate's, which `delegate` keeps alive.
+    let delegate: DynamicDelegate
+    let offset: Int
+    let prepared: FFISignature
+
+    @usableFromInline
+    func call<each A: CValue, R: CValue>(_ argument: repeat each A) -> R {
+        let slot = (delegate.table + offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        return withArgumentArray(repeat each argument) { arguments in
+            withUnsafeTemporaryAllocation(byteCount: max(prepared.resultBufferSize, MemoryLayout<R>.size), alignment: 16) {
+                let result = $0.baseAddress.unsafelyUnwrapped
+                result.initializeMemory(as: UInt8.self, repeating: 0, count: $0.count)
+                if let function = cffi_load_pointer(slot) {
+                    prepared.call(function, result: result, arguments: arguments)
+                }
+                // libffi writes a narrow integer as a whole register; on a little-endian machine its low
+                // bytes, the value itself, come first.
+                return UnsafeRawPointer(result).loadUnaligned(as: R.self)
+            }
         }
     }
 }

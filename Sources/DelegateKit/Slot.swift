@@ -39,7 +39,7 @@ public struct Slot<each A: CValue, R> {
             let slot = owner[keyPath: storageKeyPath]
             if let newValue {
                 do {
-                    try owner.dynamicDelegate.implement(slot.method, thunk: slot.makeThunk(AssumedSendable(newValue)))
+                    try owner.dynamicDelegate.push(slot.method, key: nil, once: false, .plain(slot.makeThunk(AssumedSendable(newValue))))
                 } catch {
                     // The types were checked when the owner was created, so only the system refusing
                     // executable memory gets here, and a setter has no way to report it.

@@ -1,0 +1,90 @@
+import Synchronization
+
+/// One entry of a slot's stack: a closure and how it is called.
+@usableFromInline
+final class Implementation: @unchecked Sendable {  // Immutable but for the atomic `claimed`.
+    /// How the closure runs: on its own, or handed the implementation below it.
+    @usableFromInline
+    enum Body: Sendable {
+        case plain(CallThunk)
+        case override(OverrideThunk)
+    }
+
+    let key: AnyHashable
+    let body: Body
+    /// The closure as C code, so a plain implementation on top of a slot is called with no dispatch.
+    let closure: CClosure?
+    /// Runs for exactly one call, then removes itself.
+    let once: Bool
+    /// Set by the one call a `once` implementation may serve.
+    private let claimed = Atomic<Bool>(false)
+
+    init(key: AnyHashable, body: Body, once: Bool) throws {
+        self.key = key
+        self.body = body
+        self.once = once
+        if case .plain(let thunk) = body, !once {
+            closure = try CClosure(thunk: thunk)
+        } else {
+            closure = nil
+        }
+    }
+
+    var signature: CSignature {
+        switch body {
+        case .plain(let thunk): return thunk.signature
+        case .override(let thunk): return thunk.signature
+        }
+    }
+
+    /// Whether this call may run the implementation: always, unless it serves one call and that call
+    /// has been taken (possibly by another thread at the same moment).
+    func claim() -> Bool {
+        !once || claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    var isSpent: Bool { once && claimed.load(ordering: .acquiring) }
+}
+
+/// An implementation that receives ``Next``, the way to call what lies below it.
+@usableFromInline
+final class OverrideThunk: Sendable {
+    @usableFromInline
+    typealias Body = @Sendable (CallContext, UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Void
+
+    @usableFromInline let signature: CSignature
+    @usableFromInline let body: Body
+
+    @usableFromInline
+    init(signature: CSignature, body: @escaping Body) {
+        self.signature = signature
+        self.body = body
+    }
+
+    /// The thunk for an override whose arguments come after its ``Next``. Specialized in the caller's
+    /// module like ``CallThunk/typed(_:)-5qg2z``.
+    @inlinable
+    static func typed<each A: CValue, R: CValue>(
+        _ closure: @escaping @Sendable (Next<repeat each A, R>, repeat each A) -> R
+    ) throws -> OverrideThunk {
+        let signature = try CSignature.of(R.self, repeat (each A).self)
+        let widening = signature.returnType.widening
+        return OverrideThunk(signature: signature) { context, result, arguments in
+            var cursor = arguments
+            let next = Next<repeat each A, R>(context)
+            storeResult(closure(next, repeat nextArgument(&cursor) as each A), to: result, widening)
+        }
+    }
+
+    /// The thunk for an override of a method returning `void`.
+    @inlinable
+    static func typed<each A: CValue>(
+        _ closure: @escaping @Sendable (Next<repeat each A, Void>, repeat each A) -> Void
+    ) throws -> OverrideThunk {
+        let signature = try CSignature.of(CVoid.self, repeat (each A).self)
+        return OverrideThunk(signature: signature) { context, _, arguments in
+            var cursor = arguments
+            closure(Next<repeat each A, Void>(context), repeat nextArgument(&cursor) as each A)
+        }
+    }
+}

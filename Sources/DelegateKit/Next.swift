@@ -1,0 +1,108 @@
+/// What lies below an override in its slot, to call from inside the override.
+///
+/// Calling it runs the implementation below; if there is none, the wrapped table's original function;
+/// else the forwarding target's; else it returns the method's default value (zero, NULL, an all-zero
+/// struct). Valid only during the call it was given to.
+///
+/// ```swift
+/// try d.override("read") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int, Int>,
+///                           cookie: UnsafeMutableRawPointer?, buffer: UnsafeMutablePointer<CChar>?, n: Int) -> Int in
+///     let count = next(cookie, buffer, n)
+///     print("read \(count) bytes")
+///     return count
+/// }
+/// ```
+public struct Next<each A: CValue, R> {
+    @usableFromInline let context: CallContext
+
+    @inlinable
+    init(_ context: CallContext) { self.context = context }
+
+    /// Whether anything lies below: an implementation, the original, or a forwarding target that
+    /// implements the method. When false, calling returns the default value.
+    public var isAvailable: Bool { context.isAvailable }
+
+    /// Removes the implementation that received this `Next` (REKit's `removeCurrentBlock`). It finishes
+    /// the call it is running; later calls no longer reach it, and its code is freed only later.
+    public func removeCurrentImplementation() { context.removeCurrentImplementation() }
+}
+
+extension Next where R: CValue {
+    /// Calls what lies below with these arguments and returns its result.
+    @inlinable
+    public func callAsFunction(_ argument: repeat each A) -> R {
+        withArgumentArray(repeat each argument) { arguments in
+            withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 8), alignment: 16) { result in
+                context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+                return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
+            }
+        }
+    }
+}
+
+extension Next where R == Void {
+    /// Calls what lies below with these arguments.
+    @inlinable
+    public func callAsFunction(_ argument: repeat each A) {
+        withArgumentArray(repeat each argument) { arguments in
+            withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { result in
+                context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+            }
+        }
+    }
+}
+
+/// Lays Swift values out the way libffi receives arguments (an array of pointers to each value), in
+/// stack memory, for the duration of `body`.
+@inlinable
+func withArgumentArray<each A: CValue, T>(
+    _ argument: repeat each A, body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T
+) -> T {
+    var count = 0
+    var bytes = 0
+    for value in repeat each argument {
+        let alignment = MemoryLayout.alignment(ofValue: value)
+        bytes = (bytes + alignment - 1) / alignment * alignment + MemoryLayout.size(ofValue: value)
+        count += 1
+    }
+    return withUnsafeTemporaryAllocation(byteCount: max(bytes, 1), alignment: 16) { storage in
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(count, 1)) { pointers in
+            let base = storage.baseAddress.unsafelyUnwrapped
+            var offset = 0
+            var index = 0
+            for value in repeat each argument {
+                let alignment = MemoryLayout.alignment(ofValue: value)
+                offset = (offset + alignment - 1) / alignment * alignment
+                (base + offset).storeBytes(of: value, as: type(of: value))
+                pointers[index] = base + offset
+                offset += MemoryLayout.size(ofValue: value)
+                index += 1
+            }
+            return body(pointers.baseAddress.unsafelyUnwrapped)
+        }
+    }
+}
+
+/// Where a running override sits: which plan of its slot, and at which level.
+@usableFromInline
+struct CallContext {
+    // Unowned: a context lives only during a call, while the slot keeps plan and implementation alive.
+    unowned(unsafe) let plan: SlotPlan
+    let level: Int
+    unowned(unsafe) let implementation: Implementation
+
+    init(plan: SlotPlan, level: Int, implementation: Implementation) {
+        self.plan = plan
+        self.level = level
+        self.implementation = implementation
+    }
+
+    @usableFromInline
+    func invoke(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        plan.invoke(from: level, result, arguments)
+    }
+
+    var isAvailable: Bool { plan.isAvailable(from: level) }
+
+    func removeCurrentImplementation() { plan.owner.remove(implementation, slot: plan.slot) }
+}
