@@ -149,6 +149,12 @@ double fx_plugin_run(const fx_plugin *plugin, void *context, const int64_t *valu
     return total;
 }
 
+int64_t fx_plugin_transform(const fx_plugin *plugin, void *context, int64_t value, bool *called) {
+    int64_t (*transform)(void *, int64_t) = __atomic_load_n(&plugin->transform, __ATOMIC_ACQUIRE);
+    *called = transform != NULL;
+    return transform ? transform(context, value) : value;
+}
+
 size_t fx_plugin_offset(int member) {
     switch (member) {
     case 0: return offsetof(fx_plugin, version);

@@ -84,6 +84,8 @@ enum { FX_CALLED_START = 1, FX_CALLED_TRANSFORM = 2, FX_CALLED_LOG = 4, FX_CALLE
 /* Runs the plugin over values; returns the weighted sum of transformed values, or -1 when the
    required start is NULL or fails. *called gets a bit per method that was called. */
 double fx_plugin_run(const fx_plugin *plugin, void *context, const int64_t *values, size_t count, uint32_t *called);
+/* Calls plugin->transform(context, value) if the slot is set; otherwise returns value and sets *called false. */
+int64_t fx_plugin_transform(const fx_plugin *plugin, void *context, int64_t value, bool *called);
 size_t fx_plugin_offset(int member); /* 0 version, 1 start, 2 transform, 3 log, 4 weigh */
 size_t fx_plugin_size(void);
 

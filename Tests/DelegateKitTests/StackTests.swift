@@ -1,0 +1,162 @@
+import DelegateKit
+import DelegateKitFixtures
+import Testing
+
+typealias TransformNext = Next<UnsafeMutableRawPointer?, Int64, Int64>
+
+/// Calls the plugin's `transform` slot from C; nil when C finds the slot NULL.
+func transform(_ delegate: DynamicDelegate, _ value: Int64) -> Int64? {
+    var called = false
+    let result = fx_plugin_transform(delegate.table.assumingMemoryBound(to: fx_plugin.self), nil, value, &called)
+    return called ? result : nil
+}
+
+/// Keys, stacks and calls to the implementation below (REKit, A2DynamicDelegate), seen from C.
+@Suite struct StackTests {
+    @Test func newestOnTopAndNextReachesTheOneBelow() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        let a = try d.implement("transform", key: "base") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v + 1 }
+        try d.override("transform", key: "plus5") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            next(c, v) + 5
+        }
+        try d.override("transform", key: "negate") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            -next(c, v)
+        }
+        #expect(transform(d, 10) == -16)  // -((10 + 1) + 5)
+        #expect(d.hasImplementation(for: "transform", key: "plus5"))
+
+        // Re-using a key removes the old entry and puts the new one on top.
+        try d.override("transform", key: "plus5") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            next(c, v) + 5
+        }
+        #expect(transform(d, 10) == -6)  // (-(10 + 1)) + 5
+
+        #expect(d.removeImplementation(for: "transform", key: "negate"))
+        #expect(!d.removeImplementation(for: "transform", key: "negate"))
+        #expect(transform(d, 10) == 16)
+        a.remove()  // same as removing by key
+        #expect(!a.isActive)
+        #expect(!d.hasImplementation(for: "transform", key: "base"))
+        // Nothing below "plus5" now: next returns the default value, 0.
+        #expect(transform(d, 10) == 5)
+        #expect(d.responds(to: "transform"))
+    }
+
+    @Test func implementWithoutKeyReplacesOverrideWithoutKeyAdds() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        try d.implement("transform") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v + 1 }
+        try d.implement("transform") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v + 2 }
+        #expect(transform(d, 0) == 2)  // replaced, not stacked
+        for _ in 0..<3 {
+            try d.override("transform") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in next(c, v) * 10 }
+        }
+        #expect(transform(d, 0) == 2000)  // three layers
+        #expect(d.removeImplementation(for: "transform"))  // the whole stack
+        #expect(transform(d, 0) == nil)
+        #expect(!d.responds(to: "transform"))
+    }
+
+    @Test func registrationDeinitRemovesNothing() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        do {
+            _ = try d.implement("transform", key: 7) { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v * 7 }
+        }
+        #expect(transform(d, 3) == 21)
+        #expect(d.hasImplementation(for: "transform", key: 7))
+        #expect(!d.hasImplementation(for: "transform", key: "7"))  // keys are any Hashable, compared by type too
+    }
+
+    @Test func nextKnowsWhetherAnythingIsBelow() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        let seen = Counter()
+        try d.override("transform") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            if next.isAvailable { seen.increment() }
+            return next.isAvailable ? next(c, v) : -1
+        }
+        #expect(transform(d, 5) == -1)
+        try d.implement("transform", key: "below") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v }
+        // The new implementation went on top, so move the override back above it.
+        try d.override("transform", key: "top") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            next.isAvailable ? next(c, v) + 100 : -1
+        }
+        #expect(transform(d, 5) == 105)
+        #expect(seen.value == 0)
+    }
+
+    @Test func onceServesExactlyOneCall() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        try d.implement("transform", key: "base") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v }
+        let registration = try d.implement("transform", key: "first", once: true) { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            v + 1000
+        }
+        #expect(registration.isActive)
+        #expect(transform(d, 1) == 1001)
+        #expect(transform(d, 1) == 1)
+        #expect(transform(d, 1) == 1)
+        #expect(!registration.isActive)
+
+        // A once implementation alone: after its call the slot is empty again.
+        let e = DynamicDelegate(protocol: pluginProtocol)
+        try e.implement("transform", once: true) { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v * 3 }
+        #expect(transform(e, 2) == 6)
+        #expect(transform(e, 2) == nil)
+        #expect(!e.responds(to: "transform"))
+    }
+
+    @Test func onceUnderFourCThreadsRunsExactlyOnce() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        try d.implement("transform", key: "base") { (_: UnsafeMutableRawPointer?, i: Int64) -> Int64 in i * 1000 }
+        let runs = Counter()
+        try d.implement("transform", key: "once", once: true) { (_: UnsafeMutableRawPointer?, i: Int64) -> Int64 in
+            runs.increment()
+            return i * 1000 + 1
+        }
+        let hammer = try #require(fx_hammer_start(d.table.assumingMemoryBound(to: fx_plugin.self), 4, 20_000, 2))
+        var wrong: Int64 = 0, nulls: Int64 = 0
+        #expect(fx_hammer_join(hammer, &wrong, &nulls) == 80_000)
+        #expect(wrong == 0 && nulls == 0)
+        #expect(runs.value == 1)
+    }
+
+    @Test func aClosureRemovesItselfWhileRunning() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        try d.implement("transform", key: "base") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v }
+        let calls = Counter()
+        try d.override("transform", key: "three times") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            calls.increment()
+            if calls.value == 3 { next.removeCurrentImplementation() }
+            return next(c, v) + 50  // still runs to the end after removing itself
+        }
+        #expect((0..<5).map { transform(d, Int64($0)) } == [50, 51, 52, 3, 4])
+        #expect(calls.value == 3)
+        #expect(!d.hasImplementation(for: "transform", key: "three times"))
+    }
+
+    @Test func voidMethodsStackToo() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        let log = LogBox()
+        try d.implement("start") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
+        try d.implement("log") { (_: UnsafeMutableRawPointer?, m: UnsafePointer<CChar>?) in log.append("base: " + String(cString: m!)) }
+        try d.override("log") { (next: Next<UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Void>, c: UnsafeMutableRawPointer?, m: UnsafePointer<CChar>?) in
+            log.append("before")
+            next(c, m)
+            log.append("after")
+        }
+        var called: UInt32 = 0
+        _ = fx_plugin_run(d.table.assumingMemoryBound(to: fx_plugin.self), nil, [1], 1, &called)
+        #expect(log.messages == ["before", "base: processed 1 values", "after"])
+    }
+
+    @Test func overridingChangesArgumentsPassedBelow() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        try d.implement("weigh") { (_: UnsafeMutableRawPointer?, p: fx_point) -> Double in Double(p.x * 10 + p.y) }
+        try d.override("weigh") { (next: Next<UnsafeMutableRawPointer?, fx_point, Double>, c: UnsafeMutableRawPointer?, p: fx_point) -> Double in
+            next(c, fx_point(x: p.y, y: p.x)) + 0.5  // swap the struct's fields on the way down
+        }
+        try d.implement("start") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
+        var called: UInt32 = 0
+        // point = (index, value): weights (3*10 + 0) + 0.5 and (4*10 + 1) + 0.5 for values 3, 4
+        let total = fx_plugin_run(d.table.assumingMemoryBound(to: fx_plugin.self), nil, [3, 4], 2, &called)
+        #expect(total == 3 * 30.5 + 4 * 41.5)
+    }
+}
