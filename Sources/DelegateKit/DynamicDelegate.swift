@@ -86,7 +86,10 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
     }
 
     deinit {
-        if case .delegate(let target) = state.withLock({ $0.forwarding }) { target.removeDependent(self) }
+        if let forwarding = state.withLock({ $0.forwarding }) {
+            forwardingDelegates.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: table)) }
+            if case .delegate(let target) = forwarding { target.removeDependent(self) }
+        }
         table.deallocate()
     }
 

@@ -1,3 +1,9 @@
+import Synchronization
+
+/// Every delegate that has a forwarding target, by table address: what lets a loop through a raw table
+/// pointer be seen, and the lock that makes chain changes one at a time.
+let forwardingDelegates = Mutex<[UInt: WeakDelegate]>([:])
+
 /// Where a ``DynamicDelegate`` sends the calls of slots it does not implement (A2DynamicDelegate's
 /// `realDelegate`, a responder chain).
 public enum ForwardingTarget: @unchecked Sendable {  // The raw table's memory is the caller's to keep valid.
@@ -26,35 +32,39 @@ extension DynamicDelegate {
     /// ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` when a method of the same name
     /// has another signature there. A failed call changes nothing.
     public func setForwardingTarget(_ target: ForwardingTarget?) throws {
-        if let target {
-            try checkChain(from: target)
-            for (index, method) in descriptor.methods.enumerated() {
-                guard let theirs = target.descriptor.method(named: method.name) else { continue }
-                guard method.signature.accepts(theirs.signature) else {
-                    throw DelegateError.signatureMismatch(
-                        method: method.name, protocol: target.descriptor.name,
-                        expected: method.signature, actual: theirs.signature)
+        // Chains change one at a time everywhere, so two threads cannot each close half of a loop.
+        let (previous, dependents) = try forwardingDelegates.withLock { forwarding in
+            if let target {
+                try checkChain(from: target, forwarding)
+                for (index, method) in descriptor.methods.enumerated() {
+                    guard let theirs = target.descriptor.method(named: method.name) else { continue }
+                    guard method.signature.accepts(theirs.signature) else {
+                        throw DelegateError.signatureMismatch(
+                            method: method.name, protocol: target.descriptor.name,
+                            expected: method.signature, actual: theirs.signature)
+                    }
+                    try ensureDispatcher(index)
                 }
-                try ensureDispatcher(index)
             }
-        }
-        let (previous, dependents) = state.withLock { state in
-            let previous = state.forwarding
-            state.forwarding = target
-            for index in descriptor.methods.indices { republish(index, &state) }
-            return (previous, state.dependents)
+            forwarding[UInt(bitPattern: table)] = target == nil ? nil : WeakDelegate(delegate: self)
+            return state.withLock { state in
+                let previous = state.forwarding
+                state.forwarding = target
+                return (previous, state.dependents)
+            }
         }
         if case .delegate(let old) = previous { old.removeDependent(self) }
         if case .delegate(let new) = target { new.addDependent(self) }
-        // Re-publish once the new target knows us, in case it changed meanwhile.
+        // Published once the new target knows us, so a change it makes meanwhile is not missed.
         state.withLock { state in
             for index in descriptor.methods.indices { republish(index, &state) }
         }
         for method in descriptor.methods { notify(dependents, method.name) }
     }
 
-    /// Walks the chain from `target`, refusing any table seen before, this delegate's included.
-    private func checkChain(from target: ForwardingTarget) throws {
+    /// Walks the chain from `target`, refusing any table seen before, this delegate's included. A raw
+    /// table that belongs to a forwarding delegate is followed through that delegate.
+    private func checkChain(from target: ForwardingTarget, _ forwarding: [UInt: WeakDelegate]) throws {
         var seen: [(table: UnsafeRawPointer, name: String)] = [(UnsafeRawPointer(table), descriptor.name)]
         var next: ForwardingTarget? = target
         while let current = next {
@@ -65,7 +75,7 @@ extension DynamicDelegate {
                 next = delegate.forwardingTarget
             case .table(let pointer, let descriptor):
                 (table, name) = (pointer, descriptor.name)
-                next = nil
+                next = forwarding[UInt(bitPattern: pointer)]?.delegate?.forwardingTarget
             }
             if seen.contains(where: { $0.table == table }) {
                 throw DelegateError.forwardingLoop(seen.map(\.name) + [name])
