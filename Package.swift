@@ -15,10 +15,15 @@ let package = Package(
             linkerSettings: [.linkedLibrary("ffi")]
         ),
         .target(name: "DelegateKit", dependencies: ["CFFIShim"]),
-        .executableTarget(name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
+        .executableTarget(
+            name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples"]),
+        // Worked examples on real C libraries, shared by the demo and the tests (not a product).
+        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite"]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
         .target(name: "DelegateKitFixtures", path: "Tests/DelegateKitFixtures"),
-        .testTarget(name: "DelegateKitTests", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
+        .testTarget(
+            name: "DelegateKitTests", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )
