@@ -231,6 +231,59 @@ int64_t fx_hammer_join(fx_hammer *h, int64_t *wrong, int64_t *null_slots) {
     return calls;
 }
 
+/* ---- Callback lifetimes ---- */
+static struct { fx_completion done; void *user_data; } fx_pending[64];
+static int fx_pending_count;
+static pthread_mutex_t fx_pending_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void fx_start_operation(fx_completion done, void *user_data) {
+    pthread_mutex_lock(&fx_pending_lock);
+    if (fx_pending_count < 64) {
+        fx_pending[fx_pending_count].done = done;
+        fx_pending[fx_pending_count].user_data = user_data;
+        fx_pending_count++;
+    }
+    pthread_mutex_unlock(&fx_pending_lock);
+}
+
+static void *fx_complete_all(void *argument) {
+    int32_t status = *(int32_t *)argument;
+    pthread_mutex_lock(&fx_pending_lock);
+    int count = fx_pending_count;
+    for (int i = 0; i < count; i++) fx_pending[i].done(fx_pending[i].user_data, status);
+    fx_pending_count = 0;
+    pthread_mutex_unlock(&fx_pending_lock);
+    return (void *)(intptr_t)count;
+}
+
+int fx_complete_operations(int32_t status) {
+    pthread_t thread;
+    void *count = NULL;
+    pthread_create(&thread, NULL, fx_complete_all, &status);
+    pthread_join(thread, &count);
+    return (int)(intptr_t)count;
+}
+
+static int64_t (*fx_handler)(int64_t);
+static void *fx_handler_data;
+static void (*fx_handler_destroy)(void *);
+
+void fx_clear_handler(void) {
+    if (fx_handler_destroy) fx_handler_destroy(fx_handler_data);
+    fx_handler = NULL;
+    fx_handler_data = NULL;
+    fx_handler_destroy = NULL;
+}
+
+void fx_set_handler(int64_t (*handler)(int64_t), void *user_data, void (*destroy)(void *)) {
+    fx_clear_handler();
+    fx_handler = handler;
+    fx_handler_data = user_data;
+    fx_handler_destroy = destroy;
+}
+
+int64_t fx_call_handler(int64_t value) { return fx_handler ? fx_handler(value) : INT64_MIN; }
+
 /* ---- stdio cookies ---- */
 FILE *fx_fopencookie(void *cookie, const char *mode, const void *functions) {
     cookie_io_functions_t io;

@@ -98,6 +98,17 @@ bool fx_hammer_finished(const fx_hammer *hammer);
 /* Waits for the threads; returns calls made, and the counts of wrong results and of NULL slots seen. */
 int64_t fx_hammer_join(fx_hammer *hammer, int64_t *wrong, int64_t *null_slots);
 
+/* ---- Callback lifetimes. An "operation" completes later, calling its completion exactly once, from a
+   thread of the fixture's own. A "handler" is registered GLib-style with user data and a destroy
+   notification, called when the handler is replaced or cleared. ---- */
+typedef void (*fx_completion)(void *user_data, int32_t status);
+void fx_start_operation(fx_completion done, void *user_data);
+/* Completes every pending operation on a new thread and waits for it; returns how many completed. */
+int fx_complete_operations(int32_t status);
+void fx_set_handler(int64_t (*handler)(int64_t), void *user_data, void (*destroy)(void *));
+int64_t fx_call_handler(int64_t value);
+void fx_clear_handler(void);
+
 /* ---- glibc stdio cookies: Swift's Glibc module does not declare fopencookie. ---- */
 /* Opens a FILE whose I/O goes through `functions`, a cookie_io_functions_t laid out by the caller. */
 FILE *fx_fopencookie(void *cookie, const char *mode, const void *functions);

@@ -1,0 +1,33 @@
+/// What lets ``BlockDelegate`` subclasses name their own type (`Self`) in ``implement(_:_:)``.
+public protocol BlockDelegateProtocol: AnyObject {}
+
+extension BlockDelegate: BlockDelegateProtocol {}
+
+extension BlockDelegateProtocol where Self: BlockDelegate {
+    /// Implements `method` with a closure that receives this object as its first argument (REKit's
+    /// receiver), so it can use the object without capturing it: no retain cycle, nothing to weaken.
+    ///
+    /// ```swift
+    /// try stream.implement("read") { stream, cookie, buffer, n in stream.copyBytes(into: buffer, n) }
+    /// ```
+    ///
+    /// The slot is filled directly; a `@Slot` property for the same method does not see this closure.
+    /// Throws like ``DynamicDelegate/implement(_:key:once:_:)-8wq4a``.
+    public func implement<each A: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, repeat each A) -> R) throws {
+        // The object owns the delegate that owns this closure, so it outlives every call C may make.
+        unowned(unsafe) let owner = self
+        let call = AssumedSendable { (argument: repeat each A) -> R in body(owner, repeat each argument) }
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (argument: repeat each A) -> R in
+            call.call(repeat each argument)
+        }))
+    }
+
+    /// Implements a method returning `void` with a closure that receives this object first.
+    public func implement<each A: CValue>(_ method: String, _ body: @escaping (Self, repeat each A) -> Void) throws {
+        unowned(unsafe) let owner = self
+        let call = AssumedSendable { (argument: repeat each A) in body(owner, repeat each argument) }
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (argument: repeat each A) in
+            call.call(repeat each argument)
+        }))
+    }
+}

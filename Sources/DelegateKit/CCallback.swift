@@ -1,0 +1,111 @@
+import Synchronization
+
+/// A C function pointer whose closure is not owned by a Swift object: it frees itself after its first
+/// call (``CClosure/oneShot(_:)-6d1i2``), or C frees it through a destroy notification
+/// (``CClosure/releasedByC(_:)-9kpc2``). GObject Introspection calls these scopes "async" and "notified".
+public struct CCallback: @unchecked Sendable {  // The code it points to is kept alive as its scope says.
+    /// The C signature of ``address``.
+    public let signature: CSignature
+    /// The C-callable code.
+    public let address: UnsafeRawPointer
+
+    /// ``address`` as a Swift `@convention(c)` function type (only its size can be checked).
+    public func functionPointer<F>(as type: F.Type = F.self) -> F {
+        precondition(MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size, "\(F.self) is not a @convention(c) function type")
+        return unsafeBitCast(address, to: F.self)
+    }
+}
+
+/// A callback C releases: pass ``userData`` and ``destroyNotify`` where a C API takes a user-data pointer
+/// and a destroy function (`sqlite3_create_function_v2`'s `pApp` and `xDestroy`, GLib's `GDestroyNotify`).
+public struct NotifiedCallback: @unchecked Sendable {  // userData is an opaque retained reference.
+    /// The function pointer itself.
+    public let callback: CCallback
+    /// What C passes back to ``destroyNotify``: it owns the closure until then.
+    public let userData: UnsafeMutableRawPointer
+    /// `void (*)(void *)`: releases the closure; C must not call the callback after calling it.
+    public let destroyNotify: @convention(c) (UnsafeMutableRawPointer?) -> Void
+}
+
+extension CClosure {
+    /// A C function pointer that keeps its closure alive until its first call returns, then frees it:
+    /// for completion callbacks, which C calls exactly once.
+    ///
+    /// A second call is a bug in the C code: while the code is still mapped it runs nothing and returns
+    /// the default value; after it is freed, anything can happen. The code of a finished one-shot closure
+    /// is freed when a later one is made (never from inside its own call).
+    @inlinable
+    public static func oneShot<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(body))
+    }
+
+    /// A one-shot C function pointer returning `void`.
+    @inlinable
+    public static func oneShot<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(body))
+    }
+
+    /// A C function pointer whose closure lives until C calls the destroy notification with its user data.
+    @inlinable
+    public static func releasedByC<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> NotifiedCallback {
+        try notified(CClosure(thunk: CallThunk.typed(body)))
+    }
+
+    /// A C function pointer returning `void` whose closure lives until C calls the destroy notification.
+    @inlinable
+    public static func releasedByC<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws -> NotifiedCallback {
+        try notified(CClosure(thunk: CallThunk.typed(body)))
+    }
+
+    @usableFromInline
+    static func notified(_ closure: CClosure) -> NotifiedCallback {
+        NotifiedCallback(
+            callback: CCallback(signature: closure.signature, address: closure.address),
+            userData: Unmanaged.passRetained(closure).toOpaque(),
+            destroyNotify: { userData in
+                guard let userData else { return }
+                Unmanaged<CClosure>.fromOpaque(userData).release()
+            })
+    }
+}
+
+/// One-shot closures: each owns itself until its call has finished, then waits for a later
+/// ``make(_:)`` to free it.
+@usableFromInline
+enum OneShot {
+    /// A closure whose call has finished, or one not yet called.
+    final class Entry: @unchecked Sendable {  // The closure is set once, before C can call it.
+        var closure: CClosure?
+        let fired = Atomic<Bool>(false)
+        /// Set as the very last step of the call: after it, nothing of the closure is touched again.
+        let finished = Atomic<Bool>(false)
+    }
+
+    /// Called closures, freed by the next ``make(_:)`` once their call has finished.
+    private static let finished = Mutex<[Entry]>([])
+
+    @usableFromInline
+    static func make(_ thunk: CallThunk) throws -> CCallback {
+        // Free what earlier one-shots left, outside the lock (deinitializers may run user code).
+        let done = Self.finished.withLock { entries in
+            let done = entries.filter { $0.finished.load(ordering: .acquiring) }
+            entries.removeAll { $0.finished.load(ordering: .acquiring) }
+            return done
+        }
+        for entry in done { entry.closure = nil }
+
+        let entry = Entry()
+        let resultBytes = thunk.signature.returnType.widening == .none ? thunk.signature.returnType.size : 8
+        let closure = try CClosure(thunk: CallThunk(signature: thunk.signature) { [entry] result, arguments in
+            guard !entry.fired.exchange(true, ordering: .acquiringAndReleasing) else {
+                result.initializeMemory(as: UInt8.self, repeating: 0, count: resultBytes)
+                return
+            }
+            thunk.body(result, arguments)
+            Self.finished.withLock { $0.append(entry) }
+            entry.finished.store(true, ordering: .releasing)
+        })
+        entry.closure = closure
+        return CCallback(signature: closure.signature, address: closure.address)
+    }
+}

@@ -1,0 +1,152 @@
+import CSQLite
+import DelegateKit
+import DelegateKitFixtures
+import Foundation
+import Glibc
+import Testing
+
+/// Something a closure captures, whose deinitialization shows the closure was freed.
+final class Tracked: Sendable {
+    let value: Int64
+    init(_ value: Int64) { self.value = value }
+}
+
+/// Closures whose lifetime C decides (GObject Introspection's scopes), and owners reached without cycles.
+@Suite(.serialized) struct LifetimeTests {
+    @Test func oneShotRunsOnceFromACThreadAndIsFreedAfterwards() throws {
+        let seen = LogBox()
+        weak var weakTracked: Tracked?
+        do {
+            let tracked = Tracked(7)
+            weakTracked = tracked
+            let done = try CClosure.oneShot { (userData: UnsafeMutableRawPointer?, status: Int32) in
+                seen.append("done \(status) \(tracked.value) \(UInt(bitPattern: userData))")
+            }
+            fx_start_operation(done.functionPointer(), UnsafeMutableRawPointer(bitPattern: 0x10))
+        }
+        #expect(weakTracked != nil)  // no Swift owner, yet alive: the C call is still to come
+        #expect(fx_complete_operations(3) == 1)
+        #expect(seen.messages == ["done 3 7 16"])
+        // Freed when the next one-shot is made, never inside its own call.
+        _ = try CClosure.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in }
+        #expect(weakTracked == nil)
+    }
+
+    @Test func aSecondCallOfAOneShotRunsNothing() throws {
+        let runs = Counter()
+        let done = try CClosure.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in runs.increment() }
+        fx_start_operation(done.functionPointer(), nil)
+        fx_start_operation(done.functionPointer(), nil)  // a buggy C library completing twice
+        #expect(fx_complete_operations(0) == 2)
+        #expect(runs.value == 1)
+    }
+
+    @Test func releasedByCLivesUntilTheDestroyNotification() throws {
+        weak var weakTracked: Tracked?
+        do {
+            let tracked = Tracked(3)
+            weakTracked = tracked
+            let handler = try CClosure.releasedByC { (value: Int64) -> Int64 in value * tracked.value }
+            fx_set_handler(handler.callback.functionPointer(), handler.userData, handler.destroyNotify)
+        }
+        #expect(fx_call_handler(14) == 42)
+        #expect(weakTracked != nil)
+        fx_set_handler(nil, nil, nil)  // replacing the handler destroys the old one
+        #expect(weakTracked == nil)
+        #expect(fx_call_handler(14) == Int64.min)
+    }
+
+    @Test func sqliteFunctionReleasedThroughXDestroy() throws {
+        var db: OpaquePointer?
+        #expect(sqlite3_open(":memory:", &db) == SQLITE_OK)
+        weak var weakTracked: Tracked?
+        do {
+            let factor = Tracked(3)
+            weakTracked = factor
+            let triple = try CClosure.releasedByC { (context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) in
+                sqlite3_result_int64(context, sqlite3_value_int64(values![0]) * factor.value)
+            }
+            typealias SQLFunction = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+            #expect(sqlite3_create_function_v2(
+                db, "triple", 1, SQLITE_UTF8, triple.userData, triple.callback.functionPointer(as: SQLFunction.self),
+                nil, nil, triple.destroyNotify) == SQLITE_OK)
+        }
+        #expect(try query(db, "SELECT triple(14), triple(-2)") == [["42", "-6"]])
+        #expect(weakTracked != nil)
+        #expect(sqlite3_close(db) == SQLITE_OK)  // SQLite calls xDestroy(pApp)
+        #expect(weakTracked == nil)
+    }
+
+    @Test func blockDelegateClosuresReachTheirOwnerWithoutACycle() throws {
+        weak var weakStream: OwnedStream?
+        let file = MemoryFile()
+        do {
+            let stream = OwnedStream(text: "hello from the owner")
+            weakStream = stream
+            try stream.implement("read") { (me: OwnedStream, _: UnsafeMutableRawPointer?, buffer: UnsafeMutablePointer<CChar>?, size: Int) -> Int in
+                me.read(into: buffer, size)
+            }
+            try stream.implement("close") { (me: OwnedStream, _: UnsafeMutableRawPointer?) -> Int32 in
+                me.closed = true
+                return file.close()
+            }
+            let handle = try #require(fx_fopencookie(nil, "r", stream.table))
+            var line = [CChar](repeating: 0, count: 64)
+            #expect(fgets(&line, 64, handle) != nil)
+            #expect(String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == "hello from the owner")
+            fclose(handle)
+            #expect(stream.closed)
+        }
+        #expect(file.closes.value == 1)
+        #expect(weakStream == nil)  // the closures did not keep their owner alive
+    }
+}
+
+/// A block delegate whose closures use the object they belong to.
+final class OwnedStream: BlockDelegate {
+    @Slot("read") var onRead: ((UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int) -> Int)?
+    private var bytes: [UInt8]
+    var closed = false
+
+    init(text: String) {
+        bytes = Array(text.utf8)
+        super.init(protocol: cookieIO)
+    }
+
+    func read(into buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {
+        let count = min(size, bytes.count)
+        bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer!).copyMemory(from: $0.baseAddress!, byteCount: count) }
+        bytes.removeFirst(count)
+        return count
+    }
+}
+
+struct Refused: Error, Equatable {
+    let value: Int64
+}
+
+/// Swift errors cannot unwind through C: a throwing implementation hands C a fallback.
+@Suite struct ThrowingImplementationTests {
+    @Test func errorsBecomeTheFallbackValueAndReachTheHandler() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        let errors = LogBox()
+        try d.implement("transform", returningOnError: -1, errorHandler: { error, method in
+            errors.append("\(method): \(error)")
+        }) { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
+            guard value >= 0 else { throw Refused(value: value) }
+            return value * 2
+        }
+        #expect(transform(d, 21) == 42)
+        #expect(transform(d, -5) == -1)
+        #expect(errors.messages == ["transform: Refused(value: -5)"])
+
+        try d.implement("log", errorHandler: { error, method in errors.append("\(method): \(error)") }) {
+            (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) throws in
+            throw Refused(value: 0)
+        }
+        try d.implement("start") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
+        var called: UInt32 = 0
+        _ = fx_plugin_run(d.table.assumingMemoryBound(to: fx_plugin.self), nil, [1], 1, &called)
+        #expect(errors.messages.last == "log: Refused(value: 0)")
+    }
+}
