@@ -2,3 +2,4 @@
 SortingDemo.run()
 CookieFileDemo.run()
 PluginDemo.run()
+SQLiteVFSDemo.run()

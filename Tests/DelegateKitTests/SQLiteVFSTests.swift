@@ -4,27 +4,7 @@ import DelegateKitExamples
 import Foundation
 import Testing
 
-/// Runs SQL and returns every row's columns as text.
-func query(_ db: OpaquePointer?, _ sql: String) throws -> [[String]] {
-    var statement: OpaquePointer?
-    let status = sqlite3_prepare_v2(db, sql, -1, &statement, nil)
-    guard status == SQLITE_OK else { throw SQLiteError(status: status, message: String(cString: sqlite3_errmsg(db))) }
-    defer { sqlite3_finalize(statement) }
-    var rows: [[String]] = []
-    while true {
-        let step = sqlite3_step(statement)
-        if step == SQLITE_DONE { return rows }
-        guard step == SQLITE_ROW else { throw SQLiteError(status: step, message: String(cString: sqlite3_errmsg(db))) }
-        rows.append((0..<sqlite3_column_count(statement)).map { column in
-            sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "NULL"
-        })
-    }
-}
-
-struct SQLiteError: Error, Equatable {
-    let status: Int32
-    let message: String
-}
+func query(_ db: OpaquePointer?, _ sql: String) throws -> [[String]] { try sqliteQuery(db, sql) }
 
 /// SQLite's default VFS wrapped by a DynamicDelegate: originals until overridden, then overridden
 /// methods that call through to them.
