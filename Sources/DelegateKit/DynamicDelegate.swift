@@ -71,8 +71,9 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
     /// function pointer itself (no cost until overridden). Overrides see the original below them through
     /// ``Next``; removing them restores it; a NULL original slot can be implemented.
     ///
-    /// `original` must point to a table laid out as `descriptor` says and stay valid while this delegate
-    /// may call into it.
+    /// `original` must point to a table laid out as `descriptor` says, at least `descriptor.size` bytes
+    /// long (describe only the members an older, shorter table version has), and its functions must stay
+    /// valid while this delegate may call them.
     public convenience init(protocol descriptor: ProtocolDescriptor, wrapping original: UnsafeRawPointer) {
         self.init(protocol: descriptor)
         table.copyMemory(from: original, byteCount: descriptor.size)

@@ -1,6 +1,7 @@
 /// A closure property of a ``BlockDelegate`` that fills one method slot of its table.
 ///
-/// Setting the property implements the method with the closure; setting `nil` removes it. The closure's
+/// Setting the property implements the method with the closure (under the slot's default key, replacing
+/// the previous one); setting `nil` removes that implementation and leaves any overrides in place. The closure's
 /// C signature comes from the declared property type, an optional function type whose parameter and
 /// return types are ``CValue``s (or `Void` for the return):
 ///
@@ -46,7 +47,8 @@ public struct Slot<each A: CValue, R> {
                     preconditionFailure("\(Owner.self): setting the closure for '\(slot.method)' failed: \(error)")
                 }
             } else {
-                owner.dynamicDelegate.removeImplementation(for: slot.method)
+                // Only what the property set: overrides added through the delegate stay.
+                owner.dynamicDelegate.removeImplementation(for: slot.method, matching: AnyHashable(DefaultKey()))
             }
             owner[keyPath: storageKeyPath].value = newValue
         }

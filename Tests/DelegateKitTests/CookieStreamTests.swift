@@ -140,7 +140,14 @@ final class CookieStream: BlockDelegate {
         try exercise(stream.table, file)
         #expect(file.closes.value == 2)
 
-        stream.onRead = nil  // nil empties the slot
+        // nil removes what the property set; an override added through the delegate stays on its own.
+        try stream.dynamicDelegate.override("read") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int, Int>,
+                                                       cookie: UnsafeMutableRawPointer?, buffer: UnsafeMutablePointer<CChar>?, size: Int) -> Int in
+            next(cookie, buffer, size)
+        }
+        stream.onRead = nil
+        #expect(stream.dynamicDelegate.responds(to: "read"))
+        stream.dynamicDelegate.removeImplementation(for: "read")
         #expect(!stream.dynamicDelegate.responds(to: "read"))
         #expect(stream.table.load(fromByteOffset: 0, as: UnsafeRawPointer?.self) == nil)
         #expect(stream.onRead == nil)
