@@ -54,7 +54,9 @@ func query(_ db: OpaquePointer?, _ sql: String) throws -> [[String]] { try sqlit
     }
 
     @Test func realSQLThroughATracedVFSWithAnInjectedWriteError() throws {
-        let traced = try TracedVFS(name: "delegatekit-test-\(UUID().uuidString.prefix(8))")
+        // The trace observes every slot, most of them wrapped originals nobody overrides: calls go through.
+        let traceLines = LogBox()
+        let traced = try TracedVFS(name: "delegatekit-test-\(UUID().uuidString.prefix(8))") { traceLines.append($0) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("delegatekit-vfs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -92,6 +94,8 @@ func query(_ db: OpaquePointer?, _ sql: String) throws -> [[String]] { try sqlit
         // Without the fault the database is intact and unchanged.
         #expect(try query(db, "PRAGMA integrity_check") == [["ok"]])
         #expect(try query(db, "SELECT count(*), sum(value) FROM items") == [["500", "31312.5"]])
+        let methods = Set(traceLines.messages.map { String($0.dropFirst(5).prefix { $0 != "(" }) })
+        #expect(methods.isSuperset(of: ["xOpen", "xFullPathname", "xAccess", "xRead", "xWrite", "xLock", "xUnlock", "xSync", "xFileSize", "xClose"]))
         _ = try query(db, "INSERT INTO items(name, value) VALUES ('after', 1)")
         #expect(try query(db, "SELECT count(*) FROM items") == [["501"]])
     }

@@ -132,6 +132,18 @@ func transform(_ delegate: DynamicDelegate, _ value: Int64) -> Int64? {
         #expect(!d.hasImplementation(for: "transform", key: "three times"))
     }
 
+    @Test func aPlainImplementationRemovesItselfByKey() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        try d.implement("transform", key: "base") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v }
+        // Unowned: the delegate owns the closure. Removing takes the lock, which no call holds.
+        try d.implement("transform", key: "self-removing") { [unowned d] (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            d.removeImplementation(for: "transform", key: "self-removing")
+            return v + 100
+        }
+        #expect(transform(d, 1) == 101)
+        #expect(transform(d, 1) == 1)
+    }
+
     @Test func voidMethodsStackToo() throws {
         let d = DynamicDelegate(protocol: pluginProtocol)
         let log = LogBox()
