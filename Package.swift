@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "DelegateKit", targets: ["DelegateKit"]),
         .executable(name: "delegatekit-demo", targets: ["delegatekit-demo"]),
+        .executable(name: "delegatekit-bench", targets: ["delegatekit-bench"]),
     ],
     targets: [
         // The only code that touches libffi. Kept in C so Swift never reads libffi's mutable globals.
@@ -20,6 +21,9 @@ let package = Package(
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).
         .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite"]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
+        .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "BenchmarkSupport"]),
+        .target(name: "BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
         // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
         .target(name: "DelegateKitFixtures", path: "Tests/DelegateKitFixtures"),
         .testTarget(

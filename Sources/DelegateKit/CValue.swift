@@ -102,3 +102,9 @@ func storeResult<T: CValue>(_ value: T, to result: UnsafeMutableRawPointer, _ wi
     result.storeBytes(of: value, as: T.self)
     widening.apply(to: result)
 }
+
+/// The argument at `index` of libffi's argument array, as a `T`.
+@inlinable
+func argument<T: CValue>(_ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ index: Int) -> T {
+    UnsafeRawPointer(arguments[index].unsafelyUnwrapped).loadUnaligned(as: T.self)
+}

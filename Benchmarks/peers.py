@@ -1,0 +1,57 @@
+"""Python's callback peers through DelegateKit's benchmark loop: prints ns per call as JSON.
+
+usage: peers.py LIBRARY CALLS    (LIBRARY: Sources/BenchmarkSupport/loops.c built as a shared library)
+Each figure is the median of 5 runs. A peer that cannot run reports why instead of numbers.
+"""
+import ctypes
+import json
+import statistics
+import sys
+import time
+
+
+def median_ns(loop, function, calls):
+    loop(function, calls // 10)  # warm up
+    samples = []
+    for _ in range(5):
+        start = time.perf_counter_ns()
+        loop(function, calls)
+        samples.append((time.perf_counter_ns() - start) / calls)
+    return statistics.median(samples)
+
+
+def main():
+    path, calls = sys.argv[1], int(sys.argv[2])
+    results = {}
+
+    library = ctypes.CDLL(path)
+    library.bench_loop_i64.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    library.bench_loop_i64.restype = ctypes.c_int64
+    library.bench_loop_f64.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    library.bench_loop_f64.restype = ctypes.c_double
+    add_i64 = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)(lambda a, b: a + b)
+    add_f64 = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double, ctypes.c_double)(lambda a, b: a + b)
+    results["ctypes"] = {
+        "i64": median_ns(library.bench_loop_i64, ctypes.cast(add_i64, ctypes.c_void_p), calls),
+        "f64": median_ns(library.bench_loop_f64, ctypes.cast(add_f64, ctypes.c_void_p), calls),
+    }
+
+    try:
+        import cffi
+    except ImportError:
+        results["cffi"] = "cffi is not installed (pip install cffi)"
+    else:
+        ffi = cffi.FFI()
+        ffi.cdef("int64_t bench_loop_i64(void *f, int64_t n); double bench_loop_f64(void *f, int64_t n);")
+        loops = ffi.dlopen(path)
+        i64 = ffi.callback("int64_t(int64_t, int64_t)", lambda a, b: a + b)
+        f64 = ffi.callback("double(double, double)", lambda a, b: a + b)
+        results["cffi"] = {
+            "i64": median_ns(loops.bench_loop_i64, ffi.cast("void *", i64), calls),
+            "f64": median_ns(loops.bench_loop_f64, ffi.cast("void *", f64), calls),
+        }
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()

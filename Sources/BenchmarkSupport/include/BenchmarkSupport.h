@@ -1,0 +1,51 @@
+#ifndef DELEGATEKIT_BENCHMARK_SUPPORT_H
+#define DELEGATEKIT_BENCHMARK_SUPPORT_H
+
+/* The C side of delegatekit-bench: loops that call a function pointer the way a C library does, the
+   reference paths (a direct C function, raw libffi with a C handler), and measuring helpers. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct { double a, b, c, d; } bench_s32;
+
+/* The four benchmark signatures. */
+typedef int64_t (*bench_i64_fn)(int64_t, int64_t);
+typedef double (*bench_f64_fn)(double, double);
+typedef int32_t (*bench_mixed6_fn)(void *, int32_t, int64_t, double, float, void *);
+typedef bench_s32 (*bench_s32_fn)(bench_s32);
+
+/* Call `f` n times, feeding each result into the next call so nothing can be skipped. */
+int64_t bench_loop_i64(const void *f, int64_t n);
+double bench_loop_f64(const void *f, int64_t n);
+int32_t bench_loop_mixed6(const void *f, int64_t n);
+bench_s32 bench_loop_s32(const void *f, int64_t n);
+
+/* The same loops for a hand-written thunk that takes a context pointer first. */
+int64_t bench_loop_context_i64(const void *f, void *context, int64_t n);
+double bench_loop_context_f64(const void *f, void *context, int64_t n);
+int32_t bench_loop_context_mixed6(const void *f, void *context, int64_t n);
+bench_s32 bench_loop_context_s32(const void *f, void *context, int64_t n);
+
+/* Plain C implementations, called through a pointer: the floor. */
+const void *bench_direct(int signature); /* 0 i64, 1 f64, 2 mixed6, 3 s32 */
+
+/* Raw libffi closures whose handler is C: what any libffi wrapper starts from. */
+void *bench_raw_closure(int signature, void **code);
+void bench_raw_closure_free(void *closure);
+/* Allocates, prepares and frees `n` raw closures of signature i64; returns nanoseconds in all. */
+int64_t bench_raw_create_free(int64_t n, int keep_alive_count, void **kept);
+
+/* Runs bench_loop_i64(f, n) on `threads` threads at once; returns the wall-clock nanoseconds. */
+int64_t bench_threads_i64(const void *f, int64_t n, int threads);
+
+/* Monotonic clock in nanoseconds. */
+int64_t bench_now(void);
+
+/* Bytes of heap in use (mallinfo2's uordblks + hblkhd). */
+size_t bench_heap_in_use(void);
+
+/* Heap allocations (malloc, calloc, realloc, aligned allocations) made by this process so far. */
+int64_t bench_allocations(void);
+
+#endif

@@ -1,0 +1,187 @@
+import BenchmarkSupport
+import DelegateKit
+import Foundation
+
+/// One measured path of one signature.
+struct CallResult {
+    let kind: PathKind
+    let signature: BenchSignature
+    var nanoseconds: Double
+    var instructions: Double?
+    var allocationsPerCall: Double
+    var checksumMatches: Bool
+}
+
+enum Benchmark {
+    static func main(_ arguments: [String]) {
+        if let index = arguments.firstIndex(of: "--measure-one") {
+            return measureOne(Array(arguments[(index + 1)...]))
+        }
+        let quick = arguments.contains("--quick")
+        let calls: Int64 = quick ? 200_000 : 2_000_000
+        let rounds = quick ? 5 : 9
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var report = Report(calls: calls, rounds: rounds)
+
+        do {
+            print("timing \(PathKind.allCases.count) paths × \(BenchSignature.allCases.count) signatures, \(rounds) interleaved rounds of \(calls) calls…")
+            report.calls = try timeCalls(calls: calls, rounds: rounds)
+            if !arguments.contains("--no-callgrind") {
+                if let callgrind = Callgrind.prepare() {
+                    print("counting instructions with callgrind…")
+                    for index in report.calls.indices {
+                        report.calls[index].instructions = callgrind.instructionsPerCall(report.calls[index].kind, report.calls[index].signature)
+                    }
+                } else {
+                    report.notes.append("Instructions not counted: valgrind or strip is missing.")
+                }
+            }
+            print("creation, memory and threads…")
+            report.costs = try measureCosts(quick: quick)
+            report.threads = try measureThreads(calls: calls, rounds: quick ? 3 : 5)
+            if !arguments.contains("--no-peers") {
+                print("Python peers…")
+                let peers = PythonPeers.measure(root: root, calls: quick ? 50_000 : 200_000)
+                report.peers = peers.results
+                report.notes += peers.notes
+            }
+        } catch {
+            print("benchmark failed: \(error)")
+            exit(1)
+        }
+        let markdown = report.markdown()
+        print(markdown)
+        do {
+            try markdown.write(to: root.appendingPathComponent("Benchmarks/results.md"), atomically: true, encoding: .utf8)
+            try report.json().write(to: root.appendingPathComponent("Benchmarks/results.json"))
+            print("written to Benchmarks/results.md and Benchmarks/results.json")
+        } catch {
+            print("could not write the results: \(error)")
+        }
+    }
+
+    /// `--measure-one KIND SIGNATURE N`: set up one path and run it N times (for callgrind).
+    static func measureOne(_ arguments: [String]) {
+        guard arguments.count == 3, let kind = PathKind.allCases.first(where: { $0.key == arguments[0] }),
+            let signature = BenchSignature.allCases.first(where: { "\($0)" == arguments[1] }), let n = Int64(arguments[2]),
+            let path = try? PreparedPath(kind, signature)
+        else { exit(2) }
+        path.run(n)
+    }
+
+    /// Every path of every signature, timed in interleaved rounds so drift hits all alike.
+    static func timeCalls(calls: Int64, rounds: Int) throws -> [CallResult] {
+        var paths: [PreparedPath] = []
+        for signature in BenchSignature.allCases {
+            for kind in PathKind.allCases { paths.append(try PreparedPath(kind, signature)) }
+        }
+        // The same computation everywhere: each path's checksum must equal the direct call's.
+        let checks = paths.map { $0.run(1_000) }
+        var samples = Array(repeating: [Double](), count: paths.count)
+        var allocations = Array(repeating: 0.0, count: paths.count)
+        for (index, path) in paths.enumerated() {
+            path.run(calls / 10)  // warm up
+            let before = bench_allocations()
+            path.run(100_000)
+            allocations[index] = Double(bench_allocations() - before) / 100_000
+        }
+        for _ in 0..<rounds {
+            for (index, path) in paths.enumerated() {
+                let start = bench_now()
+                path.run(calls)
+                samples[index].append(Double(bench_now() - start) / Double(calls))
+            }
+        }
+        return paths.indices.map { index in
+            let path = paths[index]
+            let direct = paths.firstIndex { $0.signature == path.signature && $0.kind == .direct }!
+            return CallResult(kind: path.kind, signature: path.signature, nanoseconds: median(samples[index]),
+                              instructions: nil, allocationsPerCall: allocations[index],
+                              checksumMatches: checks[index] == checks[direct])
+        }
+    }
+
+    /// What the rare operations cost: creating closures and delegates, implement/remove, memory.
+    static func measureCosts(quick: Bool) throws -> Costs {
+        var costs = Costs()
+        let n: Int64 = quick ? 20_000 : 100_000
+        costs.rawCreate = Double(bench_raw_create_free(n, 0, nil)) / Double(n)
+
+        var start = bench_now()
+        for _ in 0..<n { _ = try makeClosure(.i64) }
+        costs.closureCreate = Double(bench_now() - start) / Double(n)
+
+        let sixteen = ProtocolDescriptor(name: "sixteen", methods: (0..<16).map {
+            MethodDescriptor(name: "m\($0)", signature: BenchSignature.i64.cSignature)
+        })
+        let delegates = n / 10
+        start = bench_now()
+        for _ in 0..<delegates {
+            let delegate = DynamicDelegate(protocol: sixteen)
+            for method in sixteen.methods { try delegate.implement(method.name) { (a: Int64, b: Int64) -> Int64 in a &+ b } }
+        }
+        costs.delegate16Create = Double(bench_now() - start) / Double(delegates)
+
+        let delegate = DynamicDelegate(protocol: BenchSignature.i64.descriptor)
+        start = bench_now()
+        for round in 0..<n {
+            try implement(delegate, .i64)
+            delegate.removeImplementation(for: "f")
+            if round % 1_000 == 999 { delegate.reclaimRetiredImplementations() }
+        }
+        costs.implementRemove = Double(bench_now() - start) / Double(n)
+
+        // Memory per live closure: resident memory and heap in use, 100,000 alive at once.
+        let live = 100_000
+        let kept = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: live)
+        defer { kept.deallocate() }
+        var before = MemoryUse.now()
+        _ = bench_raw_create_free(Int64(live), Int32(live), kept)
+        costs.rawBytes = MemoryUse.now().bytes(since: before) / Double(live)
+        for index in 0..<live { bench_raw_closure_free(kept[index]) }
+
+        var closures: [CClosure] = []
+        closures.reserveCapacity(live)
+        before = MemoryUse.now()
+        for _ in 0..<live { closures.append(try makeClosure(.i64)) }
+        costs.closureBytes = MemoryUse.now().bytes(since: before) / Double(live)
+        closures.removeAll()
+        return costs
+    }
+
+    /// Throughput of two C threads calling one function at once, against one thread.
+    static func measureThreads(calls: Int64, rounds: Int) throws -> [(PathKind, Double)] {
+        try [PathKind.direct, .rawLibffi, .closure, .slot, .stacked].map { kind in
+            let path = try PreparedPath(kind, .i64)
+            var ratios: [Double] = []
+            for _ in 0..<rounds {
+                let one = Double(bench_threads_i64(path.function, calls, 1))
+                let two = Double(bench_threads_i64(path.function, calls, 2))
+                ratios.append(2 * one / two)
+            }
+            return (kind, median(ratios))
+        }
+    }
+}
+
+/// Resident memory and heap in use, to measure what live objects cost.
+struct MemoryUse {
+    let resident: Double
+    let heap: Double
+
+    static func now() -> MemoryUse {
+        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0
+        return MemoryUse(resident: pages * Double(sysconf(Int32(_SC_PAGESIZE))), heap: Double(bench_heap_in_use()))
+    }
+
+    /// The larger of the resident and heap growth: libffi's closures live in pages it maps itself.
+    func bytes(since start: MemoryUse) -> Double {
+        max(resident - start.resident, heap - start.heap)
+    }
+}
+
+struct Costs {
+    var rawCreate = Double.nan, closureCreate = Double.nan, delegate16Create = Double.nan
+    var implementRemove = Double.nan, rawBytes = Double.nan, closureBytes = Double.nan
+}

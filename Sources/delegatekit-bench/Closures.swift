@@ -1,0 +1,94 @@
+import BenchmarkSupport
+import DelegateKit
+
+// The same computation as the C reference functions, written once per signature as Swift closures.
+let addI64: @Sendable (Int64, Int64) -> Int64 = { a, b in a &+ b }
+let addF64: @Sendable (Double, Double) -> Double = { a, b in a + b }
+let mixed6: @Sendable (UnsafeMutableRawPointer?, Int32, Int64, Double, Float, UnsafeMutableRawPointer?) -> Int32 = { p, a, b, c, d, q in
+    (a &+ Int32(truncatingIfNeeded: b) &+ Int32(c) &+ Int32(d)) &+ (p == q ? 1 : 0)
+}
+let rotateS32: @Sendable (bench_s32) -> bench_s32 = { s in bench_s32(a: s.b, b: s.c, c: s.d, d: s.a + 1) }
+
+/// A `CClosure` of each signature, made through the typed API a user writes.
+func makeClosure(_ signature: BenchSignature) throws -> CClosure {
+    switch signature {
+    case .i64: return try CClosure { (a: Int64, b: Int64) -> Int64 in addI64(a, b) }
+    case .f64: return try CClosure { (a: Double, b: Double) -> Double in addF64(a, b) }
+    case .mixed6:
+        return try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int64, c: Double, d: Float, q: UnsafeMutableRawPointer?) -> Int32 in
+            mixed6(p, a, b, c, d, q)
+        }
+    case .s32: return try CClosure { (s: bench_s32) -> bench_s32 in rotateS32(s) }
+    }
+}
+
+/// Implements the delegate's one method "f" with the signature's closure.
+func implement(_ delegate: DynamicDelegate, _ signature: BenchSignature, key: String? = nil) throws {
+    switch signature {
+    case .i64: try delegate.implement("f", key: key) { (a: Int64, b: Int64) -> Int64 in addI64(a, b) }
+    case .f64: try delegate.implement("f", key: key) { (a: Double, b: Double) -> Double in addF64(a, b) }
+    case .mixed6:
+        try delegate.implement("f", key: key) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int64, c: Double, d: Float, q: UnsafeMutableRawPointer?) -> Int32 in
+            mixed6(p, a, b, c, d, q)
+        }
+    case .s32: try delegate.implement("f", key: key) { (s: bench_s32) -> bench_s32 in rotateS32(s) }
+    }
+}
+
+/// Adds a layer that passes every call to the one below unchanged.
+func overridePassingThrough(_ delegate: DynamicDelegate, _ signature: BenchSignature) throws {
+    switch signature {
+    case .i64: try delegate.override("f") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) -> Int64 in next(a, b) }
+    case .f64: try delegate.override("f") { (next: Next<Double, Double, Double>, a: Double, b: Double) -> Double in next(a, b) }
+    case .mixed6:
+        try delegate.override("f") { (next: Next<UnsafeMutableRawPointer?, Int32, Int64, Double, Float, UnsafeMutableRawPointer?, Int32>,
+                                      p: UnsafeMutableRawPointer?, a: Int32, b: Int64, c: Double, d: Float, q: UnsafeMutableRawPointer?) -> Int32 in
+            next(p, a, b, c, d, q)
+        }
+    case .s32: try delegate.override("f") { (next: Next<bench_s32, bench_s32>, s: bench_s32) -> bench_s32 in next(s) }
+    }
+}
+
+/// Adds an observer that does nothing, `.before` or `.after`.
+func observeDoingNothing(_ delegate: DynamicDelegate, _ signature: BenchSignature, _ timing: ObservationTiming) throws -> ObservationToken {
+    switch signature {
+    case .i64: return try delegate.observe("f", timing) { (_: Int64, _: Int64) in }
+    case .f64: return try delegate.observe("f", timing) { (_: Double, _: Double) in }
+    case .mixed6:
+        return try delegate.observe("f", timing) { (_: UnsafeMutableRawPointer?, _: Int32, _: Int64, _: Double, _: Float, _: UnsafeMutableRawPointer?) in }
+    case .s32: return try delegate.observe("f", timing) { (_: bench_s32) in }
+    }
+}
+
+// The hand-written alternative: a concrete box behind a `void *` context argument.
+final class BoxI64 { let f: (Int64, Int64) -> Int64; init(_ f: @escaping (Int64, Int64) -> Int64) { self.f = f } }
+final class BoxF64 { let f: (Double, Double) -> Double; init(_ f: @escaping (Double, Double) -> Double) { self.f = f } }
+final class BoxMixed6 {
+    let f: (UnsafeMutableRawPointer?, Int32, Int64, Double, Float, UnsafeMutableRawPointer?) -> Int32
+    init(_ f: @escaping (UnsafeMutableRawPointer?, Int32, Int64, Double, Float, UnsafeMutableRawPointer?) -> Int32) { self.f = f }
+}
+final class BoxS32 { let f: (bench_s32) -> bench_s32; init(_ f: @escaping (bench_s32) -> bench_s32) { self.f = f } }
+
+let thunkI64: @convention(c) (UnsafeMutableRawPointer?, Int64, Int64) -> Int64 = { context, a, b in
+    Unmanaged<BoxI64>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.f(a, b) }
+}
+let thunkF64: @convention(c) (UnsafeMutableRawPointer?, Double, Double) -> Double = { context, a, b in
+    Unmanaged<BoxF64>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.f(a, b) }
+}
+let thunkMixed6: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32, Int64, Double, Float, UnsafeMutableRawPointer?) -> Int32 = {
+    context, p, a, b, c, d, q in
+    Unmanaged<BoxMixed6>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.f(p, a, b, c, d, q) }
+}
+let thunkS32: @convention(c) (UnsafeMutableRawPointer?, bench_s32) -> bench_s32 = { context, s in
+    Unmanaged<BoxS32>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.f(s) }
+}
+
+/// The hand-written thunk and its retained box (released by the caller).
+func handWrittenThunk(_ signature: BenchSignature) -> (function: UnsafeRawPointer, context: UnsafeMutableRawPointer) {
+    switch signature {
+    case .i64: return (unsafeBitCast(thunkI64, to: UnsafeRawPointer.self), Unmanaged.passRetained(BoxI64(addI64)).toOpaque())
+    case .f64: return (unsafeBitCast(thunkF64, to: UnsafeRawPointer.self), Unmanaged.passRetained(BoxF64(addF64)).toOpaque())
+    case .mixed6: return (unsafeBitCast(thunkMixed6, to: UnsafeRawPointer.self), Unmanaged.passRetained(BoxMixed6(mixed6)).toOpaque())
+    case .s32: return (unsafeBitCast(thunkS32, to: UnsafeRawPointer.self), Unmanaged.passRetained(BoxS32(rotateS32)).toOpaque())
+    }
+}

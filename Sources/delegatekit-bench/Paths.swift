@@ -1,0 +1,93 @@
+import BenchmarkSupport
+import DelegateKit
+
+/// The ways a C loop can reach the same computation, cheapest first.
+enum PathKind: String, CaseIterable, Sendable {
+    case direct = "direct C call"
+    case handWritten = "hand-written context thunk"
+    case rawLibffi = "raw libffi, C handler"
+    case closure = "CClosure"
+    case slot = "DynamicDelegate slot"
+    case stacked = "slot: stack of 3 + 2 observers"
+    case stable = ".stable slot"
+    case wrapped = "wrapped original slot"
+    case wrappedOverride = "wrapped slot, override calling original"
+
+    /// A short name for the command line.
+    var key: String { String(describing: self) }
+}
+
+/// A path ready to run: the function pointer the C loop calls, and whatever keeps it alive.
+final class PreparedPath {
+    let kind: PathKind
+    let signature: BenchSignature
+    let function: UnsafeRawPointer
+    let context: UnsafeMutableRawPointer?
+    private let keepAlive: [AnyObject]
+    private let cleanup: () -> Void
+
+    init(_ kind: PathKind, _ signature: BenchSignature) throws {
+        self.kind = kind
+        self.signature = signature
+        var keep: [AnyObject] = []
+        var cleanup: () -> Void = {}
+        var context: UnsafeMutableRawPointer?
+        func slot(_ delegate: DynamicDelegate) -> UnsafeRawPointer {
+            delegate.table.load(as: UnsafeRawPointer.self)
+        }
+        switch kind {
+        case .direct:
+            function = bench_direct(Int32(signature.rawValue))
+        case .handWritten:
+            let thunk = handWrittenThunk(signature)
+            function = thunk.function
+            context = thunk.context
+            cleanup = { Unmanaged<AnyObject>.fromOpaque(thunk.context).release() }
+        case .rawLibffi:
+            var code: UnsafeMutableRawPointer?
+            let closure = bench_raw_closure(Int32(signature.rawValue), &code)
+            function = UnsafeRawPointer(code!)
+            cleanup = { bench_raw_closure_free(closure) }
+        case .closure:
+            let closure = try makeClosure(signature)
+            keep.append(closure)
+            function = closure.address
+        case .slot:
+            let delegate = DynamicDelegate(protocol: signature.descriptor)
+            try implement(delegate, signature)
+            keep.append(delegate)
+            function = slot(delegate)
+        case .stacked:
+            let delegate = DynamicDelegate(protocol: signature.descriptor)
+            try implement(delegate, signature)
+            try overridePassingThrough(delegate, signature)
+            try overridePassingThrough(delegate, signature)
+            keep += [delegate, try observeDoingNothing(delegate, signature, .before), try observeDoingNothing(delegate, signature, .after)]
+            function = slot(delegate)
+        case .stable:
+            let delegate = DynamicDelegate(protocol: signature.descriptor)
+            try implement(delegate, signature)
+            try delegate.setPolicy(.stable)
+            keep.append(delegate)
+            function = slot(delegate)
+        case .wrapped, .wrappedOverride:
+            // An original table whose one slot is the C function.
+            let original = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: 1)
+            original.initialize(to: bench_direct(Int32(signature.rawValue)))
+            let delegate = DynamicDelegate(protocol: signature.descriptor, wrapping: UnsafeRawPointer(original))
+            if kind == .wrappedOverride { try overridePassingThrough(delegate, signature) }
+            keep.append(delegate)
+            function = slot(delegate)
+            cleanup = { original.deallocate() }
+        }
+        self.context = context
+        self.keepAlive = keep
+        self.cleanup = cleanup
+    }
+
+    deinit { cleanup() }
+
+    /// Runs the C loop `n` times; returns its checksum.
+    @discardableResult
+    func run(_ n: Int64) -> Double { signature.loop(function, context: context, n) }
+}

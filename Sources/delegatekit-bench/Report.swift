@@ -1,0 +1,156 @@
+import Foundation
+
+/// The results, as a Markdown table for people and JSON for tools.
+struct Report {
+    var calls: [CallResult] = []
+    var costs = Costs()
+    var threads: [(PathKind, Double)] = []
+    var peers: [String: [String: Double]] = [:]
+    var notes: [String] = []
+    let callCount: Int64
+    let rounds: Int
+    let date = Date()
+
+    init(calls: Int64, rounds: Int) {
+        callCount = calls
+        self.rounds = rounds
+    }
+
+    private func result(_ kind: PathKind, _ signature: BenchSignature) -> CallResult? {
+        calls.first { $0.kind == kind && $0.signature == signature }
+    }
+
+    var machine: String {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
+            .split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+        return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores, Linux \(ProcessInfo.processInfo.operatingSystemVersionString)"
+    }
+
+    func markdown() -> String {
+        let day = ISO8601DateFormatter.string(from: date, timeZone: .gmt, formatOptions: [.withFullDate])
+        var lines = [
+            "# DelegateKit benchmark",
+            "",
+            "\(day) on \(machine). `swift run -c release delegatekit-bench`: one process, one C loop per path;",
+            "each time is the median of \(rounds) interleaved rounds of \(callCount) calls; instructions per call",
+            "come from callgrind (two call counts, difference over difference). Ratios are to raw libffi with a C",
+            "handler and to a direct C call, measured in the same run.",
+            "",
+            "## Calls",
+            "",
+            "| signature | path | ns/call | × raw libffi | × direct | instructions/call | instructions × raw libffi | heap allocations/call |",
+            "|---|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for signature in BenchSignature.allCases {
+            let raw = result(.rawLibffi, signature)
+            let direct = result(.direct, signature)
+            for kind in PathKind.allCases {
+                guard let r = result(kind, signature) else { continue }
+                let instructions = r.instructions ?? .nan
+                let check = r.checksumMatches ? "" : " (WRONG RESULT)"
+                lines.append("| \(signature.label) | \(kind.rawValue)\(check) | \(r.nanoseconds.formatted(1)) | "
+                    + "\((r.nanoseconds / (raw?.nanoseconds ?? .nan)).formatted(2)) | \((r.nanoseconds / (direct?.nanoseconds ?? .nan)).formatted(1)) | "
+                    + "\(instructions.formatted(0)) | \((instructions / (raw?.instructions ?? .nan)).formatted(2)) | \(r.allocationsPerCall.formatted(2)) |")
+            }
+        }
+        lines += ["", "## Targets", ""] + targets()
+        lines += [
+            "", "## Creation, changes and memory", "",
+            "| operation | cost |", "|---|---:|",
+            "| raw libffi closure: alloc + prep + free | \(costs.rawCreate.formatted(0)) ns |",
+            "| `CClosure` create + destroy (`int64(int64,int64)`) | \(costs.closureCreate.formatted(0)) ns (\((costs.closureCreate / costs.rawCreate).formatted(1))× raw) |",
+            "| 16-slot `DynamicDelegate`: create, implement 16, destroy | \(costs.delegate16Create.formatted(0)) ns (\((costs.delegate16Create / (16 * costs.rawCreate)).formatted(1))× 16 raw) |",
+            "| `implement` + `removeImplementation` (with periodic reclaim) | \(costs.implementRemove.formatted(0)) ns |",
+            "| memory per live raw libffi closure (100,000 alive) | \(costs.rawBytes.formatted(0)) bytes |",
+            "| memory per live `CClosure` (100,000 alive) | \(costs.closureBytes.formatted(0)) bytes (\((costs.closureBytes - costs.rawBytes).formatted(0)) more than raw) |",
+            "", "## Two threads calling one function", "",
+            "| path | throughput, 2 threads ÷ 1 thread |", "|---|---:|",
+        ]
+        lines += threads.map { "| \($0.0.rawValue) | \($0.1.formatted(2)) |" }
+        if !peers.isEmpty {
+            lines += ["", "## Python peers (same C loop, shared library)", "",
+                      "| peer | signature | ns/call | DelegateKit `CClosure` is faster by |", "|---|---|---:|---:|"]
+            for (peer, timings) in peers.sorted(by: { $0.key < $1.key }) {
+                for (key, ns) in timings.sorted(by: { $0.key < $1.key }) {
+                    let signature = BenchSignature.allCases.first { "\($0)" == key }
+                    let ours = signature.flatMap { result(.closure, $0)?.nanoseconds } ?? .nan
+                    lines.append("| \(peer) | \(signature?.label ?? key) | \(ns.formatted(0)) | \((ns / ours).formatted(0))× |")
+                }
+            }
+        }
+        if !notes.isEmpty { lines += ["", "## Notes", ""] + notes.map { "- " + $0 } }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The performance issue's targets, each with the measured figure and whether it holds.
+    func targets() -> [String] {
+        func mark(_ ok: Bool) -> String { ok ? "met" : "**not met**" }
+        var lines: [String] = []
+        for signature in BenchSignature.allCases {
+            guard let raw = result(.rawLibffi, signature) else { continue }
+            for kind in [PathKind.closure, .slot] {
+                guard let r = result(kind, signature) else { continue }
+                let time = r.nanoseconds / raw.nanoseconds
+                let instructions = (r.instructions ?? .nan) / (raw.instructions ?? .nan)
+                lines.append("- \(kind.rawValue) ≤ 1.15× raw libffi, \(signature.label): time \(time.formatted(2))×, "
+                    + "instructions \(instructions.formatted(2))× — \(mark(instructions.isFinite ? instructions <= 1.15 : time <= 1.15))")
+            }
+            if let slot = result(.slot, signature), let stable = result(.stable, signature), let stacked = result(.stacked, signature) {
+                let stableRatio = (stable.instructions ?? .nan) / (slot.instructions ?? .nan)
+                lines.append("- .stable ≤ 1.2× plain slot, \(signature.label): instructions \(stableRatio.formatted(2))×, time "
+                    + "\((stable.nanoseconds / slot.nanoseconds).formatted(2))× — \(mark(stableRatio.isFinite ? stableRatio <= 1.2 : stable.nanoseconds / slot.nanoseconds <= 1.2))")
+                let perLayer = (stacked.nanoseconds - stable.nanoseconds) / 4
+                lines.append("- each extra stack level or observer ≤ 5 ns, \(signature.label): \(perLayer.formatted(1)) ns "
+                    + "(2 levels + 2 observers over a .stable slot) — \(mark(perLayer <= 5))")
+            }
+            if let direct = result(.direct, signature), let closure = result(.closure, signature) {
+                lines.append("- stretch, within 3× a direct call, \(signature.label): \((closure.nanoseconds / direct.nanoseconds).formatted(1))× — "
+                    + "\(mark(closure.nanoseconds / direct.nanoseconds <= 3))")
+            }
+        }
+        let allocationFree = calls.filter { $0.kind != .handWritten && $0.kind != .direct && $0.kind != .rawLibffi }.allSatisfy { $0.allocationsPerCall == 0 }
+        lines.append("- zero heap allocations per call on every DelegateKit path — \(mark(allocationFree))")
+        if let closureThreads = threads.first(where: { $0.0 == .closure }) {
+            lines.append("- 2 threads ≥ 1.8× the throughput of 1 (CClosure): \(closureThreads.1.formatted(2))× — \(mark(closureThreads.1 >= 1.8))")
+        }
+        lines.append("- creating a closure ≤ 3× raw alloc + prep: \((costs.closureCreate / costs.rawCreate).formatted(1))× — \(mark(costs.closureCreate <= 3 * costs.rawCreate))")
+        lines.append("- ≤ 128 bytes per closure on top of libffi's: \((costs.closureBytes - costs.rawBytes).formatted(0)) — \(mark(costs.closureBytes - costs.rawBytes <= 128))")
+        if let ours = result(.closure, .i64)?.nanoseconds {
+            for (peer, timings) in peers.sorted(by: { $0.key < $1.key }) {
+                if let theirs = timings["i64"] {
+                    lines.append("- ≥ 10× faster than \(peer): \((theirs / ours).formatted(0))× — \(mark(theirs / ours >= 10))")
+                }
+            }
+        }
+        return lines
+    }
+
+    func json() throws -> Data {
+        let object: [String: Any] = [
+            "date": ISO8601DateFormatter().string(from: date),
+            "machine": machine,
+            "callsPerRound": callCount,
+            "rounds": rounds,
+            "calls": calls.map { result -> [String: Any] in
+                var entry: [String: Any] = [
+                    "signature": result.signature.label, "path": result.kind.rawValue,
+                    "nanosecondsPerCall": result.nanoseconds, "heapAllocationsPerCall": result.allocationsPerCall,
+                    "checksumMatches": result.checksumMatches,
+                ]
+                if let instructions = result.instructions { entry["instructionsPerCall"] = instructions }
+                return entry
+            },
+            "costs": [
+                "rawLibffiCreateFreeNanoseconds": costs.rawCreate, "closureCreateDestroyNanoseconds": costs.closureCreate,
+                "delegate16CreateImplementDestroyNanoseconds": costs.delegate16Create,
+                "implementRemoveNanoseconds": costs.implementRemove, "rawLibffiBytesPerClosure": costs.rawBytes,
+                "closureBytesPerClosure": costs.closureBytes,
+            ].mapValues { $0.isFinite ? $0 : -1 },
+            "twoThreadThroughputRatio": Dictionary(uniqueKeysWithValues: threads.map { ($0.0.rawValue, $0.1) }),
+            "pythonPeersNanosecondsPerCall": peers,
+            "notes": notes,
+        ]
+        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    }
+}

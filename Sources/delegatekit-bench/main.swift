@@ -1,0 +1,2 @@
+// `swift run -c release delegatekit-bench [--quick] [--no-callgrind] [--no-peers]`
+Benchmark.main(CommandLine.arguments)
