@@ -38,7 +38,8 @@ def block(n):
     next_v = ", ".join(types + ["Void"])
     comma_names = (", " + names) if names else ""
     comma_t = (", " + t) if t else ""
-    return f'''
+    fwd = "forwardAnyArity" if n == 0 else "forward"
+    return forward_function(n) + f'''
 // MARK: {n} argument{"" if n == 1 else "s"}
 
 extension CallThunk {{
@@ -64,7 +65,7 @@ extension OverrideThunk {{
         let signature = CSignature(try R.checkedCType(), [{checked}])
         let widening = signature.returnType.widening
         return OverrideThunk(signature: signature) {{ context, result, arguments in
-            storeResult(closure(Next(context){", " + args if args else ""}), to: result, widening)
+            storeResult(closure(Next(context, {fwd}){", " + args if args else ""}), to: result, widening)
         }}
     }}
 
@@ -72,7 +73,7 @@ extension OverrideThunk {{
     static func typed{g_v_decl}(_ closure: @escaping @Sendable (Next<{next_v}>{comma_t}) -> Void) throws -> OverrideThunk {{
         let signature = CSignature(.void, [{checked}])
         return OverrideThunk(signature: signature) {{ context, _, arguments in
-            closure(Next(context){", " + args if args else ""})
+            closure(Next(context, {fwd}){", " + args if args else ""})
         }}
     }}
 }}
@@ -156,12 +157,42 @@ extension DynamicDelegate {{
     public func observe{g_v_decl}(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable {fn_v}
     ) throws -> ObservationToken {{
-        try addObserver(method, timing, owner: owner, arguments: [{checked}], result: nil) {{ _, _, _, arguments in
+        try addObserver(method, timing, owner: owner, arguments: [{checked}], result: nil) {{ _, _, arguments in
             body({args})
         }}
     }}
 }}
 '''
+
+
+def forward_function(n):
+    """`Next`'s call for n arguments: the values and the pointer array libffi wants, on the stack."""
+    if n == 0:
+        return ""
+    generics = ", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])
+    params = ", ".join(f"_ a{i}: A{i}" for i in range(n))
+    body = "    var " + ", ".join(f"a{i} = a{i}" for i in range(n)) + "\n"
+    opening = "    return " + " ".join(f"withUnsafeMutablePointer(to: &a{i}) {{ p{i} in" for i in range(n)) + "\n"
+    pointer_type = "(" + ", ".join(["UnsafeMutableRawPointer?"] * n) + ")"
+    pointers = ", ".join(f"UnsafeMutableRawPointer(p{i})" for i in range(n))
+    tuple_value = pointers if n > 1 else pointers
+    inner = f"""        var pointers: {pointer_type} = ({tuple_value})
+        return withUnsafeMutablePointer(to: &pointers) {{ list in
+            list.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: {n}) {{ arguments in
+                withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 16), alignment: 16) {{ result in
+                    context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+                    return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
+                }}
+            }}
+        }}
+"""
+    closing = "    " + " ".join("}" for _ in range(n)) + "\n"
+    return f"""
+/// What lies below an override, called with {n} argument{"" if n == 1 else "s"}.
+@inlinable
+func forward<{generics}>(_ context: CallContext, {params}) -> R {{
+{body}{opening}{inner}{closing}}}
+"""
 
 
 def main():

@@ -125,7 +125,7 @@ enum ReturnWidening: Sendable {
     case zeroExtend8, zeroExtend16, zeroExtend32
 
     /// Rewrites the value already stored at `result` as a full 64-bit register value.
-    @inlinable
+    @inlinable @inline(__always)
     func apply(to result: UnsafeMutableRawPointer) {
         switch self {
         case .none: break

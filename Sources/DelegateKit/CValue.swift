@@ -89,7 +89,7 @@ extension Optional: CValue where Wrapped: CPointerValue {
 }
 
 /// Reads the next argument from libffi's argument array and moves past it.
-@inlinable
+@inlinable @inline(__always)
 func nextArgument<T: CValue>(_ cursor: inout UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T {
     defer { cursor += 1 }
     // libffi's argument copies are not promised to be aligned for every type (structs on the stack).
@@ -97,14 +97,14 @@ func nextArgument<T: CValue>(_ cursor: inout UnsafeMutablePointer<UnsafeMutableR
 }
 
 /// Writes a closure's result where libffi expects it, widened to a register when narrower.
-@inlinable
+@inlinable @inline(__always)
 func storeResult<T: CValue>(_ value: T, to result: UnsafeMutableRawPointer, _ widening: ReturnWidening) {
     result.storeBytes(of: value, as: T.self)
     widening.apply(to: result)
 }
 
 /// The argument at `index` of libffi's argument array, as a `T`.
-@inlinable
+@inlinable @inline(__always)
 func argument<T: CValue>(_ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ index: Int) -> T {
     UnsafeRawPointer(arguments[index].unsafelyUnwrapped).loadUnaligned(as: T.self)
 }

@@ -29,7 +29,7 @@ extension OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [])
         let widening = signature.returnType.widening
         return OverrideThunk(signature: signature) { context, result, arguments in
-            storeResult(closure(Next(context)), to: result, widening)
+            storeResult(closure(Next(context, forwardAnyArity)), to: result, widening)
         }
     }
 
@@ -37,7 +37,7 @@ extension OverrideThunk {
     static func typed(_ closure: @escaping @Sendable (Next<Void>) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [])
         return OverrideThunk(signature: signature) { context, _, arguments in
-            closure(Next(context))
+            closure(Next(context, forwardAnyArity))
         }
     }
 }
@@ -121,8 +121,25 @@ extension DynamicDelegate {
     public func observe(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable () -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [], result: nil) { _, _, _, arguments in
+        try addObserver(method, timing, owner: owner, arguments: [], result: nil) { _, _, arguments in
             body()
+        }
+    }
+}
+
+/// What lies below an override, called with 1 argument.
+@inlinable
+func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
+    var a0 = a0
+    return withUnsafeMutablePointer(to: &a0) { p0 in
+        var pointers: (UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0))
+        return withUnsafeMutablePointer(to: &pointers) { list in
+            list.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 1) { arguments in
+                withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 16), alignment: 16) { result in
+                    context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+                    return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
+                }
+            }
         }
     }
 }
@@ -152,7 +169,7 @@ extension OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType()])
         let widening = signature.returnType.widening
         return OverrideThunk(signature: signature) { context, result, arguments in
-            storeResult(closure(Next(context), argument(arguments, 0)), to: result, widening)
+            storeResult(closure(Next(context, forward), argument(arguments, 0)), to: result, widening)
         }
     }
 
@@ -160,7 +177,7 @@ extension OverrideThunk {
     static func typed<A0: CValue>(_ closure: @escaping @Sendable (Next<A0, Void>, A0) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType()])
         return OverrideThunk(signature: signature) { context, _, arguments in
-            closure(Next(context), argument(arguments, 0))
+            closure(Next(context, forward), argument(arguments, 0))
         }
     }
 }
@@ -244,10 +261,27 @@ extension DynamicDelegate {
     public func observe<A0: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType()], result: nil) { _, _, _, arguments in
+        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0))
         }
     }
+}
+
+/// What lies below an override, called with 2 arguments.
+@inlinable
+func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1) -> R {
+    var a0 = a0, a1 = a1
+    return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in
+        var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1))
+        return withUnsafeMutablePointer(to: &pointers) { list in
+            list.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 2) { arguments in
+                withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 16), alignment: 16) { result in
+                    context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+                    return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
+                }
+            }
+        }
+    } }
 }
 
 // MARK: 2 arguments
@@ -275,7 +309,7 @@ extension OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType()])
         let widening = signature.returnType.widening
         return OverrideThunk(signature: signature) { context, result, arguments in
-            storeResult(closure(Next(context), argument(arguments, 0), argument(arguments, 1)), to: result, widening)
+            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
 
@@ -283,7 +317,7 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, Void>, A0, A1) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType()])
         return OverrideThunk(signature: signature) { context, _, arguments in
-            closure(Next(context), argument(arguments, 0), argument(arguments, 1))
+            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1))
         }
     }
 }
@@ -367,10 +401,27 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType()], result: nil) { _, _, _, arguments in
+        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1))
         }
     }
+}
+
+/// What lies below an override, called with 3 arguments.
+@inlinable
+func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2) -> R {
+    var a0 = a0, a1 = a1, a2 = a2
+    return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in
+        var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2))
+        return withUnsafeMutablePointer(to: &pointers) { list in
+            list.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 3) { arguments in
+                withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 16), alignment: 16) { result in
+                    context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+                    return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
+                }
+            }
+        }
+    } } }
 }
 
 // MARK: 3 arguments
@@ -398,7 +449,7 @@ extension OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType()])
         let widening = signature.returnType.widening
         return OverrideThunk(signature: signature) { context, result, arguments in
-            storeResult(closure(Next(context), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, widening)
+            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, widening)
         }
     }
 
@@ -406,7 +457,7 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue, A2: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, Void>, A0, A1, A2) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType()])
         return OverrideThunk(signature: signature) { context, _, arguments in
-            closure(Next(context), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
+            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
 }
@@ -490,10 +541,27 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue, A2: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType()], result: nil) { _, _, _, arguments in
+        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
+}
+
+/// What lies below an override, called with 4 arguments.
+@inlinable
+func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) -> R {
+    var a0 = a0, a1 = a1, a2 = a2, a3 = a3
+    return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in
+        var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3))
+        return withUnsafeMutablePointer(to: &pointers) { list in
+            list.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 4) { arguments in
+                withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 16), alignment: 16) { result in
+                    context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+                    return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
+                }
+            }
+        }
+    } } } }
 }
 
 // MARK: 4 arguments
@@ -521,7 +589,7 @@ extension OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()])
         let widening = signature.returnType.widening
         return OverrideThunk(signature: signature) { context, result, arguments in
-            storeResult(closure(Next(context), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, widening)
+            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, widening)
         }
     }
 
@@ -529,7 +597,7 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, A3, Void>, A0, A1, A2, A3) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()])
         return OverrideThunk(signature: signature) { context, _, arguments in
-            closure(Next(context), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
+            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
 }
@@ -613,10 +681,27 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()], result: nil) { _, _, _, arguments in
+        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
+}
+
+/// What lies below an override, called with 5 arguments.
+@inlinable
+func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) -> R {
+    var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4
+    return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in
+        var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3), UnsafeMutableRawPointer(p4))
+        return withUnsafeMutablePointer(to: &pointers) { list in
+            list.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 5) { arguments in
+                withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 16), alignment: 16) { result in
+                    context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+                    return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
+                }
+            }
+        }
+    } } } } }
 }
 
 // MARK: 5 arguments
@@ -644,7 +729,7 @@ extension OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType()])
         let widening = signature.returnType.widening
         return OverrideThunk(signature: signature) { context, result, arguments in
-            storeResult(closure(Next(context), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, widening)
+            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, widening)
         }
     }
 
@@ -652,7 +737,7 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, A3, A4, Void>, A0, A1, A2, A3, A4) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType()])
         return OverrideThunk(signature: signature) { context, _, arguments in
-            closure(Next(context), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
+            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
 }
@@ -736,10 +821,27 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType()], result: nil) { _, _, _, arguments in
+        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
+}
+
+/// What lies below an override, called with 6 arguments.
+@inlinable
+func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) -> R {
+    var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4, a5 = a5
+    return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in withUnsafeMutablePointer(to: &a5) { p5 in
+        var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3), UnsafeMutableRawPointer(p4), UnsafeMutableRawPointer(p5))
+        return withUnsafeMutablePointer(to: &pointers) { list in
+            list.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 6) { arguments in
+                withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 16), alignment: 16) { result in
+                    context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+                    return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
+                }
+            }
+        }
+    } } } } } }
 }
 
 // MARK: 6 arguments
@@ -767,7 +869,7 @@ extension OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()])
         let widening = signature.returnType.widening
         return OverrideThunk(signature: signature) { context, result, arguments in
-            storeResult(closure(Next(context), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, widening)
+            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, widening)
         }
     }
 
@@ -775,7 +877,7 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, Void>, A0, A1, A2, A3, A4, A5) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()])
         return OverrideThunk(signature: signature) { context, _, arguments in
-            closure(Next(context), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
+            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }
 }
@@ -859,7 +961,7 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()], result: nil) { _, _, _, arguments in
+        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }

@@ -71,7 +71,7 @@ final class OverrideThunk: Sendable {
         let widening = signature.returnType.widening
         return OverrideThunk(signature: signature) { context, result, arguments in
             var cursor = arguments
-            let next = Next<repeat each A, R>(context)
+            let next = Next<repeat each A, R>(context, forwardAnyArity)
             storeResult(closure(next, repeat nextArgument(&cursor) as each A), to: result, widening)
         }
     }
@@ -84,7 +84,7 @@ final class OverrideThunk: Sendable {
         let signature = try CSignature.of(CVoid.self, repeat (each A).self)
         return OverrideThunk(signature: signature) { context, _, arguments in
             var cursor = arguments
-            closure(Next<repeat each A, Void>(context), repeat nextArgument(&cursor) as each A)
+            closure(Next<repeat each A, Void>(context, forwardAnyArity), repeat nextArgument(&cursor) as each A)
         }
     }
 }

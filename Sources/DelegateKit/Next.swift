@@ -14,9 +14,14 @@
 /// ```
 public struct Next<each A: CValue, R> {
     @usableFromInline let context: CallContext
+    /// Lays the arguments out for libffi and runs what lies below; made once per override, for its arity.
+    @usableFromInline let forward: (CallContext, repeat each A) -> R
 
     @inlinable
-    init(_ context: CallContext) { self.context = context }
+    init(_ context: CallContext, _ forward: @escaping (CallContext, repeat each A) -> R) {
+        self.context = context
+        self.forward = forward
+    }
 
     /// Whether anything lies below: an implementation, the original, or a forwarding target that
     /// implements the method. When false, calling returns the default value.
@@ -25,29 +30,22 @@ public struct Next<each A: CValue, R> {
     /// Removes the implementation that received this `Next` (REKit's `removeCurrentBlock`). It finishes
     /// the call it is running; later calls no longer reach it, and its code is freed only later.
     public func removeCurrentImplementation() { context.removeCurrentImplementation() }
-}
 
-extension Next where R: CValue {
     /// Calls what lies below with these arguments and returns its result.
     @inlinable
     public func callAsFunction(_ argument: repeat each A) -> R {
-        withArgumentArray(repeat each argument) { arguments in
-            withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 8), alignment: 16) { result in
-                context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
-                return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
-            }
-        }
+        forward(context, repeat each argument)
     }
 }
 
-extension Next where R == Void {
-    /// Calls what lies below with these arguments.
-    @inlinable
-    public func callAsFunction(_ argument: repeat each A) {
-        withArgumentArray(repeat each argument) { arguments in
-            withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { result in
-                context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
-            }
+/// What lies below, called with arguments of any count: the general form of the generated
+/// fixed-arity forwards.
+@inlinable
+func forwardAnyArity<each A: CValue, R>(_ context: CallContext, _ argument: repeat each A) -> R {
+    withArgumentArray(repeat each argument) { arguments in
+        withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<R>.size, 16), alignment: 16) { result in
+            context.invoke(result.baseAddress.unsafelyUnwrapped, arguments)
+            return UnsafeRawPointer(result.baseAddress.unsafelyUnwrapped).loadUnaligned(as: R.self)
         }
     }
 }
@@ -86,12 +84,13 @@ func withArgumentArray<each A: CValue, T>(
 /// Where a running override sits: which plan of its slot, and at which level.
 @usableFromInline
 struct CallContext {
-    // Unowned: a context lives only during a call, while the slot keeps plan and implementation alive.
-    unowned(unsafe) let plan: SlotPlan
+    // Unmanaged: a context lives only during a call, while the slot keeps plan and implementation alive,
+    // and a call must not count references.
+    let plan: Unmanaged<SlotPlan>
     let level: Int
-    unowned(unsafe) let implementation: Implementation
+    let implementation: Unmanaged<Implementation>
 
-    init(plan: SlotPlan, level: Int, implementation: Implementation) {
+    init(plan: Unmanaged<SlotPlan>, level: Int, implementation: Unmanaged<Implementation>) {
         self.plan = plan
         self.level = level
         self.implementation = implementation
@@ -99,10 +98,12 @@ struct CallContext {
 
     @usableFromInline
     func invoke(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
-        plan.invoke(from: level, result, arguments)
+        plan._withUnsafeGuaranteedRef { $0.invoke(from: level, result, arguments) }
     }
 
-    var isAvailable: Bool { plan.isAvailable(from: level) }
+    var isAvailable: Bool { plan._withUnsafeGuaranteedRef { $0.isAvailable(from: level) } }
 
-    func removeCurrentImplementation() { plan.owner.remove(implementation, slot: plan.slot) }
+    func removeCurrentImplementation() {
+        plan._withUnsafeGuaranteedRef { $0.owner.remove(implementation.takeUnretainedValue(), slot: $0.slot) }
+    }
 }

@@ -30,8 +30,7 @@ public final class ObservationToken: Sendable {
 final class Observer: @unchecked Sendable {  // Weak references load safely from any thread; the rest is immutable or atomic.
     @usableFromInline
     typealias Body = @Sendable (
-        _ method: String, _ signature: CSignature, _ result: UnsafeMutableRawPointer?,
-        _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+        _ plan: SlotPlan, _ result: UnsafeMutableRawPointer?, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> Void
 
     let timing: ObservationTiming
@@ -51,15 +50,12 @@ final class Observer: @unchecked Sendable {  // Weak references load safely from
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    func notify(
-        method: String, signature: CSignature, result: UnsafeMutableRawPointer?,
-        _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    ) {
+    func notify(_ plan: SlotPlan, result: UnsafeMutableRawPointer?, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         guard !isCancelled else { return }
-        guard tiedToOwner else { return body(method, signature, result, arguments) }
+        guard tiedToOwner else { return body(plan, result, arguments) }
         // Holding the owner for the call keeps it from dying halfway; a dead owner ends the observation.
         guard let owner else { return cancel() }
-        withExtendedLifetime(owner) { body(method, signature, result, arguments) }
+        withExtendedLifetime(owner) { body(plan, result, arguments) }
     }
 
     func cancel() {
@@ -82,7 +78,7 @@ extension DynamicDelegate {
         _ body: @escaping @Sendable (repeat each A) -> Void
     ) throws -> ObservationToken {
         let arguments = try CSignature.of(CVoid.self, repeat (each A).self).argumentTypes
-        return try addObserver(method, timing, owner: owner, arguments: arguments, result: nil) { _, _, _, pointers in
+        return try addObserver(method, timing, owner: owner, arguments: arguments, result: nil) { _, _, pointers in
             var cursor = pointers
             body(repeat nextArgument(&cursor) as each A)
         }
@@ -95,7 +91,7 @@ extension DynamicDelegate {
     ) throws -> ObservationToken {
         let signature = try CSignature.of(R.self, repeat (each A).self)
         return try addObserver(method, .after, owner: owner, arguments: signature.argumentTypes, result: signature.returnType) {
-            _, _, result, pointers in
+            _, result, pointers in
             var cursor = pointers
             body(UnsafeRawPointer(result.unsafelyUnwrapped).loadUnaligned(as: R.self), repeat nextArgument(&cursor) as each A)
         }
@@ -106,8 +102,8 @@ extension DynamicDelegate {
     public func observeAll(
         _ timing: ObservationTiming = .after, owner: AnyObject? = nil, _ body: @escaping @Sendable (ObservedCall) -> Void
     ) -> ObservationToken {
-        let observer = Observer(timing: timing, owner: owner, delegate: self) { method, signature, result, arguments in
-            body(ObservedCall(method: method, signature: signature, result: result, arguments: arguments))
+        let observer = Observer(timing: timing, owner: owner, delegate: self) { plan, result, arguments in
+            body(ObservedCall(method: plan.methodName, signature: plan.prepared.signature, result: result, arguments: arguments))
         }
         for index in descriptor.methods.indices {
             do {

@@ -4,11 +4,24 @@ import Synchronization
 /// An immutable picture of one slot for calls to run against: the stack top first, the observers, the
 /// original function and where to forward. Every change builds a new plan and publishes it with one
 /// atomic store; a call reads the plan once and needs no lock.
+///
+/// A call must also cost no reference counting, so the plan keeps its objects alive in ordinary arrays
+/// but walks unmanaged copies of them, laid out once when the plan is built.
 @usableFromInline
-final class SlotPlan: @unchecked Sendable {  // Immutable after init.
+final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffers are freed in deinit.
+    /// One implementation as a call sees it.
+    struct Step {
+        let thunk: UnsafeMutableRawPointer  // Unmanaged CallThunk or OverrideThunk
+        let implementation: Unmanaged<Implementation>
+        let isOverride: Bool
+        let once: Bool
+    }
+
     let levels: [Implementation]
-    let before: [Observer]
-    let after: [Observer]
+    private let observers: [Observer]
+    private let steps: UnsafeMutableBufferPointer<Step>
+    private let before: UnsafeMutableBufferPointer<Unmanaged<Observer>>
+    private let after: UnsafeMutableBufferPointer<Unmanaged<Observer>>
     let original: UnsafeRawPointer?
     let forward: ForwardRoute?
     let prepared: FFISignature
@@ -26,36 +39,56 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init.
         self.methodName = methodName
         self.prepared = prepared
         self.levels = levels
-        self.before = before
-        self.after = after
+        self.observers = before + after
         self.original = original
         self.forward = forward
+        steps = .allocate(capacity: levels.count)
+        _ = steps.initialize(from: levels.map { implementation in
+            switch implementation.body {
+            case .plain(let thunk):
+                return Step(thunk: Unmanaged.passUnretained(thunk).toOpaque(), implementation: .passUnretained(implementation),
+                            isOverride: false, once: implementation.once)
+            case .override(let thunk):
+                return Step(thunk: Unmanaged.passUnretained(thunk).toOpaque(), implementation: .passUnretained(implementation),
+                            isOverride: true, once: implementation.once)
+            }
+        })
+        self.before = .allocate(capacity: before.count)
+        _ = self.before.initialize(from: before.map { Unmanaged.passUnretained($0) })
+        self.after = .allocate(capacity: after.count)
+        _ = self.after.initialize(from: after.map { Unmanaged.passUnretained($0) })
+    }
+
+    deinit {
+        steps.deallocate()
+        before.deallocate()
+        after.deallocate()
     }
 
     /// A whole call of the slot: observers before, the stack, observers after.
     func run(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
-        for observer in before { observer.notify(method: methodName, signature: prepared.signature, result: nil, arguments) }
+        for observer in before { observer._withUnsafeGuaranteedRef { $0.notify(self, result: nil, arguments) } }
         invoke(from: 0, result, arguments)
-        for observer in after { observer.notify(method: methodName, signature: prepared.signature, result: result, arguments) }
+        for observer in after { observer._withUnsafeGuaranteedRef { $0.notify(self, result: result, arguments) } }
     }
 
     /// Runs the first implementation at or below `level` that may run; past the stack, the original, the
     /// forwarding target, or the default value.
     func invoke(from level: Int, _ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         var index = level
-        while index < levels.count {
-            let implementation = levels[index]
-            guard implementation.claim() else {
+        while index < steps.count {
+            let step = steps[index]
+            if step.once, !step.implementation._withUnsafeGuaranteedRef({ $0.claim() }) {
                 index += 1
                 continue
             }
-            switch implementation.body {
-            case .plain(let thunk):
-                thunk.body(result, arguments)
-            case .override(let thunk):
-                thunk.body(CallContext(plan: self, level: index + 1, implementation: implementation), result, arguments)
+            if step.isOverride {
+                let context = CallContext(plan: Unmanaged.passUnretained(self), level: index + 1, implementation: step.implementation)
+                Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(context, result, arguments) }
+            } else {
+                Unmanaged<CallThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
             }
-            if implementation.once { owner.remove(implementation, slot: slot) }
+            if step.once { owner.remove(step.implementation.takeUnretainedValue(), slot: slot) }
             return
         }
         if let original {
