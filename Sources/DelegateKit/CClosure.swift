@@ -25,24 +25,28 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// The C-callable code: pass it wherever C wants a function pointer of ``signature``.
     public let address: UnsafeRawPointer
 
-    @usableFromInline let thunk: CallThunk
+    /// What libffi's user data points to (unretained): the thunk, or a slot's plan cell.
+    private let target: AnyObject
     private let closure: UnsafeMutableRawPointer
     // Keeps the cif alive; the cache already does, but the closure should not depend on that.
     let prepared: FFISignature
 
     @usableFromInline
-    init(thunk: CallThunk) throws {
-        let prepared = try FFISignature.prepared(thunk.signature)
+    convenience init(thunk: CallThunk) throws {
+        try self.init(signature: thunk.signature, handler: CallThunk.entry, target: thunk)
+    }
+
+    /// A closure whose calls go to `handler` with `target` as user data; the closure keeps `target` alive.
+    init(signature: CSignature, handler: cffi_closure_handler, target: AnyObject) throws {
+        let prepared = try FFISignature.prepared(signature)
         var code: UnsafeMutableRawPointer?
-        let userData = Unmanaged.passUnretained(thunk).toOpaque()
-        guard let closure = cffi_closure_create(prepared.cif, CallThunk.entry, userData, &code),
-            let code
-        else {
-            throw DelegateError.closureAllocationFailed(thunk.signature)
+        let userData = Unmanaged.passUnretained(target).toOpaque()
+        guard let closure = cffi_closure_create(prepared.cif, handler, userData, &code), let code else {
+            throw DelegateError.closureAllocationFailed(signature)
         }
-        self.signature = thunk.signature
+        self.signature = signature
         self.address = UnsafeRawPointer(code)
-        self.thunk = thunk
+        self.target = target
         self.closure = closure
         self.prepared = prepared
     }

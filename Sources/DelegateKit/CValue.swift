@@ -100,7 +100,8 @@ func nextArgument<T: CValue>(_ cursor: inout UnsafeMutablePointer<UnsafeMutableR
 @inlinable @inline(__always)
 func storeResult<T: CValue>(_ value: T, to result: UnsafeMutableRawPointer, _ widening: ReturnWidening) {
     result.storeBytes(of: value, as: T.self)
-    widening.apply(to: result)
+    // Only types narrower than a register can need widening; for the rest the check folds away.
+    if MemoryLayout<T>.size < MemoryLayout<UInt64>.size { widening.apply(to: result) }
 }
 
 /// The argument at `index` of libffi's argument array, as a `T`.

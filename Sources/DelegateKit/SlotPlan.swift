@@ -19,6 +19,9 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
 
     let levels: [Implementation]
     private let observers: [Observer]
+    /// The one closure a call runs when that is all it needs (a plain top, no observers): the common case
+    /// of a `.stable` slot, called without walking the plan.
+    private let only: UnsafeMutableRawPointer?
     private let steps: UnsafeMutableBufferPointer<Step>
     private let before: UnsafeMutableBufferPointer<Unmanaged<Observer>>
     private let after: UnsafeMutableBufferPointer<Unmanaged<Observer>>
@@ -57,6 +60,11 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
         _ = self.before.initialize(from: before.map { Unmanaged.passUnretained($0) })
         self.after = .allocate(capacity: after.count)
         _ = self.after.initialize(from: after.map { Unmanaged.passUnretained($0) })
+        if before.isEmpty, after.isEmpty, let top = steps.first, !top.isOverride, !top.once {
+            only = top.thunk
+        } else {
+            only = nil
+        }
     }
 
     deinit {
@@ -67,6 +75,9 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
 
     /// A whole call of the slot: observers before, the stack, observers after.
     func run(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        if let only {
+            return Unmanaged<CallThunk>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
+        }
         for observer in before { observer._withUnsafeGuaranteedRef { $0.notify(self, result: nil, arguments) } }
         invoke(from: 0, result, arguments)
         for observer in after { observer._withUnsafeGuaranteedRef { $0.notify(self, result: result, arguments) } }
@@ -121,11 +132,18 @@ struct ForwardRoute: @unchecked Sendable {  // The table it points into is kept 
 final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift does not mark it Sendable for pointer values.
     let plan = Atomic<UnsafeRawPointer?>(nil)
 
-    /// The dispatcher: the C function a slot holds whenever a call needs more than one closure.
+    /// The dispatcher: the C function a slot holds whenever a call needs more than one closure. libffi
+    /// hands it the cell directly, so a dispatched call adds one atomic load and no closure call.
     static func dispatcher(for cell: PlanCell, signature: CSignature) throws -> CClosure {
-        try CClosure(thunk: CallThunk(signature: signature) { result, arguments in
+        try CClosure(signature: signature, handler: entry, target: cell)
+    }
+
+    private static let entry: cffi_closure_handler = { _, result, arguments, userData in
+        Unmanaged<PlanCell>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
             let plan = cell.plan.load(ordering: .acquiring).unsafelyUnwrapped
-            Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { $0.run(result, arguments) }
-        })
+            Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef {
+                $0.run(result.unsafelyUnwrapped, arguments ?? noArguments)
+            }
+        }
     }
 }

@@ -1,7 +1,8 @@
 import BenchmarkSupport
 import DelegateKit
 
-// The same computation as the C reference functions, written once per signature as Swift closures.
+// The same computation as the C reference functions, written once per signature as Swift closures and
+// handed as they are to every Swift path (the hand-written thunk's box holds the same closures).
 let addI64: @Sendable (Int64, Int64) -> Int64 = { a, b in a &+ b }
 let addF64: @Sendable (Double, Double) -> Double = { a, b in a + b }
 let mixed6: @Sendable (UnsafeMutableRawPointer?, Int32, Int64, Double, Float, UnsafeMutableRawPointer?) -> Int32 = { p, a, b, c, d, q in
@@ -12,26 +13,20 @@ let rotateS32: @Sendable (bench_s32) -> bench_s32 = { s in bench_s32(a: s.b, b: 
 /// A `CClosure` of each signature, made through the typed API a user writes.
 func makeClosure(_ signature: BenchSignature) throws -> CClosure {
     switch signature {
-    case .i64: return try CClosure { (a: Int64, b: Int64) -> Int64 in addI64(a, b) }
-    case .f64: return try CClosure { (a: Double, b: Double) -> Double in addF64(a, b) }
-    case .mixed6:
-        return try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int64, c: Double, d: Float, q: UnsafeMutableRawPointer?) -> Int32 in
-            mixed6(p, a, b, c, d, q)
-        }
-    case .s32: return try CClosure { (s: bench_s32) -> bench_s32 in rotateS32(s) }
+    case .i64: return try CClosure(addI64)
+    case .f64: return try CClosure(addF64)
+    case .mixed6: return try CClosure(mixed6)
+    case .s32: return try CClosure(rotateS32)
     }
 }
 
 /// Implements the delegate's one method "f" with the signature's closure.
 func implement(_ delegate: DynamicDelegate, _ signature: BenchSignature, key: String? = nil) throws {
     switch signature {
-    case .i64: try delegate.implement("f", key: key) { (a: Int64, b: Int64) -> Int64 in addI64(a, b) }
-    case .f64: try delegate.implement("f", key: key) { (a: Double, b: Double) -> Double in addF64(a, b) }
-    case .mixed6:
-        try delegate.implement("f", key: key) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int64, c: Double, d: Float, q: UnsafeMutableRawPointer?) -> Int32 in
-            mixed6(p, a, b, c, d, q)
-        }
-    case .s32: try delegate.implement("f", key: key) { (s: bench_s32) -> bench_s32 in rotateS32(s) }
+    case .i64: try delegate.implement("f", key: key, addI64)
+    case .f64: try delegate.implement("f", key: key, addF64)
+    case .mixed6: try delegate.implement("f", key: key, mixed6)
+    case .s32: try delegate.implement("f", key: key, rotateS32)
     }
 }
 
