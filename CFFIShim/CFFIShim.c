@@ -32,6 +32,8 @@ void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user
 
 void cffi_closure_free(void *closure) { ffi_closure_free(closure); }
 
+void cffi_closure_set_user_data(void *closure, void *user_data) { ((ffi_closure *)closure)->user_data = user_data; }
+
 void cffi_call(ffi_cif *cif, const void *function, void *result, void **arguments) {
     ffi_call(cif, FFI_FN(function), result, arguments);
 }

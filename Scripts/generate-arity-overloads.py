@@ -39,23 +39,32 @@ def block(n):
     comma_names = (", " + names) if names else ""
     comma_t = (", " + t) if t else ""
     fwd = "forwardAnyArity" if n == 0 else "forward"
+    prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
+    key = "returnType.scalarCode"
+    for i in range(n):
+        key = f"a{i}.appendingKey({key})"
+    arg_list = ", ".join(f"a{i}" for i in range(n))
+    prepare_lines.append(f"        let prepared = try FFISignature.prepared(key: {key}) {{ CSignature(returnType, [{arg_list}]) }}")
+    prepare = "\n".join(prepare_lines)
     return forward_function(n) + f'''
 // MARK: {n} argument{"" if n == 1 else "s"}
 
 extension CallThunk {{
     @inlinable
     static func typed<{g_r}>(_ closure: @escaping @Sendable {fn_r}) throws -> CallThunk {{
-        let signature = CSignature(try R.checkedCType(), [{checked}])
-        let widening = signature.returnType.widening
-        return CallThunk(signature: signature) {{ result, arguments in
+        let returnType = try R.checkedCType()
+{prepare}
+        let widening = returnType.widening
+        return CallThunk(prepared: prepared) {{ result, arguments in
             storeResult(closure({args}), to: result, widening)
         }}
     }}
 
     @inlinable
     static func typed{g_v_decl}(_ closure: @escaping @Sendable {fn_v}) throws -> CallThunk {{
-        let signature = CSignature(.void, [{checked}])
-        return CallThunk(signature: signature) {{ _, arguments in closure({args}) }}
+        let returnType = CType.void
+{prepare}
+        return CallThunk(prepared: prepared) {{ _, arguments in closure({args}) }}
     }}
 }}
 

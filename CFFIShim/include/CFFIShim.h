@@ -29,6 +29,8 @@ int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_t
    *code, or returns NULL (nothing allocated) when the system refuses executable memory or prep fails. */
 void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user_data, void **code);
 void cffi_closure_free(void *closure);
+/* Sets the user data a prepared closure passes to its handler (before C can call it). */
+void cffi_closure_set_user_data(void *closure, void *user_data);
 
 /* Calls `function` as described by `cif`. Integer results narrower than a register are written as a
    full ffi_arg, as libffi requires. */

@@ -96,7 +96,7 @@ enum OneShot {
 
         let entry = Entry()
         let resultBytes = thunk.signature.returnType.widening == .none ? thunk.signature.returnType.size : 8
-        let closure = try CClosure(thunk: CallThunk(signature: thunk.signature) { [entry] result, arguments in
+        let closure = try CClosure(thunk: CallThunk(prepared: thunk.prepared) { [entry] result, arguments in
             guard !entry.fired.exchange(true, ordering: .acquiringAndReleasing) else {
                 result.initializeMemory(as: UInt8.self, repeating: 0, count: resultBytes)
                 return

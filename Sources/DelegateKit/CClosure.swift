@@ -20,35 +20,46 @@ import CFFIShim
 /// C may call the pointer from any thread, any number of times at once, so the closure is `@Sendable`:
 /// the compiler checks what it captures. A call takes no lock and allocates nothing.
 public final class CClosure: @unchecked Sendable {  // Immutable; the libffi closure is only freed in deinit.
-    /// The C signature of ``address``.
-    public let signature: CSignature
     /// The C-callable code: pass it wherever C wants a function pointer of ``signature``.
     public let address: UnsafeRawPointer
-
-    /// What libffi's user data points to (unretained): the thunk, or a slot's plan cell.
-    private let target: AnyObject
+    /// What a call runs; libffi's user data is this object itself.
+    let body: CallThunk.Body
     private let closure: UnsafeMutableRawPointer
-    // Keeps the cif alive; the cache already does, but the closure should not depend on that.
+    /// The prepared signature (kept alive by the cache too, but the closure should not depend on that).
     let prepared: FFISignature
+    /// For a slot dispatcher: the plan cell its handler reads, kept alive here.
+    private let target: AnyObject?
+
+    /// The C signature of ``address``.
+    public var signature: CSignature { prepared.signature }
 
     @usableFromInline
     convenience init(thunk: CallThunk) throws {
-        try self.init(signature: thunk.signature, handler: CallThunk.entry, target: thunk)
+        try self.init(prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil)
     }
 
-    /// A closure whose calls go to `handler` with `target` as user data; the closure keeps `target` alive.
-    init(signature: CSignature, handler: cffi_closure_handler, target: AnyObject) throws {
-        let prepared = try FFISignature.prepared(signature)
-        var code: UnsafeMutableRawPointer?
-        let userData = Unmanaged.passUnretained(target).toOpaque()
-        guard let closure = cffi_closure_create(prepared.cif, handler, userData, &code), let code else {
-            throw DelegateError.closureAllocationFailed(signature)
-        }
-        self.signature = signature
-        self.address = UnsafeRawPointer(code)
-        self.target = target
-        self.closure = closure
+    /// A closure whose calls go to `handler` with `target` (or, without one, this closure) as user data.
+    init(prepared: FFISignature, body: @escaping CallThunk.Body, handler: cffi_closure_handler, target: AnyObject?) throws {
         self.prepared = prepared
+        self.body = body
+        self.target = target
+        var code: UnsafeMutableRawPointer?
+        // The user data is set once the object exists; libffi reads it only when C calls.
+        guard let closure = cffi_closure_create(prepared.cif, handler, nil, &code), let code else {
+            throw DelegateError.closureAllocationFailed(prepared.signature)
+        }
+        self.closure = closure
+        self.address = UnsafeRawPointer(code)
+        cffi_closure_set_user_data(closure, Unmanaged.passUnretained(target ?? self).toOpaque())
+    }
+
+    /// The one function libffi calls for every DelegateKit closure but slot dispatchers.
+    static let entry: cffi_closure_handler = { _, result, arguments, userData in
+        // libffi passes a valid result buffer always, and an argument array that is only empty when
+        // the signature has no arguments; neither is read beyond what the signature says.
+        Unmanaged<CClosure>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            $0.body(result.unsafelyUnwrapped, arguments ?? noArguments)
+        }
     }
 
     /// A C function pointer whose signature comes from the closure's Swift types.

@@ -38,28 +38,28 @@ public enum CType: Hashable, Sendable {
     case structure([CType])
 
     /// The size in bytes, as C's `sizeof` gives it on this platform.
-    public var size: Int {
-        switch self {
-        case .void: return 0
-        case .bool, .int8, .uint8: return 1
-        case .int16, .uint16: return 2
-        case .int32, .uint32, .float: return 4
-        case .int64, .uint64, .size, .double: return 8
-        case .pointer: return MemoryLayout<UnsafeRawPointer>.size
-        case .longDouble: return CType.longDoubleLayout.size
-        case .structure(let members):
-            let layout = CType.structureLayout(members)
-            return layout.size
-        }
-    }
+    @inlinable
+    public var size: Int { layout.size }
 
     /// The alignment in bytes, as C's `_Alignof` gives it on this platform.
-    public var alignment: Int {
+    @inlinable
+    public var alignment: Int { layout.alignment }
+
+    /// Size and alignment together. Inlinable so that for a known scalar both are compile-time constants.
+    @inlinable
+    var layout: (size: Int, alignment: Int) {
         switch self {
-        case .void: return 1
-        case .longDouble: return CType.longDoubleLayout.alignment
-        case .structure(let members): return CType.structureLayout(members).alignment
-        default: return size
+        case .void: return (0, 1)
+        case .bool, .int8, .uint8: return (1, 1)
+        case .int16, .uint16: return (2, 2)
+        case .int32, .uint32, .float: return (4, 4)
+        case .int64, .uint64, .size, .double: return (8, 8)
+        case .pointer: return (MemoryLayout<UnsafeRawPointer>.size, MemoryLayout<UnsafeRawPointer>.alignment)
+        // long double is the 80-bit x87 format padded to 16 bytes on x86_64, and IEEE quad on arm64 Linux.
+        case .longDouble: return (16, 16)
+        case .structure(let members):
+            let layout = CType.structureLayout(members)
+            return (layout.size, layout.alignment)
         }
     }
 
@@ -82,6 +82,36 @@ public enum CType: Hashable, Sendable {
         }
     }
 
+    /// A signature key with this type appended: four bits per scalar type, nil once a structure (or
+    /// too many types) makes the signature one to look up the slow way.
+    @inlinable
+    func appendingKey(_ key: UInt64?) -> UInt64? {
+        guard let key, key >> 60 == 0, let code = scalarCode else { return nil }
+        return key << 4 | code
+    }
+
+    @usableFromInline
+    var scalarCode: UInt64? {
+        switch self {
+        case .void: return 1
+        case .bool: return 2
+        case .int8: return 3
+        case .uint8: return 4
+        case .int16: return 5
+        case .uint16: return 6
+        case .int32: return 7
+        case .uint32: return 8
+        case .int64: return 9
+        case .uint64: return 10
+        case .size: return 11
+        case .float: return 12
+        case .double: return 13
+        case .longDouble: return 14
+        case .pointer: return 15
+        case .structure: return nil
+        }
+    }
+
     /// Whether this is an integer (or `bool`) type narrower than a register, which libffi widens.
     @usableFromInline
     var widening: ReturnWidening {
@@ -96,10 +126,8 @@ public enum CType: Hashable, Sendable {
         }
     }
 
-    // long double is the 80-bit x87 format padded to 16 bytes on x86_64, and IEEE quad on arm64 Linux.
-    private static let longDoubleLayout = (size: 16, alignment: 16)
-
     /// C's rule: each member at the next multiple of its alignment; the whole padded to the largest.
+    @usableFromInline
     static func structureLayout(_ members: [CType]) -> (offsets: [Int], size: Int, alignment: Int) {
         var offset = 0
         var alignment = 1

@@ -20,11 +20,13 @@ extension CValue {
     @inlinable
     static func checkedCType() throws -> CType {
         let type = cType
-        if type == .void { return type }  // DelegateKit's own stand-in for Swift's Void.
+        if case .void = type { return type }  // DelegateKit's own stand-in for Swift's Void.
         guard _isPOD(Self.self) else {
             throw DelegateError.notTrivial(type: String(reflecting: Self.self))
         }
-        if type.size != MemoryLayout<Self>.stride || type.alignment != MemoryLayout<Self>.alignment {
+        // For the built-in types every value here is known when compiling, and the check folds away.
+        let layout = type.layout
+        if layout.size != MemoryLayout<Self>.stride || layout.alignment != MemoryLayout<Self>.alignment {
             throw DelegateError.layoutMismatch(
                 type: String(reflecting: Self.self), cType: type,
                 swiftSize: MemoryLayout<Self>.stride, swiftAlignment: MemoryLayout<Self>.alignment)
@@ -42,41 +44,41 @@ struct CVoid: CValue {
 }
 
 extension Bool: CValue { /// `bool` (C's `_Bool`).
-    public static var cType: CType { .bool } }
+    @inlinable public static var cType: CType { .bool } }
 extension Int8: CValue { /// `int8_t`.
-    public static var cType: CType { .int8 } }
+    @inlinable public static var cType: CType { .int8 } }
 extension UInt8: CValue { /// `uint8_t`.
-    public static var cType: CType { .uint8 } }
+    @inlinable public static var cType: CType { .uint8 } }
 extension Int16: CValue { /// `int16_t`.
-    public static var cType: CType { .int16 } }
+    @inlinable public static var cType: CType { .int16 } }
 extension UInt16: CValue { /// `uint16_t`.
-    public static var cType: CType { .uint16 } }
+    @inlinable public static var cType: CType { .uint16 } }
 extension Int32: CValue { /// `int32_t`.
-    public static var cType: CType { .int32 } }
+    @inlinable public static var cType: CType { .int32 } }
 extension UInt32: CValue { /// `uint32_t`.
-    public static var cType: CType { .uint32 } }
+    @inlinable public static var cType: CType { .uint32 } }
 extension Int64: CValue { /// `int64_t`.
-    public static var cType: CType { .int64 } }
+    @inlinable public static var cType: CType { .int64 } }
 extension UInt64: CValue { /// `uint64_t`.
-    public static var cType: CType { .uint64 } }
+    @inlinable public static var cType: CType { .uint64 } }
 extension Int: CValue { /// `long` / `ssize_t` (64 bits on LP64).
-    public static var cType: CType { MemoryLayout<Int>.size == 8 ? .int64 : .int32 } }
+    @inlinable public static var cType: CType { MemoryLayout<Int>.size == 8 ? .int64 : .int32 } }
 extension UInt: CValue { /// `unsigned long` / `size_t` (64 bits on LP64).
-    public static var cType: CType { MemoryLayout<UInt>.size == 8 ? .uint64 : .uint32 } }
+    @inlinable public static var cType: CType { MemoryLayout<UInt>.size == 8 ? .uint64 : .uint32 } }
 extension Float: CValue { /// `float`.
-    public static var cType: CType { .float } }
+    @inlinable public static var cType: CType { .float } }
 extension Double: CValue { /// `double`.
-    public static var cType: CType { .double } }
+    @inlinable public static var cType: CType { .double } }
 #if arch(x86_64) && !os(Windows)
 extension Float80: CValue { /// `long double` (x86_64's 80-bit extended format).
-    public static var cType: CType { .longDouble } }
+    @inlinable public static var cType: CType { .longDouble } }
 #endif
 
 /// Pointer types, which C sees as ``CType/pointer`` whether or not Swift says they may be NULL.
 public protocol CPointerValue: CValue {}
 extension CPointerValue {
     /// ``CType/pointer``.
-    public static var cType: CType { .pointer }
+    @inlinable public static var cType: CType { .pointer }
 }
 extension UnsafeRawPointer: CPointerValue {}
 extension UnsafeMutableRawPointer: CPointerValue {}
@@ -85,7 +87,7 @@ extension UnsafeMutablePointer: CPointerValue {}
 extension OpaquePointer: CPointerValue {}
 extension Optional: CValue where Wrapped: CPointerValue {
     /// ``CType/pointer``: an optional pointer is a pointer that may be NULL.
-    public static var cType: CType { .pointer }
+    @inlinable public static var cType: CType { .pointer }
 }
 
 /// Reads the next argument from libffi's argument array and moves past it.

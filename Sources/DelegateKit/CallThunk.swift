@@ -1,22 +1,30 @@
 import CFFIShim
 
 /// The Swift side of a closure's call: reads libffi's argument array, runs the user's closure, writes the
-/// result. One per closure; libffi's user-data pointer points at it, unretained, so a call costs no
-/// retain/release, no lock and no allocation (the owning ``CClosure`` keeps it alive).
+/// result. A ``CClosure`` stores the body and is libffi's user data itself, unretained, so a call costs no
+/// retain/release, no lock and no allocation.
 @usableFromInline
-final class CallThunk: Sendable {
+struct CallThunk: Sendable {
     /// `(result, arguments)` exactly as libffi hands them to a closure handler.
     @usableFromInline
     typealias Body = @Sendable (UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Void
 
-    @usableFromInline let signature: CSignature
+    /// The signature, already prepared for libffi (shared by every closure of that signature).
+    @usableFromInline let prepared: FFISignature
     @usableFromInline let body: Body
 
     @usableFromInline
-    init(signature: CSignature, body: @escaping Body) {
-        self.signature = signature
+    init(prepared: FFISignature, body: @escaping Body) {
+        self.prepared = prepared
         self.body = body
     }
+
+    @usableFromInline
+    init(signature: CSignature, body: @escaping Body) throws {
+        self.init(prepared: try FFISignature.prepared(signature), body: body)
+    }
+
+    var signature: CSignature { prepared.signature }
 
     /// The thunk for a closure with typed arguments. `@inlinable` so it is specialized for the concrete
     /// argument types in the caller's module: unspecialized pack code costs far more per call.
@@ -26,7 +34,7 @@ final class CallThunk: Sendable {
     ) throws -> CallThunk {
         let signature = try CSignature.of(R.self, repeat (each A).self)
         let widening = signature.returnType.widening
-        return CallThunk(signature: signature) { result, arguments in
+        return try CallThunk(signature: signature) { result, arguments in
             var cursor = arguments
             storeResult(closure(repeat nextArgument(&cursor) as each A), to: result, widening)
         }
@@ -44,24 +52,16 @@ final class CallThunk: Sendable {
     }
 
     /// The thunk for a closure that reads its arguments through a ``CInvocation``.
-    static func dynamic(_ signature: CSignature, _ closure: @escaping @Sendable (CInvocation) -> Void) -> CallThunk {
+    static func dynamic(_ signature: CSignature, _ closure: @escaping @Sendable (CInvocation) -> Void) throws -> CallThunk {
         let widening = signature.returnType.widening
         // A closure that forgets to set a result must not hand C stale stack bytes.
         let resultBytes = widening == .none ? signature.returnType.size : MemoryLayout<UInt64>.size
-        return CallThunk(signature: signature) { result, arguments in
+        return try CallThunk(signature: signature) { result, arguments in
             result.initializeMemory(as: UInt8.self, repeating: 0, count: resultBytes)
             closure(CInvocation(signature: signature, result: result, arguments: arguments, widening: widening))
         }
     }
 
-    /// The one function libffi calls for every DelegateKit closure.
-    static let entry: cffi_closure_handler = { _, result, arguments, userData in
-        // libffi passes a valid result buffer always, and an argument array that is only empty when
-        // the signature has no arguments; neither is read beyond what the signature says.
-        Unmanaged<CallThunk>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-            $0.body(result.unsafelyUnwrapped, arguments ?? noArguments)
-        }
-    }
 }
 
 /// Stands in for a NULL argument array, which libffi could pass for a signature without arguments:

@@ -172,9 +172,10 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
         case .override(let thunk): signature = thunk.signature
         }
         try checkSignature(signature, of: index)
-        let key = key.map { AnyHashable($0) } ?? AnyHashable(DefaultKey())
+        let key = key.map { AnyHashable($0) } ?? DefaultKey.erased
         let implementation = try Implementation(key: key, body: body, once: once)
-        try ensureDispatcher(index)
+        // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
+        if implementation.directAddress == nil { try ensureDispatcher(index) }
         let dependents = state.withLock { state in
             if let old = state.slots[index].entries.firstIndex(where: { $0.key == key }) {
                 state.retired.append(state.slots[index].entries.remove(at: old))
@@ -355,8 +356,9 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
     /// Runs under the lock; never allocates executable memory or fails (``ensureDispatcher(_:)`` did).
     func republish(_ index: Int, _ state: inout State) {
         let method = descriptor.methods[index]
-        var slot = state.slots[index]
-        slot.entries.removeAll { $0.isSpent }
+        // Mutated in place: a copy that is then changed would duplicate the arrays on every change.
+        if state.slots[index].entries.contains(where: \.isSpent) { state.slots[index].entries.removeAll { $0.isSpent } }
+        let slot = state.slots[index]
         let route = forwardRoute(index, state)
         let top = slot.entries.last
         let responds = top != nil || slot.original != nil || route?.responds == true
@@ -365,7 +367,7 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
         if slot.policy == .stable || (!slot.observers.isEmpty && responds) {
             target = slot.dispatcher?.address
         } else if let top {
-            target = top.closure?.address ?? slot.dispatcher?.address
+            target = top.directAddress ?? slot.dispatcher?.address
         } else if let original = slot.original {
             target = original
         } else if route?.responds == true {
@@ -384,19 +386,21 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
             // The plan first: a dispatcher reached through the new pointer must find it.
             cell.plan.store(Unmanaged.passUnretained(plan).toOpaque(), ordering: .releasing)
             if let old = slot.plan { state.retired.append(old) }
-            slot.plan = plan
+            state.slots[index].plan = plan
         }
         precondition(target != nil || !responds || slot.dispatcher != nil,
                      "DelegateKit: slot '\(method.name)' needs its dispatcher before publishing")
         let address = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         cffi_store_pointer(address, target)
-        slot.published = target
-        state.slots[index] = slot
+        state.slots[index].published = target
     }
 }
 
 /// The key `implement` uses when given none, so implementing again replaces (A2DynamicDelegate).
-struct DefaultKey: Hashable, Sendable {}
+struct DefaultKey: Hashable, Sendable {
+    /// Made once: wrapping a value in AnyHashable looks its conformance up at run time, every time.
+    nonisolated(unsafe) static let erased = AnyHashable(DefaultKey())  // Immutable, and AnyHashable of a Sendable value.
+}
 
 /// A key made for `override` without one, so each call adds a layer (REKit).
 struct UniqueKey: Hashable, Sendable {

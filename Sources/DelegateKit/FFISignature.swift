@@ -5,11 +5,85 @@ import Synchronization
 ///
 /// libffi requires both to outlive every closure prepared with them, and every distinct signature needs
 /// only one, so prepared signatures are cached for the life of the process and never freed.
+@usableFromInline
 final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi only reads the cif.
-    let signature: CSignature
+    @usableFromInline let signature: CSignature
     let cif: UnsafeMutablePointer<ffi_cif>
 
     private static let cache = Mutex<[CSignature: FFISignature]>([:])
+
+    /// Signatures of scalars only, by a compact key: read without a lock, an allocation or a hash
+    /// function, so making a closure of a common signature costs little more than libffi's own allocation.
+    /// Open addressing with linear probing over a power-of-two array; replaced whole when it grows.
+    private final class KeyedTable: @unchecked Sendable {  // Immutable once published.
+        let entries: [UInt64: FFISignature]
+        private let keys: UnsafeMutableBufferPointer<UInt64>
+        private let values: UnsafeMutableBufferPointer<Unmanaged<FFISignature>?>
+        private let shift: UInt64
+
+        init(_ entries: [UInt64: FFISignature]) {
+            self.entries = entries
+            var capacity = 16
+            while capacity < entries.count * 2 { capacity *= 2 }
+            shift = UInt64(64 - capacity.trailingZeroBitCount)
+            keys = .allocate(capacity: capacity)
+            keys.initialize(repeating: 0)
+            values = .allocate(capacity: capacity)
+            values.initialize(repeating: nil)
+            for (key, value) in entries {
+                var index = slot(key)
+                while keys[index] != 0 { index = (index + 1) & (capacity - 1) }
+                keys[index] = key
+                values[index] = .passUnretained(value)  // `entries` keeps it alive
+            }
+        }
+
+        private func slot(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift) }
+
+        func find(_ key: UInt64) -> FFISignature? {
+            var index = slot(key)
+            while true {
+                let stored = keys[index]
+                if stored == key { return values[index]?.takeUnretainedValue() }
+                if stored == 0 { return nil }  // keys are never 0: every type code is non-zero
+                index = (index + 1) & (keys.count - 1)
+            }
+        }
+    }
+    /// The newest table's address (as an integer: an atomic pointer cannot be a Swift 6 global).
+    private static let keyed = Atomic<UInt>(0)
+    /// Every table ever published: a reader may still be looking at an old one, so none is freed.
+    private static let keyedTables = Mutex<[KeyedTable]>([])
+
+    /// The prepared form of the signature `make` builds, found by `key` (see ``CType/appendingKey(_:)``)
+    /// without building it when it was prepared before.
+    @inlinable
+    static func prepared(key: UInt64?, _ make: () -> CSignature) throws -> FFISignature {
+        if let key, let found = lookup(key) { return found }
+        return try prepared(make(), key: key)
+    }
+
+    @usableFromInline
+    static func lookup(_ key: UInt64) -> FFISignature? {
+        guard let table = UnsafeRawPointer(bitPattern: keyed.load(ordering: .acquiring)) else { return nil }
+        return Unmanaged<KeyedTable>.fromOpaque(table)._withUnsafeGuaranteedRef { $0.find(key) }
+    }
+
+    @usableFromInline
+    static func prepared(_ signature: CSignature, key: UInt64?) throws -> FFISignature {
+        let prepared = try prepared(signature)
+        if let key {
+            keyedTables.withLock { tables in
+                var entries = tables.last?.entries ?? [:]
+                guard entries[key] == nil else { return }
+                entries[key] = prepared
+                let table = KeyedTable(entries)
+                tables.append(table)
+                keyed.store(UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque()), ordering: .releasing)
+            }
+        }
+        return prepared
+    }
 
     /// The shared prepared form of `signature`, made on first use.
     static func prepared(_ signature: CSignature) throws -> FFISignature {

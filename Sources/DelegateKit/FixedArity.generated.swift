@@ -9,17 +9,19 @@
 extension CallThunk {
     @inlinable
     static func typed<R: CValue>(_ closure: @escaping @Sendable () -> R) throws -> CallThunk {
-        let signature = CSignature(try R.checkedCType(), [])
-        let widening = signature.returnType.widening
-        return CallThunk(signature: signature) { result, arguments in
+        let returnType = try R.checkedCType()
+        let prepared = try FFISignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
+        let widening = returnType.widening
+        return CallThunk(prepared: prepared) { result, arguments in
             storeResult(closure(), to: result, widening)
         }
     }
 
     @inlinable
     static func typed(_ closure: @escaping @Sendable () -> Void) throws -> CallThunk {
-        let signature = CSignature(.void, [])
-        return CallThunk(signature: signature) { _, arguments in closure() }
+        let returnType = CType.void
+        let prepared = try FFISignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
+        return CallThunk(prepared: prepared) { _, arguments in closure() }
     }
 }
 
@@ -149,17 +151,21 @@ func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, R: CValue>(_ closure: @escaping @Sendable (A0) -> R) throws -> CallThunk {
-        let signature = CSignature(try R.checkedCType(), [try A0.checkedCType()])
-        let widening = signature.returnType.widening
-        return CallThunk(signature: signature) { result, arguments in
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let prepared = try FFISignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        let widening = returnType.widening
+        return CallThunk(prepared: prepared) { result, arguments in
             storeResult(closure(argument(arguments, 0)), to: result, widening)
         }
     }
 
     @inlinable
     static func typed<A0: CValue>(_ closure: @escaping @Sendable (A0) -> Void) throws -> CallThunk {
-        let signature = CSignature(.void, [try A0.checkedCType()])
-        return CallThunk(signature: signature) { _, arguments in closure(argument(arguments, 0)) }
+        let returnType = CType.void
+        let a0 = try A0.checkedCType()
+        let prepared = try FFISignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0)) }
     }
 }
 
@@ -289,17 +295,23 @@ func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: 
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1) -> R) throws -> CallThunk {
-        let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType()])
-        let widening = signature.returnType.widening
-        return CallThunk(signature: signature) { result, arguments in
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let prepared = try FFISignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        let widening = returnType.widening
+        return CallThunk(prepared: prepared) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
 
     @inlinable
     static func typed<A0: CValue, A1: CValue>(_ closure: @escaping @Sendable (A0, A1) -> Void) throws -> CallThunk {
-        let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType()])
-        return CallThunk(signature: signature) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1)) }
+        let returnType = CType.void
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let prepared = try FFISignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1)) }
     }
 }
 
@@ -429,17 +441,25 @@ func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2) -> R) throws -> CallThunk {
-        let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType()])
-        let widening = signature.returnType.widening
-        return CallThunk(signature: signature) { result, arguments in
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let prepared = try FFISignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
+        let widening = returnType.widening
+        return CallThunk(prepared: prepared) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, widening)
         }
     }
 
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue>(_ closure: @escaping @Sendable (A0, A1, A2) -> Void) throws -> CallThunk {
-        let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType()])
-        return CallThunk(signature: signature) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)) }
+        let returnType = CType.void
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let prepared = try FFISignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
+        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)) }
     }
 }
 
@@ -569,17 +589,27 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallC
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> CallThunk {
-        let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()])
-        let widening = signature.returnType.widening
-        return CallThunk(signature: signature) { result, arguments in
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let prepared = try FFISignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
+        let widening = returnType.widening
+        return CallThunk(prepared: prepared) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, widening)
         }
     }
 
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws -> CallThunk {
-        let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()])
-        return CallThunk(signature: signature) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)) }
+        let returnType = CType.void
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let prepared = try FFISignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
+        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)) }
     }
 }
 
@@ -709,17 +739,29 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ co
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> CallThunk {
-        let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType()])
-        let widening = signature.returnType.widening
-        return CallThunk(signature: signature) { result, arguments in
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let prepared = try FFISignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
+        let widening = returnType.widening
+        return CallThunk(prepared: prepared) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, widening)
         }
     }
 
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws -> CallThunk {
-        let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType()])
-        return CallThunk(signature: signature) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)) }
+        let returnType = CType.void
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let prepared = try FFISignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
+        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)) }
     }
 }
 
@@ -849,17 +891,31 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CVa
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> CallThunk {
-        let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()])
-        let widening = signature.returnType.widening
-        return CallThunk(signature: signature) { result, arguments in
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let a5 = try A5.checkedCType()
+        let prepared = try FFISignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
+        let widening = returnType.widening
+        return CallThunk(prepared: prepared) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, widening)
         }
     }
 
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws -> CallThunk {
-        let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()])
-        return CallThunk(signature: signature) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)) }
+        let returnType = CType.void
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let a5 = try A5.checkedCType()
+        let prepared = try FFISignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
+        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)) }
     }
 }
 

@@ -10,10 +10,14 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
         case override(OverrideThunk)
     }
 
+    /// How a call reaches this implementation: as a C closure of its own, or as an override.
+    enum Callable {
+        case plain(CClosure)
+        case override(OverrideThunk)
+    }
+
     let key: AnyHashable
-    let body: Body
-    /// The closure as C code, so a plain implementation on top of a slot is called with no dispatch.
-    let closure: CClosure?
+    let body: Callable
     /// Runs for exactly one call, then removes itself.
     let once: Bool
     /// Set by the one call a `once` implementation may serve.
@@ -21,20 +25,17 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
 
     init(key: AnyHashable, body: Body, once: Bool) throws {
         self.key = key
-        self.body = body
         self.once = once
-        if case .plain(let thunk) = body, !once {
-            closure = try CClosure(thunk: thunk)
-        } else {
-            closure = nil
+        switch body {
+        case .plain(let thunk): self.body = .plain(try CClosure(thunk: thunk))
+        case .override(let thunk): self.body = .override(thunk)
         }
     }
 
-    var signature: CSignature {
-        switch body {
-        case .plain(let thunk): return thunk.signature
-        case .override(let thunk): return thunk.signature
-        }
+    /// The C function a slot can hold directly: a plain implementation that may serve every call.
+    var directAddress: UnsafeRawPointer? {
+        guard case .plain(let closure) = body, !once else { return nil }
+        return closure.address
     }
 
     /// Whether this call may run the implementation: always, unless it serves one call and that call

@@ -48,7 +48,7 @@ public struct Slot<each A: CValue, R> {
                 }
             } else {
                 // Only what the property set: overrides added through the delegate stay.
-                owner.dynamicDelegate.removeImplementation(for: slot.method, matching: AnyHashable(DefaultKey()))
+                owner.dynamicDelegate.removeImplementation(for: slot.method, matching: DefaultKey.erased)
             }
             owner[keyPath: storageKeyPath].value = newValue
         }

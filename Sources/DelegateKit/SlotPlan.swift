@@ -11,7 +11,7 @@ import Synchronization
 final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffers are freed in deinit.
     /// One implementation as a call sees it.
     struct Step {
-        let thunk: UnsafeMutableRawPointer  // Unmanaged CallThunk or OverrideThunk
+        let thunk: UnsafeMutableRawPointer  // Unmanaged CClosure (plain) or OverrideThunk
         let implementation: Unmanaged<Implementation>
         let isOverride: Bool
         let once: Bool
@@ -48,8 +48,8 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
         steps = .allocate(capacity: levels.count)
         _ = steps.initialize(from: levels.map { implementation in
             switch implementation.body {
-            case .plain(let thunk):
-                return Step(thunk: Unmanaged.passUnretained(thunk).toOpaque(), implementation: .passUnretained(implementation),
+            case .plain(let closure):
+                return Step(thunk: Unmanaged.passUnretained(closure).toOpaque(), implementation: .passUnretained(implementation),
                             isOverride: false, once: implementation.once)
             case .override(let thunk):
                 return Step(thunk: Unmanaged.passUnretained(thunk).toOpaque(), implementation: .passUnretained(implementation),
@@ -76,7 +76,7 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
     /// A whole call of the slot: observers before, the stack, observers after.
     func run(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         if let only {
-            return Unmanaged<CallThunk>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
+            return Unmanaged<CClosure>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
         }
         for observer in before { observer._withUnsafeGuaranteedRef { $0.notify(self, result: nil, arguments) } }
         invoke(from: 0, result, arguments)
@@ -97,7 +97,7 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
                 let context = CallContext(plan: Unmanaged.passUnretained(self), level: index + 1, implementation: step.implementation)
                 Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(context, result, arguments) }
             } else {
-                Unmanaged<CallThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
+                Unmanaged<CClosure>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
             }
             if step.once { owner.remove(step.implementation.takeUnretainedValue(), slot: slot) }
             return
@@ -135,7 +135,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     /// The dispatcher: the C function a slot holds whenever a call needs more than one closure. libffi
     /// hands it the cell directly, so a dispatched call adds one atomic load and no closure call.
     static func dispatcher(for cell: PlanCell, signature: CSignature) throws -> CClosure {
-        try CClosure(signature: signature, handler: entry, target: cell)
+        try CClosure(prepared: FFISignature.prepared(signature), body: { _, _ in }, handler: entry, target: cell)
     }
 
     private static let entry: cffi_closure_handler = { _, result, arguments, userData in

@@ -17,6 +17,15 @@ enum Benchmark {
         if let index = arguments.firstIndex(of: "--measure-one") {
             return measureOne(Array(arguments[(index + 1)...]))
         }
+        if let index = arguments.firstIndex(of: "--measure-create"), index + 2 < arguments.count, let n = Int(arguments[index + 2]) {
+            // For callgrind: what making and freeing n of something costs.
+            switch arguments[index + 1] {
+            case "raw": _ = bench_raw_create_free(Int64(n), 0, nil)
+            case "closure": for _ in 0..<n { _ = try? makeClosure(.i64) }
+            default: for _ in 0..<n { _ = try? makeDelegate16() }
+            }
+            return
+        }
         let quick = arguments.contains("--quick")
         let calls: Int64 = quick ? 200_000 : 2_000_000
         let rounds = quick ? 5 : 9
@@ -26,18 +35,21 @@ enum Benchmark {
         do {
             print("timing \(PathKind.allCases.count) paths × \(BenchSignature.allCases.count) signatures, \(rounds) interleaved rounds of \(calls) calls…")
             report.calls = try timeCalls(calls: calls, rounds: rounds)
+            print("creation, memory and threads…")
+            report.costs = try measureCosts(quick: quick)
             if !arguments.contains("--no-callgrind") {
                 if let callgrind = Callgrind.prepare() {
                     print("counting instructions with callgrind…")
                     for index in report.calls.indices {
                         report.calls[index].instructions = callgrind.instructionsPerCall(report.calls[index].kind, report.calls[index].signature)
                     }
+                    report.costs.rawCreateInstructions = callgrind.instructionsPerCreation("raw") ?? .nan
+                    report.costs.closureCreateInstructions = callgrind.instructionsPerCreation("closure") ?? .nan
+                    report.costs.delegate16CreateInstructions = callgrind.instructionsPerCreation("delegate16") ?? .nan
                 } else {
                     report.notes.append("Instructions not counted: valgrind or strip is missing.")
                 }
             }
-            print("creation, memory and threads…")
-            report.costs = try measureCosts(quick: quick)
             report.threads = try measureThreads(calls: calls, rounds: quick ? 3 : 5)
             if !arguments.contains("--no-peers") {
                 print("Python peers…")
@@ -111,15 +123,9 @@ enum Benchmark {
         for _ in 0..<n { _ = try makeClosure(.i64) }
         costs.closureCreate = Double(bench_now() - start) / Double(n)
 
-        let sixteen = ProtocolDescriptor(name: "sixteen", methods: (0..<16).map {
-            MethodDescriptor(name: "m\($0)", signature: BenchSignature.i64.cSignature)
-        })
         let delegates = n / 10
         start = bench_now()
-        for _ in 0..<delegates {
-            let delegate = DynamicDelegate(protocol: sixteen)
-            for method in sixteen.methods { try delegate.implement(method.name) { (a: Int64, b: Int64) -> Int64 in a &+ b } }
-        }
+        for _ in 0..<delegates { _ = try makeDelegate16() }
         costs.delegate16Create = Double(bench_now() - start) / Double(delegates)
 
         let delegate = DynamicDelegate(protocol: BenchSignature.i64.descriptor)
@@ -164,6 +170,17 @@ enum Benchmark {
     }
 }
 
+let sixteenMethods = ProtocolDescriptor(name: "sixteen", methods: (0..<16).map {
+    MethodDescriptor(name: "m\($0)", signature: BenchSignature.i64.cSignature)
+})
+
+/// A 16-slot delegate with every slot implemented.
+func makeDelegate16() throws -> DynamicDelegate {
+    let delegate = DynamicDelegate(protocol: sixteenMethods)
+    for method in sixteenMethods.methods { try delegate.implement(method.name, addI64) }
+    return delegate
+}
+
 /// Resident memory and heap in use, to measure what live objects cost.
 struct MemoryUse {
     let resident: Double
@@ -184,4 +201,5 @@ struct MemoryUse {
 struct Costs {
     var rawCreate = Double.nan, closureCreate = Double.nan, delegate16Create = Double.nan
     var implementRemove = Double.nan, rawBytes = Double.nan, closureBytes = Double.nan
+    var rawCreateInstructions = Double.nan, closureCreateInstructions = Double.nan, delegate16CreateInstructions = Double.nan
 }

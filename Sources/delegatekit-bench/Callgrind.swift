@@ -23,17 +23,23 @@ struct Callgrind {
     }
 
     func instructionsPerCall(_ kind: PathKind, _ signature: BenchSignature) -> Double? {
-        guard let few = total(kind, signature, calls.0), let many = total(kind, signature, calls.1) else { return nil }
+        perUnit { ["--measure-one", kind.key, String(describing: signature), String($0)] }
+    }
+
+    /// Instructions to make and free one closure ("raw", "closure") or one 16-slot delegate ("delegate16").
+    func instructionsPerCreation(_ what: String) -> Double? {
+        perUnit { ["--measure-create", what, String($0 / 10)] }.map { $0 * 10 }
+    }
+
+    private func perUnit(_ arguments: (Int64) -> [String]) -> Double? {
+        guard let few = total(arguments(calls.0)), let many = total(arguments(calls.1)) else { return nil }
         return Double(many - few) / Double(calls.1 - calls.0)
     }
 
-    private func total(_ kind: PathKind, _ signature: BenchSignature, _ n: Int64) -> Int64? {
-        let out = binary + ".\(kind.key).\(signature).\(n).out"
+    private func total(_ arguments: [String]) -> Int64? {
+        let out = binary + "." + arguments.joined(separator: ".") + ".out"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let status = Self.run("valgrind", [
-            "--tool=callgrind", "--callgrind-out-file=\(out)", binary,
-            "--measure-one", kind.key, String(describing: signature), String(n),
-        ])
+        let status = Self.run("valgrind", ["--tool=callgrind", "--callgrind-out-file=\(out)", binary] + arguments)
         guard status == 0, let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
             if let value = line.split(separator: " ").dropFirst().first.flatMap({ Int64($0) }) { return value }
