@@ -86,8 +86,8 @@ func withArgumentArray<each A: CValue, T>(
 struct CallContext {
     // Unmanaged: a context lives only during a call, while the slot keeps plan and implementation alive,
     // and a call must not count references.
-    let plan: Unmanaged<SlotPlan>
-    let level: Int
+    @usableFromInline let plan: Unmanaged<SlotPlan>
+    @usableFromInline let level: Int
     let implementation: Unmanaged<Implementation>
 
     init(plan: Unmanaged<SlotPlan>, level: Int, implementation: Unmanaged<Implementation>) {
@@ -96,7 +96,7 @@ struct CallContext {
         self.implementation = implementation
     }
 
-    @usableFromInline
+    @inlinable @inline(__always)
     func invoke(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         plan._withUnsafeGuaranteedRef { $0.invoke(from: level, result, arguments) }
     }

@@ -85,6 +85,7 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
 
     /// Runs the first implementation at or below `level` that may run; past the stack, the original, the
     /// forwarding target, or the default value.
+    @usableFromInline
     func invoke(from level: Int, _ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         var index = level
         while index < steps.count {
