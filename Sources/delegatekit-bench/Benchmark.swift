@@ -50,7 +50,7 @@ enum Benchmark {
                     report.notes.append("Instructions not counted: valgrind or strip is missing.")
                 }
             }
-            report.threads = try measureThreads(calls: calls, rounds: quick ? 3 : 5)
+            report.threads = try measureThreads(calls: calls, rounds: quick ? 5 : 11)
             if !arguments.contains("--no-peers") {
                 print("Python peers…")
                 let peers = PythonPeers.measure(root: root, calls: quick ? 50_000 : 200_000)
@@ -155,18 +155,19 @@ enum Benchmark {
         return costs
     }
 
-    /// Throughput of two C threads calling one function at once, against one thread.
+    /// Throughput of two C threads calling one function at once, against one thread: the ratio of the
+    /// median times, every path's one- and two-thread runs interleaved round by round.
     static func measureThreads(calls: Int64, rounds: Int) throws -> [(PathKind, Double)] {
-        try [PathKind.direct, .rawLibffi, .closure, .slot, .stacked].map { kind in
-            let path = try PreparedPath(kind, .i64)
-            var ratios: [Double] = []
-            for _ in 0..<rounds {
-                let one = Double(bench_threads_i64(path.function, calls, 1))
-                let two = Double(bench_threads_i64(path.function, calls, 2))
-                ratios.append(2 * one / two)
+        let paths = try [PathKind.direct, .rawLibffi, .closure, .slot, .stacked].map { try PreparedPath($0, .i64) }
+        var one = Array(repeating: [Double](), count: paths.count)
+        var two = Array(repeating: [Double](), count: paths.count)
+        for _ in 0..<rounds {
+            for (index, path) in paths.enumerated() {
+                one[index].append(Double(bench_threads_i64(path.function, calls, 1)))
+                two[index].append(Double(bench_threads_i64(path.function, calls, 2)))
             }
-            return (kind, median(ratios))
         }
+        return paths.indices.map { (paths[$0].kind, 2 * median(one[$0]) / median(two[$0])) }
     }
 }
 
