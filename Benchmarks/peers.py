@@ -20,6 +20,23 @@ def median_ns(loop, function, calls):
     return statistics.median(samples)
 
 
+def import_or_install(name):
+    """The module, installed with pip first when it is missing; None when that fails."""
+    import importlib
+    import subprocess
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        pass
+    try:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", name],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
+    except Exception:
+        return None
+
+
 def main():
     path, calls = sys.argv[1], int(sys.argv[2])
     results = {}
@@ -36,10 +53,9 @@ def main():
         "f64": median_ns(library.bench_loop_f64, ctypes.cast(add_f64, ctypes.c_void_p), calls),
     }
 
-    try:
-        import cffi
-    except ImportError:
-        results["cffi"] = "cffi is not installed (pip install cffi)"
+    cffi = import_or_install("cffi")
+    if cffi is None:
+        results["cffi"] = "cffi is not installed and pip could not install it"
     else:
         ffi = cffi.FFI()
         ffi.cdef("int64_t bench_loop_i64(void *f, int64_t n); double bench_loop_f64(void *f, int64_t n);")

@@ -8,6 +8,8 @@ enum PathKind: String, CaseIterable, Sendable {
     case rawLibffi = "raw libffi, C handler"
     case closure = "CClosure"
     case slot = "DynamicDelegate slot"
+    case stackOnly = "slot: stack of 3"
+    case observersOnly = "slot + 2 observers"
     case stacked = "slot: stack of 3 + 2 observers"
     case stable = ".stable slot"
     case wrapped = "wrapped original slot"
@@ -57,12 +59,17 @@ final class PreparedPath {
             try implement(delegate, signature)
             keep.append(delegate)
             function = slot(delegate)
-        case .stacked:
+        case .stacked, .stackOnly, .observersOnly:
             let delegate = DynamicDelegate(protocol: signature.descriptor)
             try implement(delegate, signature)
-            try overridePassingThrough(delegate, signature)
-            try overridePassingThrough(delegate, signature)
-            keep += [delegate, try observeDoingNothing(delegate, signature, .before), try observeDoingNothing(delegate, signature, .after)]
+            if kind != .observersOnly {
+                try overridePassingThrough(delegate, signature)
+                try overridePassingThrough(delegate, signature)
+            }
+            if kind != .stackOnly {
+                keep += [try observeDoingNothing(delegate, signature, .before), try observeDoingNothing(delegate, signature, .after)]
+            }
+            keep.append(delegate)
             function = slot(delegate)
         case .stable:
             let delegate = DynamicDelegate(protocol: signature.descriptor)
