@@ -39,6 +39,8 @@ def block(n):
     comma_names = (", " + names) if names else ""
     comma_t = (", " + t) if t else ""
     fwd = "forwardAnyArity" if n == 0 else "forward"
+    typed_plain = f", typed: Plain{n}(body)" if n > 0 else ""
+    typed_override = f", typed: Override{n}(body)" if n > 0 else ""
     prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
     key = "returnType.scalarCode"
     for i in range(n):
@@ -132,7 +134,7 @@ extension DynamicDelegate {{
     public func implement<{g_r}>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable {fn_r}
     ) throws -> Registration {{
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)){typed_plain})
     }}
 
     /// Implements a `void` method (fixed-arity form).
@@ -149,7 +151,7 @@ extension DynamicDelegate {{
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<{next_r}>{comma_t}) -> R
     ) throws -> Registration {{
-        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
+        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)){typed_override})
     }}
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
@@ -196,10 +198,38 @@ def forward_function(n):
         }}
 """
     closing = "    " + " ".join("}" for _ in range(n)) + "\n"
+    types = ", ".join([f"A{i}" for i in range(n)] + ["R"])
+    plain_fn = "(" + ", ".join(f"A{i}" for i in range(n)) + ") -> R"
+    values = ", ".join(f"a{i}" for i in range(n))
     return f"""
-/// What lies below an override, called with {n} argument{"" if n == 1 else "s"}.
+/// A plain layer's closure of {n} argument{"" if n == 1 else "s"}, with its Swift types.
+@usableFromInline
+final class Plain{n}<{types}>: TypedEntry {{
+    @usableFromInline let call: {plain_fn}
+    @usableFromInline init(_ call: @escaping {plain_fn}) {{ self.call = call }}
+}}
+
+/// An override's closure of {n} argument{"" if n == 1 else "s"}, with its Swift types.
+@usableFromInline
+final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}>: TypedEntry {{
+    @usableFromInline let call: (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R
+    @usableFromInline init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{ self.call = call }}
+}}
+
+/// What lies below an override, called with {n} argument{"" if n == 1 else "s"}: directly when the layer below
+/// has these very Swift types, else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<{generics}>(_ context: CallContext, {params}) -> R {{
+    if let entry = context.typedBelow {{
+        let kind = entry._withUnsafeGuaranteedRef {{ ObjectIdentifier(type(of: $0)) }}
+        if kind == ObjectIdentifier(Plain{n}<{types}>.self) {{
+            return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Plain{n}<{types}>.self).call({values}) }}
+        }}
+        if kind == ObjectIdentifier(Override{n}<{types}>.self) {{
+            let next = Next<{types}>(context.below, forward)
+            return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Override{n}<{types}>.self).call(next, {values}) }}
+        }}
+    }}
 {body}{opening}{inner}{closing}}}
 """
 

@@ -163,7 +163,8 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
 
     @usableFromInline @discardableResult
     func push(
-        _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Body
+        _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Body,
+        typed: TypedEntry? = nil
     ) throws -> Registration {
         let index = try descriptor.methodIndex(of: method)
         let signature: CSignature
@@ -173,7 +174,7 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
         }
         try checkSignature(signature, of: index)
         let key = key.map { AnyHashable($0) } ?? DefaultKey.erased
-        let implementation = try Implementation(key: key, body: body, once: once)
+        let implementation = try Implementation(key: key, body: body, once: once, typed: typed)
         // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
         if implementation.directAddress == nil { try ensureDispatcher(index) }
         let dependents = state.withLock { state in

@@ -129,9 +129,34 @@ extension DynamicDelegate {
     }
 }
 
-/// What lies below an override, called with 1 argument.
+/// A plain layer's closure of 1 argument, with its Swift types.
+@usableFromInline
+final class Plain1<A0, R>: TypedEntry {
+    @usableFromInline let call: (A0) -> R
+    @usableFromInline init(_ call: @escaping (A0) -> R) { self.call = call }
+}
+
+/// An override's closure of 1 argument, with its Swift types.
+@usableFromInline
+final class Override1<A0: CValue, R>: TypedEntry {
+    @usableFromInline let call: (Next<A0, R>, A0) -> R
+    @usableFromInline init(_ call: @escaping (Next<A0, R>, A0) -> R) { self.call = call }
+}
+
+/// What lies below an override, called with 1 argument: directly when the layer below
+/// has these very Swift types, else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
+    if let entry = context.typedBelow {
+        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
+        if kind == ObjectIdentifier(Plain1<A0, R>.self) {
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain1<A0, R>.self).call(a0) }
+        }
+        if kind == ObjectIdentifier(Override1<A0, R>.self) {
+            let next = Next<A0, R>(context.below, forward)
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override1<A0, R>.self).call(next, a0) }
+        }
+    }
     var a0 = a0
     return withUnsafeMutablePointer(to: &a0) { p0 in
         var pointers: (UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0))
@@ -233,7 +258,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain1(body))
     }
 
     /// Implements a `void` method (fixed-arity form).
@@ -250,7 +275,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, R>, A0) -> R
     ) throws -> Registration {
-        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
+        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)), typed: Override1(body))
     }
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
@@ -273,9 +298,34 @@ extension DynamicDelegate {
     }
 }
 
-/// What lies below an override, called with 2 arguments.
+/// A plain layer's closure of 2 arguments, with its Swift types.
+@usableFromInline
+final class Plain2<A0, A1, R>: TypedEntry {
+    @usableFromInline let call: (A0, A1) -> R
+    @usableFromInline init(_ call: @escaping (A0, A1) -> R) { self.call = call }
+}
+
+/// An override's closure of 2 arguments, with its Swift types.
+@usableFromInline
+final class Override2<A0: CValue, A1: CValue, R>: TypedEntry {
+    @usableFromInline let call: (Next<A0, A1, R>, A0, A1) -> R
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) { self.call = call }
+}
+
+/// What lies below an override, called with 2 arguments: directly when the layer below
+/// has these very Swift types, else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1) -> R {
+    if let entry = context.typedBelow {
+        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
+        if kind == ObjectIdentifier(Plain2<A0, A1, R>.self) {
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain2<A0, A1, R>.self).call(a0, a1) }
+        }
+        if kind == ObjectIdentifier(Override2<A0, A1, R>.self) {
+            let next = Next<A0, A1, R>(context.below, forward)
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override2<A0, A1, R>.self).call(next, a0, a1) }
+        }
+    }
     var a0 = a0, a1 = a1
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1))
@@ -379,7 +429,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain2(body))
     }
 
     /// Implements a `void` method (fixed-arity form).
@@ -396,7 +446,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, R>, A0, A1) -> R
     ) throws -> Registration {
-        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
+        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)), typed: Override2(body))
     }
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
@@ -419,9 +469,34 @@ extension DynamicDelegate {
     }
 }
 
-/// What lies below an override, called with 3 arguments.
+/// A plain layer's closure of 3 arguments, with its Swift types.
+@usableFromInline
+final class Plain3<A0, A1, A2, R>: TypedEntry {
+    @usableFromInline let call: (A0, A1, A2) -> R
+    @usableFromInline init(_ call: @escaping (A0, A1, A2) -> R) { self.call = call }
+}
+
+/// An override's closure of 3 arguments, with its Swift types.
+@usableFromInline
+final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry {
+    @usableFromInline let call: (Next<A0, A1, A2, R>, A0, A1, A2) -> R
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) { self.call = call }
+}
+
+/// What lies below an override, called with 3 arguments: directly when the layer below
+/// has these very Swift types, else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2) -> R {
+    if let entry = context.typedBelow {
+        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
+        if kind == ObjectIdentifier(Plain3<A0, A1, A2, R>.self) {
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain3<A0, A1, A2, R>.self).call(a0, a1, a2) }
+        }
+        if kind == ObjectIdentifier(Override3<A0, A1, A2, R>.self) {
+            let next = Next<A0, A1, A2, R>(context.below, forward)
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override3<A0, A1, A2, R>.self).call(next, a0, a1, a2) }
+        }
+    }
     var a0 = a0, a1 = a1, a2 = a2
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2))
@@ -527,7 +602,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain3(body))
     }
 
     /// Implements a `void` method (fixed-arity form).
@@ -544,7 +619,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, R>, A0, A1, A2) -> R
     ) throws -> Registration {
-        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
+        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)), typed: Override3(body))
     }
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
@@ -567,9 +642,34 @@ extension DynamicDelegate {
     }
 }
 
-/// What lies below an override, called with 4 arguments.
+/// A plain layer's closure of 4 arguments, with its Swift types.
+@usableFromInline
+final class Plain4<A0, A1, A2, A3, R>: TypedEntry {
+    @usableFromInline let call: (A0, A1, A2, A3) -> R
+    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3) -> R) { self.call = call }
+}
+
+/// An override's closure of 4 arguments, with its Swift types.
+@usableFromInline
+final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedEntry {
+    @usableFromInline let call: (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) { self.call = call }
+}
+
+/// What lies below an override, called with 4 arguments: directly when the layer below
+/// has these very Swift types, else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) -> R {
+    if let entry = context.typedBelow {
+        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
+        if kind == ObjectIdentifier(Plain4<A0, A1, A2, A3, R>.self) {
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain4<A0, A1, A2, A3, R>.self).call(a0, a1, a2, a3) }
+        }
+        if kind == ObjectIdentifier(Override4<A0, A1, A2, A3, R>.self) {
+            let next = Next<A0, A1, A2, A3, R>(context.below, forward)
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override4<A0, A1, A2, A3, R>.self).call(next, a0, a1, a2, a3) }
+        }
+    }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3))
@@ -677,7 +777,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain4(body))
     }
 
     /// Implements a `void` method (fixed-arity form).
@@ -694,7 +794,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
     ) throws -> Registration {
-        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
+        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)), typed: Override4(body))
     }
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
@@ -717,9 +817,34 @@ extension DynamicDelegate {
     }
 }
 
-/// What lies below an override, called with 5 arguments.
+/// A plain layer's closure of 5 arguments, with its Swift types.
+@usableFromInline
+final class Plain5<A0, A1, A2, A3, A4, R>: TypedEntry {
+    @usableFromInline let call: (A0, A1, A2, A3, A4) -> R
+    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4) -> R) { self.call = call }
+}
+
+/// An override's closure of 5 arguments, with its Swift types.
+@usableFromInline
+final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>: TypedEntry {
+    @usableFromInline let call: (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) { self.call = call }
+}
+
+/// What lies below an override, called with 5 arguments: directly when the layer below
+/// has these very Swift types, else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) -> R {
+    if let entry = context.typedBelow {
+        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
+        if kind == ObjectIdentifier(Plain5<A0, A1, A2, A3, A4, R>.self) {
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain5<A0, A1, A2, A3, A4, R>.self).call(a0, a1, a2, a3, a4) }
+        }
+        if kind == ObjectIdentifier(Override5<A0, A1, A2, A3, A4, R>.self) {
+            let next = Next<A0, A1, A2, A3, A4, R>(context.below, forward)
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override5<A0, A1, A2, A3, A4, R>.self).call(next, a0, a1, a2, a3, a4) }
+        }
+    }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3), UnsafeMutableRawPointer(p4))
@@ -829,7 +954,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain5(body))
     }
 
     /// Implements a `void` method (fixed-arity form).
@@ -846,7 +971,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
-        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
+        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)), typed: Override5(body))
     }
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
@@ -869,9 +994,34 @@ extension DynamicDelegate {
     }
 }
 
-/// What lies below an override, called with 6 arguments.
+/// A plain layer's closure of 6 arguments, with its Swift types.
+@usableFromInline
+final class Plain6<A0, A1, A2, A3, A4, A5, R>: TypedEntry {
+    @usableFromInline let call: (A0, A1, A2, A3, A4, A5) -> R
+    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4, A5) -> R) { self.call = call }
+}
+
+/// An override's closure of 6 arguments, with its Swift types.
+@usableFromInline
+final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>: TypedEntry {
+    @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) { self.call = call }
+}
+
+/// What lies below an override, called with 6 arguments: directly when the layer below
+/// has these very Swift types, else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) -> R {
+    if let entry = context.typedBelow {
+        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
+        if kind == ObjectIdentifier(Plain6<A0, A1, A2, A3, A4, A5, R>.self) {
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain6<A0, A1, A2, A3, A4, A5, R>.self).call(a0, a1, a2, a3, a4, a5) }
+        }
+        if kind == ObjectIdentifier(Override6<A0, A1, A2, A3, A4, A5, R>.self) {
+            let next = Next<A0, A1, A2, A3, A4, A5, R>(context.below, forward)
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override6<A0, A1, A2, A3, A4, A5, R>.self).call(next, a0, a1, a2, a3, a4, a5) }
+        }
+    }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4, a5 = a5
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in withUnsafeMutablePointer(to: &a5) { p5 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3), UnsafeMutableRawPointer(p4), UnsafeMutableRawPointer(p5))
@@ -983,7 +1133,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain6(body))
     }
 
     /// Implements a `void` method (fixed-arity form).
@@ -1000,7 +1150,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
-        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
+        try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)), typed: Override6(body))
     }
 
     /// Adds a layer on top of a `void` method (fixed-arity form).

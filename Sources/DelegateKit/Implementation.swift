@@ -18,14 +18,17 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
 
     let key: AnyHashable
     let body: Callable
+    /// The closure with its Swift types, when it was given through a fixed-arity API.
+    let typed: TypedEntry?
     /// Runs for exactly one call, then removes itself.
     let once: Bool
     /// Set by the one call a `once` implementation may serve.
     private let claimed = Atomic<Bool>(false)
 
-    init(key: AnyHashable, body: Body, once: Bool) throws {
+    init(key: AnyHashable, body: Body, once: Bool, typed: TypedEntry?) throws {
         self.key = key
         self.once = once
+        self.typed = typed
         switch body {
         case .plain(let thunk): self.body = .plain(try CClosure(thunk: thunk))
         case .override(let thunk): self.body = .override(thunk)
@@ -45,6 +48,14 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
     }
 
     var isSpent: Bool { once && claimed.load(ordering: .acquiring) }
+}
+
+/// A layer's closure with its Swift types, so that a `next` of the same types can call it directly
+/// instead of laying the arguments out again for libffi. Generated subclasses (`Plain2<A0, A1, R>`,
+/// `Override2<A0, A1, R>`, …) each hold one closure.
+@usableFromInline
+class TypedEntry {
+    @usableFromInline init() {}
 }
 
 /// An implementation that receives ``Next``, the way to call what lies below it.

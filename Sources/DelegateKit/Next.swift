@@ -88,8 +88,9 @@ struct CallContext {
     // and a call must not count references.
     @usableFromInline let plan: Unmanaged<SlotPlan>
     @usableFromInline let level: Int
-    let implementation: Unmanaged<Implementation>
+    @usableFromInline let implementation: Unmanaged<Implementation>
 
+    @usableFromInline
     init(plan: Unmanaged<SlotPlan>, level: Int, implementation: Unmanaged<Implementation>) {
         self.plan = plan
         self.level = level
@@ -102,6 +103,18 @@ struct CallContext {
     }
 
     var isAvailable: Bool { plan._withUnsafeGuaranteedRef { $0.isAvailable(from: level) } }
+
+    /// The typed closure of the layer a call from here runs, when it has one.
+    @inlinable
+    var typedBelow: Unmanaged<TypedEntry>? {
+        plan._withUnsafeGuaranteedRef { $0.steps.count > level ? $0.steps[level].typed : nil }
+    }
+
+    /// The context of a call made by the layer below this one.
+    @inlinable
+    var below: CallContext {
+        CallContext(plan: plan, level: level + 1, implementation: plan._withUnsafeGuaranteedRef { $0.steps[level].implementation })
+    }
 
     func removeCurrentImplementation() {
         plan._withUnsafeGuaranteedRef { $0.owner.remove(implementation.takeUnretainedValue(), slot: $0.slot) }

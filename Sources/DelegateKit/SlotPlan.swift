@@ -10,11 +10,15 @@ import Synchronization
 @usableFromInline
 final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffers are freed in deinit.
     /// One implementation as a call sees it.
+    @usableFromInline
     struct Step {
         let thunk: UnsafeMutableRawPointer  // Unmanaged CClosure (plain) or OverrideThunk
-        let implementation: Unmanaged<Implementation>
+        @usableFromInline let implementation: Unmanaged<Implementation>
         let isOverride: Bool
         let once: Bool
+        /// The closure with its Swift types, for a `next` of the same types; nil for a `once` layer,
+        /// which must go through the claim in ``invoke(from:_:_:)``.
+        @usableFromInline let typed: Unmanaged<TypedEntry>?
     }
 
     let levels: [Implementation]
@@ -22,7 +26,7 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
     /// The one closure a call runs when that is all it needs (a plain top, no observers): the common case
     /// of a `.stable` slot, called without walking the plan.
     private let only: UnsafeMutableRawPointer?
-    private let steps: UnsafeMutableBufferPointer<Step>
+    @usableFromInline let steps: UnsafeMutableBufferPointer<Step>
     private let before: UnsafeMutableBufferPointer<Unmanaged<Observer>>
     private let after: UnsafeMutableBufferPointer<Unmanaged<Observer>>
     let original: UnsafeRawPointer?
@@ -50,10 +54,12 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
             switch implementation.body {
             case .plain(let closure):
                 return Step(thunk: Unmanaged.passUnretained(closure).toOpaque(), implementation: .passUnretained(implementation),
-                            isOverride: false, once: implementation.once)
+                            isOverride: false, once: implementation.once,
+                            typed: implementation.once ? nil : implementation.typed.map { .passUnretained($0) })
             case .override(let thunk):
                 return Step(thunk: Unmanaged.passUnretained(thunk).toOpaque(), implementation: .passUnretained(implementation),
-                            isOverride: true, once: implementation.once)
+                            isOverride: true, once: implementation.once,
+                            typed: implementation.once ? nil : implementation.typed.map { .passUnretained($0) })
             }
         })
         self.before = .allocate(capacity: before.count)

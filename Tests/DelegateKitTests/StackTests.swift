@@ -144,6 +144,33 @@ func transform(_ delegate: DynamicDelegate, _ value: Int64) -> Int64? {
         #expect(transform(d, 1) == 1)
     }
 
+    @Test func layersOfOtherSwiftTypesAndOnceLayersAreReachedToo() throws {
+        // `next` calls a layer of the very same Swift types directly and lays the arguments out for
+        // libffi otherwise; both must give the same results, in order.
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        let order = LogBox()
+        try d.implement("transform", key: "base") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            order.append("base")
+            return v
+        }
+        // Other Swift types for the same C signature (OpaquePointer for void *): reached through libffi's form.
+        try d.override("transform", key: "opaque") { (next: Next<OpaquePointer?, Int64, Int64>, c: OpaquePointer?, v: Int64) -> Int64 in
+            order.append("opaque")
+            return next(c, v) + 1
+        }
+        try d.override("transform", key: "once", once: true) { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            order.append("once")
+            return next(c, v) * 10
+        }
+        try d.override("transform", key: "top") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            order.append("top")
+            return next(c, v) + 100
+        }
+        #expect(transform(d, 5) == 160)  // ((5 + 1) * 10) + 100
+        #expect(transform(d, 5) == 106)  // the once layer is spent: (5 + 1) + 100
+        #expect(order.messages == ["top", "once", "opaque", "base", "top", "opaque", "base"])
+    }
+
     @Test func voidMethodsStackToo() throws {
         let d = DynamicDelegate(protocol: pluginProtocol)
         let log = LogBox()
