@@ -1,7 +1,9 @@
 """Python's callback peers through DelegateKit's benchmark loop: prints ns per call as JSON.
 
-usage: peers.py LIBRARY CALLS    (LIBRARY: Sources/BenchmarkSupport/loops.c built as a shared library)
-Each figure is the median of 5 runs. A peer that cannot run reports why instead of numbers.
+usage: peers.py LIBRARY CALLS            times both peers (median of 5 runs each) and prints JSON
+       peers.py LIBRARY CALLS PEER       runs PEER's int64 loop once, untimed (for callgrind)
+LIBRARY is Sources/BenchmarkSupport/loops.c built as a shared library. A peer that cannot run reports
+why instead of numbers.
 """
 import ctypes
 import json
@@ -39,6 +41,7 @@ def import_or_install(name):
 
 def main():
     path, calls = sys.argv[1], int(sys.argv[2])
+    only = sys.argv[3] if len(sys.argv) > 3 else None
     results = {}
 
     library = ctypes.CDLL(path)
@@ -48,6 +51,9 @@ def main():
     library.bench_loop_f64.restype = ctypes.c_double
     add_i64 = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)(lambda a, b: a + b)
     add_f64 = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double, ctypes.c_double)(lambda a, b: a + b)
+    if only == "ctypes":
+        library.bench_loop_i64(ctypes.cast(add_i64, ctypes.c_void_p), calls)
+        return
     results["ctypes"] = {
         "i64": median_ns(library.bench_loop_i64, ctypes.cast(add_i64, ctypes.c_void_p), calls),
         "f64": median_ns(library.bench_loop_f64, ctypes.cast(add_f64, ctypes.c_void_p), calls),
@@ -62,6 +68,9 @@ def main():
         loops = ffi.dlopen(path)
         i64 = ffi.callback("int64_t(int64_t, int64_t)", lambda a, b: a + b)
         f64 = ffi.callback("double(double, double)", lambda a, b: a + b)
+        if only == "cffi":
+            loops.bench_loop_i64(ffi.cast("void *", i64), calls)
+            return
         results["cffi"] = {
             "i64": median_ns(loops.bench_loop_i64, ffi.cast("void *", i64), calls),
             "f64": median_ns(loops.bench_loop_f64, ffi.cast("void *", f64), calls),

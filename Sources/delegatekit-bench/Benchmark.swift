@@ -53,8 +53,19 @@ enum Benchmark {
             report.threads = try measureThreads(calls: calls, rounds: quick ? 5 : 11)
             if !arguments.contains("--no-peers") {
                 print("Python peers…")
-                let peers = PythonPeers.measure(root: root, calls: quick ? 50_000 : 200_000)
+                // Our int64 closure timed right before and after, so the time ratio compares one moment.
+                let closure = try PreparedPath(.closure, .i64)
+                func timeClosure() -> Double {
+                    let start = bench_now()
+                    closure.run(calls)
+                    return Double(bench_now() - start) / Double(calls)
+                }
+                let before = timeClosure()
+                let peers = PythonPeers.measure(root: root, calls: quick ? 50_000 : 200_000,
+                                                callgrind: !arguments.contains("--no-callgrind"))
+                report.peerBaseline = median([before, timeClosure()])
                 report.peers = peers.results
+                report.peerInstructions = peers.instructions
                 report.notes += peers.notes
             }
         } catch {

@@ -41,6 +41,11 @@ struct Callgrind {
         defer { try? FileManager.default.removeItem(atPath: out) }
         let status = Self.run("valgrind", ["--tool=callgrind", "--callgrind-out-file=\(out)", binary] + arguments)
         guard status == 0, let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
+        return Self.total(in: text)
+    }
+
+    /// The instruction total of a callgrind output file.
+    static func total(in text: String) -> Int64? {
         for line in text.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
             if let value = line.split(separator: " ").dropFirst().first.flatMap({ Int64($0) }) { return value }
         }

@@ -4,9 +4,11 @@ import Foundation
 struct PythonPeers {
     /// ns per call by peer name and signature, or a note saying why a peer did not run.
     var results: [String: [String: Double]] = [:]
+    /// Instructions per call of each peer's int64 callback, from callgrind.
+    var instructions: [String: Double] = [:]
     var notes: [String] = []
 
-    static func measure(root: URL, calls: Int64) -> PythonPeers {
+    static func measure(root: URL, calls: Int64, callgrind: Bool) -> PythonPeers {
         var peers = PythonPeers()
         guard Callgrind.which("python3") != nil, Callgrind.which("cc") != nil else {
             peers.notes.append("Python peers skipped: python3 or cc is missing")
@@ -36,6 +38,29 @@ struct PythonPeers {
                 peers.notes.append("\(peer) skipped: \(note)")
             }
         }
+        // Times of a separate process at another moment drift with this machine's clock; instructions
+        // do not. Two call counts under callgrind, difference over difference, as for DelegateKit's paths.
+        if callgrind, Callgrind.which("valgrind") != nil, let python = pythonExecutable() {
+            for peer in peers.results.keys {
+                let totals = [20_000, 40_000].map { n -> Int64? in
+                    let out = directory.appendingPathComponent("\(peer).\(n).out").path
+                    let status = Callgrind.run("valgrind", ["--tool=callgrind", "--callgrind-out-file=\(out)",
+                                                            python, script, library, String(n), peer])
+                    guard status == 0, let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
+                    return Callgrind.total(in: text)
+                }
+                if let few = totals[0], let many = totals[1] { peers.instructions[peer] = Double(many - few) / 20_000 }
+            }
+        }
         return peers
+    }
+
+    /// The interpreter itself: `python3` may be a launcher script (pyenv), which valgrind would trace instead.
+    static func pythonExecutable() -> String? {
+        let output = Pipe()
+        guard Callgrind.run("python3", ["-c", "import sys; print(sys.executable)"], output: output) == 0 else { return nil }
+        let path = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return path.isEmpty ? nil : path
     }
 }
