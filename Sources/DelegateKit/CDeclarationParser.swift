@@ -9,14 +9,30 @@ struct CDeclarationParser {
         case incomplete(String, at: CLexer.Token)
         case pointer(Declared)
         case array(Declared, count: Int?, at: CLexer.Token)
-        case function(returning: Declared, parameters: [(Declared, CLexer.Token)], at: CLexer.Token)
+        case function(returning: Declared, parameters: [(Declared, CLexer.Token)], variadic: CLexer.Token?, at: CLexer.Token)
+        /// A struct by its tag; its layout is known once its body has been read.
+        case record(String, at: CLexer.Token)
+    }
+
+    /// One member of a struct body.
+    struct Member {
+        let name: String
+        let type: Declared
+        let token: CLexer.Token
     }
 
     private let text: String
     private let tokens: [CLexer.Token]
     private var position = 0
-    /// Names that stand for types: the standard ones, plus what later declarations add.
+    /// Names that stand for types: the standard ones, plus what the caller adds.
     var typedefs: [String: CType] = CDeclarationParser.standardTypedefs
+    /// Names the text's own typedefs declare.
+    private var typeNames: [String: Declared] = [:]
+    /// Struct bodies read so far, by tag (anonymous ones get a made-up tag).
+    private var structs: [String: [Member]] = [:]
+    private var anonymousStructs = 0
+    /// Whether struct bodies may appear: in declarations yes, in a lone signature no.
+    private var allowDefinitions = false
 
     init(_ text: String) throws {
         self.text = text
@@ -33,7 +49,11 @@ struct CDeclarationParser {
         if case .punctuation(";") = current.kind { position += 1 }
         try expectEnd()
         switch declared {
-        case .function(let result, let parameters, let at), .pointer(.function(let result, let parameters, let at)):
+        case .function(let result, let parameters, let variadic, let at),
+            .pointer(.function(let result, let parameters, let variadic, let at)):
+            if let ellipsis = variadic {
+                throw syntax("a variadic function cannot be implemented by a closure: libffi has no variadic closures", at: ellipsis)
+            }
             return try signature(returning: result, parameters: parameters, at: at)
         default:
             throw error("a function type such as `int (void *)` or `int (*)(void *)`", at: start)
@@ -62,7 +82,14 @@ struct CDeclarationParser {
             let type = try valueType(element, at: at, asParameter: false)
             // libffi has no array type; a struct of the same elements has the same layout and passing.
             return .structure(Array(repeating: type, count: count))
-        case .function(_, _, let at):
+        case .record(let tag, let at):
+            guard let members = structs[tag] else {
+                throw DelegateError.syntax(
+                    message: "the layout of 'struct \(tag)' is unknown, so it can only be used behind a pointer ('struct \(tag) *')",
+                    text: text, line: at.line, column: at.column)
+            }
+            return .structure(try members.map { try valueType($0.type, at: $0.token, asParameter: false) })
+        case .function(_, _, _, let at):
             if asParameter { return .pointer }  // ... and function parameters to function pointers.
             throw DelegateError.syntax(
                 message: "a function cannot be stored by value; did you mean a function pointer '(*name)'?",
@@ -70,7 +97,7 @@ struct CDeclarationParser {
         }
     }
 
-    private func signature(
+    func signature(
         returning result: Declared, parameters: [(Declared, CLexer.Token)], at: CLexer.Token
     ) throws -> CSignature {
         let returnType: CType
@@ -102,7 +129,7 @@ struct CDeclarationParser {
     /// Whether the current token can begin a type (used to tell a parameter list from a parenthesis).
     private func startsType(_ token: CLexer.Token) -> Bool {
         guard case .identifier(let name) = token.kind else { return false }
-        return Self.qualifiers.contains(name) || Self.baseWords.contains(name) || typedefs[name] != nil
+        return Self.qualifiers.contains(name) || Self.baseWords.contains(name) || typedefs[name] != nil || typeNames[name] != nil
             || ["struct", "union", "enum"].contains(name)
     }
 
@@ -122,21 +149,38 @@ struct CDeclarationParser {
                 guard named == nil, words.isEmpty else { throw syntax("'\(name)' cannot follow another type", at: current) }
                 let keyword = current
                 position += 1
-                if case .identifier = current.kind, case .punctuation("{") = tokens[position + 1].kind { position += 1 }
+                var tag: String?
+                if case .identifier(let identifier) = current.kind {
+                    tag = identifier
+                    position += 1
+                }
                 if case .punctuation("{") = current.kind {
-                    throw syntax("a \(name) body is not allowed in a signature; declare the \(name) separately", at: current)
+                    guard allowDefinitions else {
+                        throw syntax("a \(name) body is not allowed in a signature; declare the \(name) separately", at: current)
+                    }
+                    switch name {
+                    case "struct":
+                        let defined = tag ?? "(anonymous struct \(anonymousStructs))"
+                        anonymousStructs += 1
+                        structs[defined] = try parseStructBody()
+                        named = .record(defined, at: keyword)
+                    case "union":
+                        throw syntax("unions are not supported: DelegateKit cannot lay out or pass a union by value", at: keyword)
+                    default:
+                        try skipBraces()
+                        named = .type(.int32)  // C enums are int-sized on this ABI.
+                    }
+                    continue
                 }
-                guard case .identifier(let tag) = current.kind else {
-                    throw error("a name after '\(name)'", at: current)
-                }
-                position += 1
+                guard let tag else { throw error("a name or '{' after '\(name)'", at: current) }
                 switch name {
-                case "enum": named = .type(.int32)  // C enums are int-sized on this ABI.
-                default: named = .incomplete("\(name) \(tag)", at: keyword)
+                case "enum": named = .type(.int32)
+                case "struct": named = .record(tag, at: keyword)
+                default: named = .incomplete("union \(tag)", at: keyword)
                 }
             } else if named == nil && words.isEmpty {
                 // A typedef name; one nobody declared is still fine behind a pointer.
-                named = typedefs[name].map(Declared.type) ?? .incomplete(name, at: current)
+                named = typeNames[name] ?? typedefs[name].map(Declared.type) ?? .incomplete(name, at: current)
                 position += 1
             } else {
                 break loop  // The declarator's name.
@@ -219,7 +263,7 @@ struct CDeclarationParser {
 
     /// Array sizes and parameter lists after a declarator's name, applied right to left as C does.
     private mutating func parseSuffixes(_ base: Declared) throws -> Declared {
-        var suffixes: [(isArray: Bool, count: Int?, parameters: [(Declared, CLexer.Token)], at: CLexer.Token)] = []
+        var suffixes: [(isArray: Bool, count: Int?, parameters: [(Declared, CLexer.Token)], variadic: CLexer.Token?, at: CLexer.Token)] = []
         while true {
             let token = current
             if case .punctuation("[") = current.kind {
@@ -227,10 +271,11 @@ struct CDeclarationParser {
                 var count: Int?
                 if case .number(let value) = current.kind { count = value; position += 1 }
                 try expect("]", "to close the array size")
-                suffixes.append((true, count, [], token))
+                suffixes.append((true, count, [], nil, token))
             } else if case .punctuation("(") = current.kind {
                 position += 1
-                suffixes.append((false, nil, try parseParameters(), token))
+                let (parameters, variadic) = try parseParameters()
+                suffixes.append((false, nil, parameters, variadic, token))
             } else {
                 break
             }
@@ -239,32 +284,147 @@ struct CDeclarationParser {
         for suffix in suffixes.reversed() {
             type = suffix.isArray
                 ? .array(type, count: suffix.count, at: suffix.at)
-                : .function(returning: type, parameters: suffix.parameters, at: suffix.at)
+                : .function(returning: type, parameters: suffix.parameters, variadic: suffix.variadic, at: suffix.at)
         }
         return type
     }
 
-    /// A parameter list after its '(' up to and including ')'. `()` and `(void)` both mean none.
-    private mutating func parseParameters() throws -> [(Declared, CLexer.Token)] {
-        if case .punctuation(")") = current.kind { position += 1; return [] }
+    /// A parameter list after its '(' up to and including ')'. `()` and `(void)` both mean none; a
+    /// trailing `...` makes the function variadic.
+    private mutating func parseParameters() throws -> ([(Declared, CLexer.Token)], variadic: CLexer.Token?) {
+        if case .punctuation(")") = current.kind { position += 1; return ([], nil) }
         if case .identifier("void") = current.kind, case .punctuation(")") = tokens[position + 1].kind {
             position += 2
-            return []
+            return ([], nil)
         }
         var parameters: [(Declared, CLexer.Token)] = []
         while true {
             let start = current
             if case .punctuation("...") = current.kind {
-                throw syntax(
-                    "a variadic function cannot be implemented by a closure: libffi has no variadic closures",
-                    at: current)
+                let ellipsis = current
+                guard !parameters.isEmpty else { throw syntax("'...' needs a named parameter before it", at: current) }
+                position += 1
+                try expect(")", "after '...'")
+                return (parameters, ellipsis)
             }
             let base = try parseSpecifiers()
             let (declared, _) = try parseDeclarator(base, allowName: true)
             parameters.append((declared, start))
             if case .punctuation(",") = current.kind { position += 1; continue }
             try expect(")", "or ',' after a parameter")
-            return parameters
+            return (parameters, nil)
+        }
+    }
+
+    // MARK: Declarations
+
+    /// Reads a sequence of declarations: typedefs, struct definitions and forward declarations, enums,
+    /// prototypes and variables (read for their types, otherwise ignored). Preprocessor lines are skipped.
+    mutating func parseDeclarations() throws {
+        allowDefinitions = true
+        defer { allowDefinitions = false }
+        while true {
+            switch current.kind {
+            case .end: return
+            case .punctuation(";"): position += 1; continue
+            default: break
+            }
+            var isTypedef = false
+            if case .identifier("typedef") = current.kind {
+                isTypedef = true
+                position += 1
+            }
+            let base = try parseSpecifiers()
+            if case .punctuation(";") = current.kind {  // `struct tag { … };` or `struct tag;`
+                position += 1
+                continue
+            }
+            while true {
+                let token = current
+                let (declared, name) = try parseDeclarator(base, allowName: true)
+                if case .punctuation("{") = current.kind {
+                    throw syntax("function bodies are not supported; give declarations only", at: current)
+                }
+                if isTypedef {
+                    guard let name else { throw error("a name for the typedef", at: token) }
+                    typeNames[name] = declared
+                }
+                if case .punctuation("=") = current.kind { try skipInitializer() }
+                if case .punctuation(",") = current.kind { position += 1; continue }
+                try expect(";", "after a declaration")
+                break
+            }
+        }
+    }
+
+    /// The members of the struct named `name`: its tag, or a typedef name for it.
+    func members(ofStruct name: String, at token: CLexer.Token) throws -> [Member] {
+        if let members = structs[name] { return members }
+        if case .record(let tag, _)? = typeNames[name], let members = structs[tag] { return members }
+        throw DelegateError.syntax(
+            message: "the text defines no struct named '\(name)'", text: text, line: token.line, column: token.column)
+    }
+
+    var endToken: CLexer.Token { tokens[tokens.count - 1] }
+
+    /// A struct body after its '{' up to and including '}'.
+    private mutating func parseStructBody() throws -> [Member] {
+        position += 1  // '{'
+        var members: [Member] = []
+        while true {
+            if case .punctuation("}") = current.kind {
+                position += 1
+                return members
+            }
+            let start = current
+            let base = try parseSpecifiers()
+            if case .punctuation(";") = current.kind {
+                throw syntax("anonymous struct members are not supported; give the member a name", at: start)
+            }
+            while true {
+                let token = current
+                let (declared, name) = try parseDeclarator(base, allowName: true)
+                guard let name else { throw error("a member name", at: token) }
+                if case .punctuation(":") = current.kind {
+                    throw syntax("bit-fields are not supported: their layout is the compiler's choice", at: current)
+                }
+                if members.contains(where: { $0.name == name }) {
+                    throw syntax("the struct already has a member named '\(name)'", at: token)
+                }
+                members.append(Member(name: name, type: declared, token: token))
+                if case .punctuation(",") = current.kind { position += 1; continue }
+                try expect(";", "after a struct member")
+                break
+            }
+        }
+    }
+
+    /// Skips an enum body (its constants do not change any layout) from '{' to '}'.
+    private mutating func skipBraces() throws {
+        var depth = 0
+        repeat {
+            switch current.kind {
+            case .punctuation("{"): depth += 1
+            case .punctuation("}"): depth -= 1
+            case .end: throw error("'}'", at: current)
+            default: break
+            }
+            position += 1
+        } while depth > 0
+    }
+
+    /// Skips `= value` up to the ',' or ';' that ends it.
+    private mutating func skipInitializer() throws {
+        var depth = 0
+        while true {
+            switch current.kind {
+            case .punctuation("("), .punctuation("{"): depth += 1
+            case .punctuation(")"), .punctuation("}"): depth -= 1
+            case .punctuation(","), .punctuation(";"): if depth == 0 { return }
+            case .end: throw error("';'", at: current)
+            default: break
+            }
+            position += 1
         }
     }
 
@@ -304,7 +464,7 @@ struct CDeclarationParser {
 
     // MARK: Tokens and errors
 
-    private var current: CLexer.Token { tokens[position] }
+    var current: CLexer.Token { tokens[position] }
 
     private mutating func expect(_ punctuation: String, _ purpose: String) throws {
         guard case .punctuation(punctuation) = current.kind else {

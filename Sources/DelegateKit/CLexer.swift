@@ -82,7 +82,8 @@ struct CLexer {
             } else if scalar == "." && peek(1) == "." && peek(2) == "." {
                 advance(3)
                 tokens.append(Token(kind: .punctuation("..."), line: startLine, column: startColumn))
-            } else if "()*,[];{}".unicodeScalars.contains(scalar) {
+            } else if "()*,[];{}=+-<>|&~!^%:?.".unicodeScalars.contains(scalar) {
+                // Operators only matter inside enum bodies and constant expressions, which are skipped.
                 advance()
                 tokens.append(Token(kind: .punctuation(String(scalar)), line: startLine, column: startColumn))
             } else {

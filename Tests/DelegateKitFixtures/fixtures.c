@@ -309,3 +309,103 @@ int fx_nftw(const char *directory, const void *callback, int descriptors, int fl
 }
 int fx_ftw_f(void) { return FTW_F; }
 int fx_ftw_phys(void) { return FTW_PHYS; }
+
+/* ---- The C compiler's layout of real library structs, by name, to check parsed descriptors against. ---- */
+#include <sqlite3.h>
+
+static const struct { const char *structure, *member; size_t offset; } fx_members[] = {
+    {"sqlite3_io_methods", "iVersion", offsetof(sqlite3_io_methods, iVersion)},
+    {"sqlite3_io_methods", "xClose", offsetof(sqlite3_io_methods, xClose)},
+    {"sqlite3_io_methods", "xRead", offsetof(sqlite3_io_methods, xRead)},
+    {"sqlite3_io_methods", "xWrite", offsetof(sqlite3_io_methods, xWrite)},
+    {"sqlite3_io_methods", "xTruncate", offsetof(sqlite3_io_methods, xTruncate)},
+    {"sqlite3_io_methods", "xSync", offsetof(sqlite3_io_methods, xSync)},
+    {"sqlite3_io_methods", "xFileSize", offsetof(sqlite3_io_methods, xFileSize)},
+    {"sqlite3_io_methods", "xLock", offsetof(sqlite3_io_methods, xLock)},
+    {"sqlite3_io_methods", "xUnlock", offsetof(sqlite3_io_methods, xUnlock)},
+    {"sqlite3_io_methods", "xCheckReservedLock", offsetof(sqlite3_io_methods, xCheckReservedLock)},
+    {"sqlite3_io_methods", "xFileControl", offsetof(sqlite3_io_methods, xFileControl)},
+    {"sqlite3_io_methods", "xSectorSize", offsetof(sqlite3_io_methods, xSectorSize)},
+    {"sqlite3_io_methods", "xDeviceCharacteristics", offsetof(sqlite3_io_methods, xDeviceCharacteristics)},
+    {"sqlite3_io_methods", "xShmMap", offsetof(sqlite3_io_methods, xShmMap)},
+    {"sqlite3_io_methods", "xShmLock", offsetof(sqlite3_io_methods, xShmLock)},
+    {"sqlite3_io_methods", "xShmBarrier", offsetof(sqlite3_io_methods, xShmBarrier)},
+    {"sqlite3_io_methods", "xShmUnmap", offsetof(sqlite3_io_methods, xShmUnmap)},
+    {"sqlite3_io_methods", "xFetch", offsetof(sqlite3_io_methods, xFetch)},
+    {"sqlite3_io_methods", "xUnfetch", offsetof(sqlite3_io_methods, xUnfetch)},
+    {"sqlite3_vfs", "iVersion", offsetof(sqlite3_vfs, iVersion)},
+    {"sqlite3_vfs", "szOsFile", offsetof(sqlite3_vfs, szOsFile)},
+    {"sqlite3_vfs", "mxPathname", offsetof(sqlite3_vfs, mxPathname)},
+    {"sqlite3_vfs", "pNext", offsetof(sqlite3_vfs, pNext)},
+    {"sqlite3_vfs", "zName", offsetof(sqlite3_vfs, zName)},
+    {"sqlite3_vfs", "pAppData", offsetof(sqlite3_vfs, pAppData)},
+    {"sqlite3_vfs", "xOpen", offsetof(sqlite3_vfs, xOpen)},
+    {"sqlite3_vfs", "xDelete", offsetof(sqlite3_vfs, xDelete)},
+    {"sqlite3_vfs", "xAccess", offsetof(sqlite3_vfs, xAccess)},
+    {"sqlite3_vfs", "xFullPathname", offsetof(sqlite3_vfs, xFullPathname)},
+    {"sqlite3_vfs", "xDlOpen", offsetof(sqlite3_vfs, xDlOpen)},
+    {"sqlite3_vfs", "xDlError", offsetof(sqlite3_vfs, xDlError)},
+    {"sqlite3_vfs", "xDlSym", offsetof(sqlite3_vfs, xDlSym)},
+    {"sqlite3_vfs", "xDlClose", offsetof(sqlite3_vfs, xDlClose)},
+    {"sqlite3_vfs", "xRandomness", offsetof(sqlite3_vfs, xRandomness)},
+    {"sqlite3_vfs", "xSleep", offsetof(sqlite3_vfs, xSleep)},
+    {"sqlite3_vfs", "xCurrentTime", offsetof(sqlite3_vfs, xCurrentTime)},
+    {"sqlite3_vfs", "xGetLastError", offsetof(sqlite3_vfs, xGetLastError)},
+    {"sqlite3_vfs", "xCurrentTimeInt64", offsetof(sqlite3_vfs, xCurrentTimeInt64)},
+    {"sqlite3_vfs", "xSetSystemCall", offsetof(sqlite3_vfs, xSetSystemCall)},
+    {"sqlite3_vfs", "xGetSystemCall", offsetof(sqlite3_vfs, xGetSystemCall)},
+    {"sqlite3_vfs", "xNextSystemCall", offsetof(sqlite3_vfs, xNextSystemCall)},
+    {"sqlite3_module", "iVersion", offsetof(sqlite3_module, iVersion)},
+    {"sqlite3_module", "xCreate", offsetof(sqlite3_module, xCreate)},
+    {"sqlite3_module", "xConnect", offsetof(sqlite3_module, xConnect)},
+    {"sqlite3_module", "xBestIndex", offsetof(sqlite3_module, xBestIndex)},
+    {"sqlite3_module", "xDisconnect", offsetof(sqlite3_module, xDisconnect)},
+    {"sqlite3_module", "xDestroy", offsetof(sqlite3_module, xDestroy)},
+    {"sqlite3_module", "xOpen", offsetof(sqlite3_module, xOpen)},
+    {"sqlite3_module", "xClose", offsetof(sqlite3_module, xClose)},
+    {"sqlite3_module", "xFilter", offsetof(sqlite3_module, xFilter)},
+    {"sqlite3_module", "xNext", offsetof(sqlite3_module, xNext)},
+    {"sqlite3_module", "xEof", offsetof(sqlite3_module, xEof)},
+    {"sqlite3_module", "xColumn", offsetof(sqlite3_module, xColumn)},
+    {"sqlite3_module", "xRowid", offsetof(sqlite3_module, xRowid)},
+    {"sqlite3_module", "xUpdate", offsetof(sqlite3_module, xUpdate)},
+    {"sqlite3_module", "xBegin", offsetof(sqlite3_module, xBegin)},
+    {"sqlite3_module", "xSync", offsetof(sqlite3_module, xSync)},
+    {"sqlite3_module", "xCommit", offsetof(sqlite3_module, xCommit)},
+    {"sqlite3_module", "xRollback", offsetof(sqlite3_module, xRollback)},
+    {"sqlite3_module", "xFindFunction", offsetof(sqlite3_module, xFindFunction)},
+    {"sqlite3_module", "xRename", offsetof(sqlite3_module, xRename)},
+    {"sqlite3_module", "xSavepoint", offsetof(sqlite3_module, xSavepoint)},
+    {"sqlite3_module", "xRelease", offsetof(sqlite3_module, xRelease)},
+    {"sqlite3_module", "xRollbackTo", offsetof(sqlite3_module, xRollbackTo)},
+    {"sqlite3_module", "xShadowName", offsetof(sqlite3_module, xShadowName)},
+    {"cookie_io_functions_t", "read", offsetof(cookie_io_functions_t, read)},
+    {"cookie_io_functions_t", "write", offsetof(cookie_io_functions_t, write)},
+    {"cookie_io_functions_t", "seek", offsetof(cookie_io_functions_t, seek)},
+    {"cookie_io_functions_t", "close", offsetof(cookie_io_functions_t, close)},
+};
+static const struct { const char *structure; size_t size; } fx_sizes[] = {
+    {"sqlite3_io_methods", sizeof(sqlite3_io_methods)},
+    {"sqlite3_vfs", sizeof(sqlite3_vfs)},
+    {"sqlite3_module", sizeof(sqlite3_module)},
+    {"cookie_io_functions_t", sizeof(cookie_io_functions_t)},
+};
+
+long fx_member_offset(const char *structure, const char *member) {
+    for (size_t i = 0; i < sizeof fx_members / sizeof fx_members[0]; i++)
+        if (strcmp(fx_members[i].structure, structure) == 0 && strcmp(fx_members[i].member, member) == 0)
+            return (long)fx_members[i].offset;
+    return -1;
+}
+
+int fx_member_count(const char *structure) {
+    int count = 0;
+    for (size_t i = 0; i < sizeof fx_members / sizeof fx_members[0]; i++) count += strcmp(fx_members[i].structure, structure) == 0;
+    return count;
+}
+
+long fx_struct_size(const char *structure) {
+    for (size_t i = 0; i < sizeof fx_sizes / sizeof fx_sizes[0]; i++)
+        if (strcmp(fx_sizes[i].structure, structure) == 0) return (long)fx_sizes[i].size;
+    return -1;
+}

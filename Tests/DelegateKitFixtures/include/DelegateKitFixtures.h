@@ -122,4 +122,10 @@ int fx_nftw(const char *directory, const void *callback, int descriptors, int fl
 int fx_ftw_f(void);     /* FTW_F */
 int fx_ftw_phys(void);  /* FTW_PHYS */
 
+/* ---- The C compiler's layout of sqlite3_io_methods, sqlite3_vfs, sqlite3_module and glibc's
+   cookie_io_functions_t, by name: offsetof a member (-1 when not listed), the member count, sizeof. ---- */
+long fx_member_offset(const char *structure, const char *member);
+int fx_member_count(const char *structure);
+long fx_struct_size(const char *structure);
+
 #endif
