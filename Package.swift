@@ -25,7 +25,9 @@ let package = Package(
         .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "BenchmarkSupport"]),
         .target(name: "BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
         // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
-        .target(name: "DelegateKitFixtures", path: "Tests/DelegateKitFixtures"),
+        .target(name: "DelegateKitFixtures", dependencies: ["CLibXML2"], path: "Tests/DelegateKitFixtures"),
+        // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).
+        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
             name: "DelegateKitTests", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "CSQLite"]),
     ],

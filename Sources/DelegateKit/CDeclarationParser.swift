@@ -121,6 +121,21 @@ struct CDeclarationParser {
         "const", "volatile", "restrict", "__restrict", "__restrict__", "register", "static", "extern",
         "inline", "__inline", "__inline__", "__extension__", "__const",
     ]
+    /// GCC's `__attribute__((…))`: it changes nothing DelegateKit lays out, so it is read and dropped.
+    private static let attributeWords: Set<String> = ["__attribute__", "__attribute"]
+
+    private mutating func skipAttribute() throws {
+        position += 1
+        guard case .punctuation("(") = current.kind else { throw error("'(' after '__attribute__'", at: current) }
+        position += 1
+        try skipBalanced()
+        position += 1  // the closing ')'
+    }
+
+    private mutating func skipAttributes() throws {
+        while case .identifier(let name) = current.kind, Self.attributeWords.contains(name) { try skipAttribute() }
+    }
+
     private static let baseWords: Set<String> = [
         "void", "char", "short", "int", "long", "signed", "unsigned", "float", "double", "_Bool", "bool",
         "__signed__",
@@ -139,7 +154,9 @@ struct CDeclarationParser {
         var words: [String: Int] = [:]
         var named: Declared?
         loop: while case .identifier(let name) = current.kind {
-            if Self.qualifiers.contains(name) {
+            if Self.attributeWords.contains(name) {
+                try skipAttribute()
+            } else if Self.qualifiers.contains(name) {
                 position += 1
             } else if Self.baseWords.contains(name) {
                 guard named == nil else { throw syntax("'\(name)' cannot be combined with the type before it", at: current) }
@@ -233,6 +250,7 @@ struct CDeclarationParser {
             position += 1
             pointers += 1
             while case .identifier(let name) = current.kind, Self.qualifiers.contains(name) { position += 1 }
+            try skipAttributes()
         }
         var type = base
         for _ in 0..<pointers { type = .pointer(type) }
@@ -251,6 +269,7 @@ struct CDeclarationParser {
             position += 1
         }
         type = try parseSuffixes(type)
+        try skipAttributes()
         if let inner {
             let resume = position
             position = inner
@@ -258,6 +277,7 @@ struct CDeclarationParser {
             try expect(")", "to close the parenthesized declarator")
             position = resume
         }
+        try skipAttributes()
         return (type, name)
     }
 

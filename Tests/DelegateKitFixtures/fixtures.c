@@ -312,6 +312,7 @@ int fx_ftw_phys(void) { return FTW_PHYS; }
 
 /* ---- The C compiler's layout of real library structs, by name, to check parsed descriptors against. ---- */
 #include <sqlite3.h>
+#include <libxml/parser.h>
 
 static const struct { const char *structure, *member; size_t offset; } fx_members[] = {
     {"sqlite3_io_methods", "iVersion", offsetof(sqlite3_io_methods, iVersion)},
@@ -383,8 +384,41 @@ static const struct { const char *structure, *member; size_t offset; } fx_member
     {"cookie_io_functions_t", "write", offsetof(cookie_io_functions_t, write)},
     {"cookie_io_functions_t", "seek", offsetof(cookie_io_functions_t, seek)},
     {"cookie_io_functions_t", "close", offsetof(cookie_io_functions_t, close)},
+    {"xmlSAXHandler", "internalSubset", offsetof(xmlSAXHandler, internalSubset)},
+    {"xmlSAXHandler", "isStandalone", offsetof(xmlSAXHandler, isStandalone)},
+    {"xmlSAXHandler", "hasInternalSubset", offsetof(xmlSAXHandler, hasInternalSubset)},
+    {"xmlSAXHandler", "hasExternalSubset", offsetof(xmlSAXHandler, hasExternalSubset)},
+    {"xmlSAXHandler", "resolveEntity", offsetof(xmlSAXHandler, resolveEntity)},
+    {"xmlSAXHandler", "getEntity", offsetof(xmlSAXHandler, getEntity)},
+    {"xmlSAXHandler", "entityDecl", offsetof(xmlSAXHandler, entityDecl)},
+    {"xmlSAXHandler", "notationDecl", offsetof(xmlSAXHandler, notationDecl)},
+    {"xmlSAXHandler", "attributeDecl", offsetof(xmlSAXHandler, attributeDecl)},
+    {"xmlSAXHandler", "elementDecl", offsetof(xmlSAXHandler, elementDecl)},
+    {"xmlSAXHandler", "unparsedEntityDecl", offsetof(xmlSAXHandler, unparsedEntityDecl)},
+    {"xmlSAXHandler", "setDocumentLocator", offsetof(xmlSAXHandler, setDocumentLocator)},
+    {"xmlSAXHandler", "startDocument", offsetof(xmlSAXHandler, startDocument)},
+    {"xmlSAXHandler", "endDocument", offsetof(xmlSAXHandler, endDocument)},
+    {"xmlSAXHandler", "startElement", offsetof(xmlSAXHandler, startElement)},
+    {"xmlSAXHandler", "endElement", offsetof(xmlSAXHandler, endElement)},
+    {"xmlSAXHandler", "reference", offsetof(xmlSAXHandler, reference)},
+    {"xmlSAXHandler", "characters", offsetof(xmlSAXHandler, characters)},
+    {"xmlSAXHandler", "ignorableWhitespace", offsetof(xmlSAXHandler, ignorableWhitespace)},
+    {"xmlSAXHandler", "processingInstruction", offsetof(xmlSAXHandler, processingInstruction)},
+    {"xmlSAXHandler", "comment", offsetof(xmlSAXHandler, comment)},
+    {"xmlSAXHandler", "warning", offsetof(xmlSAXHandler, warning)},
+    {"xmlSAXHandler", "error", offsetof(xmlSAXHandler, error)},
+    {"xmlSAXHandler", "fatalError", offsetof(xmlSAXHandler, fatalError)},
+    {"xmlSAXHandler", "getParameterEntity", offsetof(xmlSAXHandler, getParameterEntity)},
+    {"xmlSAXHandler", "cdataBlock", offsetof(xmlSAXHandler, cdataBlock)},
+    {"xmlSAXHandler", "externalSubset", offsetof(xmlSAXHandler, externalSubset)},
+    {"xmlSAXHandler", "initialized", offsetof(xmlSAXHandler, initialized)},
+    {"xmlSAXHandler", "_private", offsetof(xmlSAXHandler, _private)},
+    {"xmlSAXHandler", "startElementNs", offsetof(xmlSAXHandler, startElementNs)},
+    {"xmlSAXHandler", "endElementNs", offsetof(xmlSAXHandler, endElementNs)},
+    {"xmlSAXHandler", "serror", offsetof(xmlSAXHandler, serror)},
 };
 static const struct { const char *structure; size_t size; } fx_sizes[] = {
+    {"xmlSAXHandler", sizeof(xmlSAXHandler)},
     {"sqlite3_io_methods", sizeof(sqlite3_io_methods)},
     {"sqlite3_vfs", sizeof(sqlite3_vfs)},
     {"sqlite3_module", sizeof(sqlite3_module)},

@@ -71,6 +71,37 @@ let sqliteTypedefLines = [
         #expect(descriptor.methods.map(\.signature) == cookieIO.methods.map(\.signature))
     }
 
+    @Test func libxml2SAXHandlerFromItsHeaders() throws {
+        let directory = "/usr/include/libxml2/libxml/"
+        let parser = try String(contentsOfFile: directory + "parser.h", encoding: .utf8)
+        // The SAX callback typedefs and the handler struct, as parser.h writes them.
+        let start = try #require(parser.range(of: "typedef xmlParserInputPtr (*resolveEntitySAXFunc)"))
+        let structStart = try #require(parser.range(of: "struct _xmlSAXHandler {"))
+        let end = try #require(parser.range(of: "\n};", range: structStart.upperBound..<parser.endIndex))
+        var text = String(parser[start.lowerBound..<end.upperBound])
+        // The pointer typedefs those use (`typedef xmlEntity *xmlEntityPtr;` …) and the handler's typedef.
+        var typedefs = ["typedef struct _xmlSAXHandler xmlSAXHandler;"]
+        for header in ["tree.h", "parser.h", "xmlerror.h"] {
+            let lines = try String(contentsOfFile: directory + header, encoding: .utf8).split(separator: "\n")
+            for line in lines where line.hasPrefix("typedef ") && (line.hasSuffix("Ptr;") || line.contains("xmlStructuredErrorFunc)")) {
+                typedefs.append(String(line))
+            }
+        }
+        text = typedefs.joined(separator: "\n") + "\n" + text
+        // No preprocessor here: expand the three macros these lines use as Linux's headers define them.
+        text = text.replacingOccurrences(of: "XMLCDECL", with: "").replacingOccurrences(of: "XMLCALL", with: "")
+            .replacingOccurrences(of: "LIBXML_ATTR_FORMAT(2,3)", with: "__attribute__((__format__(__printf__,2,3)))")
+
+        let handler = try ProtocolDescriptor(parsing: text, name: "xmlSAXHandler")
+        expectCompilerLayout(handler)
+        #expect(handler.methods.count == 27)
+        // The variadic error callbacks stay pointer fields: libffi has no variadic closures.
+        #expect(handler.fields.map(\.name) == ["warning", "error", "fatalError", "initialized", "_private"])
+        #expect(handler.method(named: "startElementNs")?.signature
+            == CSignature(.void, [.pointer, .pointer, .pointer, .pointer, .int32, .pointer, .int32, .int32, .pointer]))
+        #expect(handler.method(named: "characters")?.signature == CSignature(.void, [.pointer, .pointer, .int32]))
+    }
+
     @Test func theSubsetOfC() throws {
         let text = """
             #include <stddef.h>
