@@ -19,7 +19,7 @@ let package = Package(
         .executableTarget(
             name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples"]),
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).
-        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite"]),
+        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2"]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
         .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "BenchmarkSupport"]),
@@ -29,7 +29,7 @@ let package = Package(
         // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
-            name: "DelegateKitTests", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "CSQLite"]),
+            name: "DelegateKitTests", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "CSQLite", "CLibXML2"]),
     ],
     swiftLanguageModes: [.v6]
 )
