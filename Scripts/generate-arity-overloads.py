@@ -41,6 +41,9 @@ def block(n):
     fwd = "forwardAnyArity" if n == 0 else "forward"
     typed_plain = f", typed: Plain{n}(body)" if n > 0 else ""
     typed_override = f", typed: Override{n}(body)" if n > 0 else ""
+    g_m_r = ", ".join(["Member"] + generics + ["R: CValue"])
+    g_m_v = ", ".join(["Member"] + generics)
+    metatypes = "".join(f"A{i}.self, " for i in range(n))
     prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
     key = "returnType.scalarCode"
     for i in range(n):
@@ -171,6 +174,44 @@ extension DynamicDelegate {{
         try addObserver(method, timing, owner: owner, arguments: [{checked}], result: nil) {{ _, _, arguments in
             body({args})
         }}
+    }}
+}}
+
+extension TypedDelegate {{
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult
+    public func implement<{g_m_r}>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable {fn_r}
+    ) throws -> Registration {{
+        try implement(methodName(member, closureType: SwiftTypeName.functionType({metatypes}returning: R.self)), key: key, once: once, body)
+    }}
+
+    /// Implements a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<{g_m_v}>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable {fn_v}
+    ) throws -> Registration {{
+        try implement(methodName(member, closureType: SwiftTypeName.functionType({metatypes}returning: Void.self)), key: key, once: once, body)
+    }}
+
+    /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    @inlinable @discardableResult
+    public func override<{g_m_r}>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<{next_r}>{comma_t}) -> R
+    ) throws -> Registration {{
+        try override(methodName(member, closureType: SwiftTypeName.functionType({metatypes}returning: R.self)), key: key, once: once, body)
+    }}
+
+    /// Adds a layer on top of a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func override<{g_m_v}>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<{next_v}>{comma_t}) -> Void
+    ) throws -> Registration {{
+        try override(methodName(member, closureType: SwiftTypeName.functionType({metatypes}returning: Void.self)), key: key, once: once, body)
     }}
 }}
 '''

@@ -33,6 +33,13 @@ open class BlockDelegate {
         checkSlots()
     }
 
+    /// A block delegate for a C struct type Swift imports (see ``TypedDelegate``), whose `@Slot`s may name
+    /// members by key path. ``dynamicDelegate`` is a ``TypedDelegate`` of that type.
+    public init<Table>(for table: Table.Type) {
+        dynamicDelegate = TypedDelegate(for: table)
+        checkSlots()
+    }
+
     /// Stops with a precise message on the first `@Slot` that does not fit the protocol.
     private func checkSlots() {
         var mirror: Mirror? = Mirror(reflecting: self)

@@ -3,6 +3,9 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// A closure's C signature differs from the method's. Carries the method, the protocol, the
     /// method's signature (`expected`) and the closure's (`actual`).
     case signatureMismatch(method: String, protocol: String, expected: CSignature, actual: CSignature)
+    /// A closure given for a member of an imported struct (through a key path) does not have the
+    /// member's Swift function type. Carries both types as the Swift runtime spells them.
+    case typeMismatch(member: String, protocol: String, expected: String, actual: String)
     /// The protocol has no method of that name.
     case unknownMethod(String, protocol: String)
     /// The protocol has no data member of that name.
@@ -36,6 +39,8 @@ extension DelegateError: CustomStringConvertible {
         case let .signatureMismatch(method, proto, expected, actual):
             return "method '\(method)' of \(proto) has C signature `\(expected)`, "
                 + "but the closure has C signature `\(actual)`"
+        case let .typeMismatch(member, proto, expected, actual):
+            return "member '\(member)' of \(proto) has type `\(expected)`, but the closure has type `\(actual)`"
         case let .unknownMethod(name, proto):
             return "\(proto) has no method named '\(name)'"
         case let .unknownField(name, proto):

@@ -25,7 +25,7 @@ import Synchronization
 /// change is published with one atomic store, so a call sees the old or the new state, never a torn one,
 /// and a slot being replaced is never NULL in between. Calls take no lock; changes are serialized by one.
 /// Closures are `@Sendable` because C decides which thread runs them.
-public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind `state`; `table` is written atomically.
+public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind `state`; `table` is written atomically.
     /// The layout this delegate fills.
     public let descriptor: ProtocolDescriptor
     /// The C table, laid out as ``descriptor`` says, for C to use; valid while the delegate lives.
@@ -58,10 +58,16 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
     let state: Mutex<State>
 
     /// An empty table for `descriptor`: every slot NULL, every data member zero.
-    public init(protocol descriptor: ProtocolDescriptor) {
+    public convenience init(protocol descriptor: ProtocolDescriptor) {
+        self.init(protocol: descriptor, minimumByteCount: 0)
+    }
+
+    /// An empty table of at least `minimumByteCount` bytes: a typed table is as large as its Swift type
+    /// even when its descriptor is defective.
+    init(protocol descriptor: ProtocolDescriptor, minimumByteCount: Int) {
         self.descriptor = descriptor
         let alignment = max(descriptor.alignment, MemoryLayout<UnsafeRawPointer>.alignment)
-        let bytes = max(descriptor.size, alignment)
+        let bytes = max(descriptor.size, alignment, minimumByteCount)
         table = .allocate(byteCount: bytes, alignment: alignment)
         table.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
         state = Mutex(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
@@ -76,6 +82,11 @@ public final class DynamicDelegate: @unchecked Sendable {  // Mutable state is b
     /// valid while this delegate may call them.
     public convenience init(protocol descriptor: ProtocolDescriptor, wrapping original: UnsafeRawPointer) {
         self.init(protocol: descriptor)
+        copyTable(from: original)
+    }
+
+    /// Makes the new table a copy of `original`, every slot the original function (see ``init(protocol:wrapping:)``).
+    func copyTable(from original: UnsafeRawPointer) {
         table.copyMemory(from: original, byteCount: descriptor.size)
         state.withLock { state in
             for (index, method) in descriptor.methods.enumerated() {

@@ -129,6 +129,44 @@ extension DynamicDelegate {
     }
 }
 
+extension TypedDelegate {
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult
+    public func implement<Member, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable () -> R
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<Member>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable () -> Void
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(returning: Void.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    @inlinable @discardableResult
+    public func override<Member, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<R>) -> R
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func override<Member>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<Void>) -> Void
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(returning: Void.self)), key: key, once: once, body)
+    }
+}
+
 /// A plain layer's closure of 1 argument, with its Swift types.
 @usableFromInline
 final class Plain1<A0, R>: TypedEntry {
@@ -295,6 +333,44 @@ extension DynamicDelegate {
         try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0))
         }
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0) -> R
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0) -> Void
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, returning: Void.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, R>, A0) -> R
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, Void>, A0) -> Void
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, returning: Void.self)), key: key, once: once, body)
     }
 }
 
@@ -466,6 +542,44 @@ extension DynamicDelegate {
         try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1))
         }
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1) -> R
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1) -> Void
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: Void.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, R>, A0, A1) -> R
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, Void>, A0, A1) -> Void
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: Void.self)), key: key, once: once, body)
     }
 }
 
@@ -642,6 +756,44 @@ extension DynamicDelegate {
     }
 }
 
+extension TypedDelegate {
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2) -> R
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2) -> Void
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: Void.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, A2, R>, A0, A1, A2) -> R
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue, A2: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, A2, Void>, A0, A1, A2) -> Void
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: Void.self)), key: key, once: once, body)
+    }
+}
+
 /// A plain layer's closure of 4 arguments, with its Swift types.
 @usableFromInline
 final class Plain4<A0, A1, A2, A3, R>: TypedEntry {
@@ -814,6 +966,44 @@ extension DynamicDelegate {
         try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: Void.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, A2, A3, Void>, A0, A1, A2, A3) -> Void
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: Void.self)), key: key, once: once, body)
     }
 }
 
@@ -994,6 +1184,44 @@ extension DynamicDelegate {
     }
 }
 
+extension TypedDelegate {
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: Void.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, Void>, A0, A1, A2, A3, A4) -> Void
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: Void.self)), key: key, once: once, body)
+    }
+}
+
 /// A plain layer's closure of 6 arguments, with its Swift types.
 @usableFromInline
 final class Plain6<A0, A1, A2, A3, A4, A5, R>: TypedEntry {
@@ -1170,5 +1398,43 @@ extension DynamicDelegate {
         try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()], result: nil) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: Void.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of a member returning `void` (fixed-arity form).
+    @inlinable @discardableResult
+    public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, Void>, A0, A1, A2, A3, A4, A5) -> Void
+    ) throws -> Registration {
+        try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: Void.self)), key: key, once: once, body)
     }
 }

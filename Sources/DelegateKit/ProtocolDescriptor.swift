@@ -49,7 +49,8 @@ public struct ProtocolDescriptor: Hashable, Sendable {
 
     private let methodIndex: [String: Int]
     private let fieldIndex: [String: Int]
-    private let problem: DelegateError?
+    /// The first defect found; set by the initializers (and by reflection, for a layout Swift disagrees with).
+    var problem: DelegateError?
 
     /// A table of function pointers only.
     public init(name: String, methods: [MethodDescriptor]) {

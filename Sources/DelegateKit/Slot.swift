@@ -20,6 +20,9 @@ public struct Slot<each A: CValue, R> {
     public let method: String
     private let signature: Result<CSignature, any Error>
     private let makeThunk: (AssumedSendable<repeat each A, R>) throws -> CallThunk
+    /// For a slot named by a key path: the descriptor of the struct it points into, once the closure
+    /// type was found to be the member's, or why not.
+    private var keyPathTable: Result<ProtocolDescriptor, any Error>?
     private var value: Closure?
 
     /// Not available: `@Slot` works only on properties of ``BlockDelegate`` subclasses.
@@ -63,6 +66,21 @@ extension Slot where R: CValue {
         signature = Result { try CSignature.of(R.self, repeat (each A).self) }
         makeThunk = { closure in try CallThunk.typed { (argument: repeat each A) -> R in closure.call(repeat each argument) } }
     }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate``
+    /// created with ``BlockDelegate/init(for:)`` for that struct. The property's closure type must be
+    /// the member's Swift function type exactly (checked when the owner is created):
+    ///
+    /// ```swift
+    /// @Slot(\sqlite3_io_methods.xClose) var onClose: ((UnsafeMutablePointer<sqlite3_file>?) -> Int32)?
+    /// ```
+    public init<Table, Member>(_ member: KeyPath<Table, Member>) {
+        let resolved = Result {
+            try ReflectedTable.method(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: R.self))
+        }
+        self.init((try? resolved.get().name) ?? "\(member)")
+        keyPathTable = resolved.map { _ in ReflectedTable.of(Table.self).descriptor }
+    }
 }
 
 extension Slot where R == Void {
@@ -72,6 +90,15 @@ extension Slot where R == Void {
         value = nil
         signature = Result { try CSignature.of(CVoid.self, repeat (each A).self) }
         makeThunk = { closure in try CallThunk.typed { (argument: repeat each A) in closure.call(repeat each argument) } }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports.
+    public init<Table, Member>(_ member: KeyPath<Table, Member>) {
+        let resolved = Result {
+            try ReflectedTable.method(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: Void.self))
+        }
+        self.init((try? resolved.get().name) ?? "\(member)")
+        keyPathTable = resolved.map { _ in ReflectedTable.of(Table.self).descriptor }
     }
 }
 
@@ -84,6 +111,9 @@ protocol SlotDeclaration {
 extension Slot: SlotDeclaration {
     func mismatch(with descriptor: ProtocolDescriptor) -> DelegateError? {
         do {
+            if let table = try keyPathTable?.get(), table != descriptor {
+                return .invalidMember(method, protocol: descriptor.name, reason: "the slot's key path is into \(table.name), not \(descriptor.name)")
+            }
             let index = try descriptor.methodIndex(of: method)
             let expected = descriptor.methods[index].signature
             let actual = try signature.get()

@@ -14,13 +14,13 @@ public final class TracedVFS: @unchecked Sendable {  // The C name buffer is imm
     /// The name the VFS is registered under.
     public let name: String
     /// The wrapper of the default VFS's `sqlite3_vfs`.
-    public let vfs: DynamicDelegate
+    public let vfs: TypedDelegate<sqlite3_vfs>
 
     private let readCount = Atomic<Int>(0)
     private let writeCount = Atomic<Int>(0)
     private let failWrite = Atomic<Bool>(false)
     /// One wrapper per original `sqlite3_io_methods` table the default VFS hands out.
-    private let ioTables = Mutex<[UInt: DynamicDelegate]>([:])
+    private let ioTables = Mutex<[UInt: TypedDelegate<sqlite3_io_methods>]>([:])
     private let trace: (@Sendable (String) -> Void)?
     private let traceTokens = Mutex<[ObservationToken]>([])
     private let cName: UnsafeMutablePointer<CChar>
@@ -37,47 +37,47 @@ public final class TracedVFS: @unchecked Sendable {  // The C name buffer is imm
         self.name = name
         self.trace = trace
         cName = strdup(name)
-        vfs = DynamicDelegate(protocol: SQLiteDescriptors.vfs, wrapping: UnsafeRawPointer(base))
-        try vfs.setField("zName", UnsafePointer(cName))
-        try vfs.setField("pNext", UnsafeRawPointer?.none)
+        vfs = TypedDelegate(for: sqlite3_vfs.self, wrapping: base)
+        vfs.typedTable.pointee.zName = UnsafePointer(cName)
+        vfs.typedTable.pointee.pNext = nil
 
-        typealias OpenNext = Next<UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<sqlite3_file>?,
+        typealias OpenNext = Next<UnsafeMutablePointer<sqlite3_vfs>?, UnsafePointer<CChar>?, UnsafeMutablePointer<sqlite3_file>?,
                                   Int32, UnsafeMutablePointer<Int32>?, Int32>
         // The default xOpen fills in the file's method table; swap in our wrapper of that table.
-        try vfs.override("xOpen") { [unowned(unsafe) self] (next: OpenNext, vfs: UnsafeMutableRawPointer?,
+        try vfs.override(\.xOpen) { [unowned(unsafe) self] (next: OpenNext, vfs: UnsafeMutablePointer<sqlite3_vfs>?,
                                                              path: UnsafePointer<CChar>?, file: UnsafeMutablePointer<sqlite3_file>?,
                                                              flags: Int32, outFlags: UnsafeMutablePointer<Int32>?) -> Int32 in
             let status = next(vfs, path, file, flags, outFlags)
             if status == SQLITE_OK, let file, let methods = file.pointee.pMethods {
-                file.pointee.pMethods = UnsafePointer(wrapper(of: methods).table.assumingMemoryBound(to: sqlite3_io_methods.self))
+                file.pointee.pMethods = UnsafePointer(wrapper(of: methods).typedTable)
             }
             return status
         }
         if let trace { traceTokens.withLock { $0.append(vfs.observeAll { trace("vfs  " + $0.description) }) } }
-        let status = sqlite3_vfs_register(vfs.table.assumingMemoryBound(to: sqlite3_vfs.self), 0)
+        let status = sqlite3_vfs_register(vfs.typedTable, 0)
         guard status == SQLITE_OK else { throw TracedVFSError.sqlite(status) }
     }
 
     deinit {
-        sqlite3_vfs_unregister(vfs.table.assumingMemoryBound(to: sqlite3_vfs.self))
+        sqlite3_vfs_unregister(vfs.typedTable)
         free(cName)
     }
 
     /// Makes the next `xWrite` fail with `SQLITE_IOERR_WRITE` without writing anything.
     public func failNextWrite() { failWrite.store(true, ordering: .releasing) }
 
-    private func wrapper(of methods: UnsafePointer<sqlite3_io_methods>) -> DynamicDelegate {
+    private func wrapper(of methods: UnsafePointer<sqlite3_io_methods>) -> TypedDelegate<sqlite3_io_methods> {
         ioTables.withLock { tables in
             if let existing = tables[UInt(bitPattern: methods)] { return existing }
-            let io = DynamicDelegate(protocol: SQLiteDescriptors.ioMethods, wrapping: UnsafeRawPointer(methods))
+            let io = TypedDelegate(for: sqlite3_io_methods.self, wrapping: methods)
             do {
-                try io.override("xRead") { [unowned(unsafe) self] (next: Next<UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, Int64, Int32>,
+                try io.override(\.xRead) { [unowned(unsafe) self] (next: Next<UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, Int64, Int32>,
                                                                    file: UnsafeMutablePointer<sqlite3_file>?, buffer: UnsafeMutableRawPointer?,
                                                                    amount: Int32, offset: Int64) -> Int32 in
                     readCount.add(1, ordering: .relaxed)
                     return next(file, buffer, amount, offset)
                 }
-                try io.override("xWrite") { [unowned(unsafe) self] (next: Next<UnsafeMutablePointer<sqlite3_file>?, UnsafeRawPointer?, Int32, Int64, Int32>,
+                try io.override(\.xWrite) { [unowned(unsafe) self] (next: Next<UnsafeMutablePointer<sqlite3_file>?, UnsafeRawPointer?, Int32, Int64, Int32>,
                                                                     file: UnsafeMutablePointer<sqlite3_file>?, buffer: UnsafeRawPointer?,
                                                                     amount: Int32, offset: Int64) -> Int32 in
                     writeCount.add(1, ordering: .relaxed)
@@ -85,7 +85,7 @@ public final class TracedVFS: @unchecked Sendable {  // The C name buffer is imm
                     return next(file, buffer, amount, offset)
                 }
             } catch {
-                preconditionFailure("the descriptors and closures above agree: \(error)")
+                preconditionFailure("the closures above have the members' types: \(error)")
             }
             if let trace { traceTokens.withLock { $0.append(io.observeAll { trace("file " + $0.description) }) } }
             tables[UInt(bitPattern: methods)] = io

@@ -1,0 +1,101 @@
+/// A ``DynamicDelegate`` for a C struct type Swift imports: its layout comes from the type, its slots
+/// are named by key paths, and its table is typed.
+///
+/// ```swift
+/// let io = TypedDelegate(for: sqlite3_io_methods.self)
+/// try io.implement(\sqlite3_io_methods.xRead) {
+///     (file: UnsafeMutablePointer<sqlite3_file>?, buffer: UnsafeMutableRawPointer?, n: Int32, offset: sqlite3_int64) -> Int32 in …
+/// }
+/// io.typedTable.pointee.iVersion = 1          // data members: through the typed pointer
+/// sqlite3_file.pMethods = UnsafePointer(io.typedTable)
+/// ```
+///
+/// A key path finds the slot by its offset (`MemoryLayout.offset(of:)`), and the closure must have
+/// exactly the member's Swift function type, checked at run time against the type the Swift runtime
+/// reports for the member: a mismatch throws ``DelegateError/typeMismatch(member:protocol:expected:actual:)``
+/// naming both types, so a wrong closure is never installed. (Swift cannot check it at compile time:
+/// a `@convention(c)` type cannot be spelled with generic parameters.) Closures must therefore state
+/// their parameter types, as above.
+///
+/// Everything else is ``DynamicDelegate``'s, which this class is: methods by name, stacks, observers,
+/// forwarding, policies, lifetimes and threads.
+public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable {  // State is the superclass's.
+    /// An empty table: every slot NULL, every data member zero.
+    ///
+    /// `Table` must be a C struct imported by Swift; its members are read as ``ProtocolDescriptor/init(for:)``
+    /// describes. When they do not add up to the struct's layout, every operation throws.
+    public init(for table: Table.Type) {
+        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride)
+    }
+
+    /// A table that starts as a copy of a live C table of this type (see
+    /// ``DynamicDelegate/init(protocol:wrapping:)``): overrides see the original function through ``Next``.
+    public init(for table: Table.Type, wrapping original: UnsafePointer<Table>) {
+        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride)
+        // A defective descriptor's offsets cannot be trusted; every operation reports it instead.
+        if (try? descriptor.validate()) != nil { copyTable(from: UnsafeRawPointer(original)) }
+    }
+
+    /// The table, typed, for C to use and for setting data members; valid while the delegate lives.
+    /// Write function-pointer members only through the delegate: it may replace them at any time.
+    public var typedTable: UnsafeMutablePointer<Table> {
+        table.assumingMemoryBound(to: Table.self)
+    }
+
+    /// The name of the method `member` is, after checking that a closure of `closureType` fits it.
+    @usableFromInline
+    func methodName<Member>(_ member: KeyPath<Table, Member>, closureType: String) throws -> String {
+        try ReflectedTable.method(member, closureType: closureType).name
+    }
+
+    /// Implements the member `member` with a closure of its exact Swift function type.
+    ///
+    /// Throws ``DelegateError/typeMismatch(member:protocol:expected:actual:)`` when the closure's type
+    /// differs from the member's, ``DelegateError/invalidMember(_:protocol:reason:)`` when `member` is not a
+    /// function-pointer member; otherwise as ``DynamicDelegate/implement(_:key:once:_:)-8wq4a``.
+    @inlinable @discardableResult
+    public func implement<Member, each A: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (repeat each A) -> R
+    ) throws -> Registration {
+        let name = try methodName(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: R.self))
+        return try implement(name, key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void`.
+    @inlinable @discardableResult
+    public func implement<Member, each A: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (repeat each A) -> Void
+    ) throws -> Registration {
+        let name = try methodName(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: Void.self))
+        return try implement(name, key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of the member `member` that receives ``Next``; the closure's types after
+    /// `Next` must be the member's exactly.
+    @inlinable @discardableResult
+    public func override<Member, each A: CValue, R: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<repeat each A, R>, repeat each A) -> R
+    ) throws -> Registration {
+        let name = try methodName(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: R.self))
+        return try override(name, key: key, once: once, body)
+    }
+
+    /// Adds a layer on top of a member returning `void`.
+    @inlinable @discardableResult
+    public func override<Member, each A: CValue>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (Next<repeat each A, Void>, repeat each A) -> Void
+    ) throws -> Registration {
+        let name = try methodName(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: Void.self))
+        return try override(name, key: key, once: once, body)
+    }
+
+    /// The name of the method `member` is, for the by-name API (``DynamicDelegate/removeImplementation(for:)``,
+    /// ``DynamicDelegate/responds(to:)``, observers). Throws when `member` is not a function-pointer member.
+    public func methodName<Member>(of member: KeyPath<Table, Member>) throws -> String {
+        try ReflectedTable.method(member, closureType: nil).name
+    }
+}
