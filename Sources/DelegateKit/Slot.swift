@@ -23,6 +23,8 @@ public struct Slot<each A: CValue, R> {
     /// For a slot named by a key path: the descriptor of the struct it points into, once the closure
     /// type was found to be the member's, or why not.
     private var keyPathTable: Result<ProtocolDescriptor, any Error>?
+    /// How the property names its method, for messages: `"read"` or `\cookie_io_functions_t.read`.
+    private(set) var declaration: String
     private var value: Closure?
 
     /// Not available: `@Slot` works only on properties of ``BlockDelegate`` subclasses.
@@ -62,6 +64,7 @@ extension Slot where R: CValue {
     /// A slot for the method named `method`, with the C signature of the property's closure type.
     public init(_ method: String) {
         self.method = method
+        declaration = "\"\(method)\""
         value = nil
         signature = Result { try CSignature.of(R.self, repeat (each A).self) }
         makeThunk = { closure in try CallThunk.typed { (argument: repeat each A) -> R in closure.call(repeat each argument) } }
@@ -79,6 +82,7 @@ extension Slot where R: CValue {
             try ReflectedTable.method(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: R.self))
         }
         self.init((try? resolved.get().name) ?? "\(member)")
+        declaration = "\(member)"
         keyPathTable = resolved.map { _ in ReflectedTable.of(Table.self).descriptor }
     }
 }
@@ -87,6 +91,7 @@ extension Slot where R == Void {
     /// A slot for a method returning `void`.
     public init(_ method: String) {
         self.method = method
+        declaration = "\"\(method)\""
         value = nil
         signature = Result { try CSignature.of(CVoid.self, repeat (each A).self) }
         makeThunk = { closure in try CallThunk.typed { (argument: repeat each A) in closure.call(repeat each argument) } }
@@ -98,6 +103,7 @@ extension Slot where R == Void {
             try ReflectedTable.method(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: Void.self))
         }
         self.init((try? resolved.get().name) ?? "\(member)")
+        declaration = "\(member)"
         keyPathTable = resolved.map { _ in ReflectedTable.of(Table.self).descriptor }
     }
 }
@@ -105,6 +111,7 @@ extension Slot where R == Void {
 /// What ``BlockDelegate`` checks of each `@Slot` when it is created.
 protocol SlotDeclaration {
     var method: String { get }
+    var declaration: String { get }
     func mismatch(with descriptor: ProtocolDescriptor) -> DelegateError?
 }
 

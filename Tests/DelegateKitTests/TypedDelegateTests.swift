@@ -1,0 +1,157 @@
+import CSQLite
+import DelegateKit
+import DelegateKitExamples
+import DelegateKitFixtures
+import Testing
+
+/// A wrapper class whose slots are named by key paths into the imported `fx_plugin` struct.
+final class TypedPlugin: BlockDelegate {
+    @Slot(\fx_plugin.start) var onStart: ((UnsafeMutableRawPointer?) -> Int32)?
+    @Slot(\fx_plugin.transform) var onTransform: ((UnsafeMutableRawPointer?, Int64) -> Int64)?
+    init() { super.init(for: fx_plugin.self) }
+}
+
+/// The C signature matches (`int64_t (void *, int64_t)`), the Swift types do not.
+final class MistypedPlugin: BlockDelegate {
+    @Slot(\fx_plugin.transform) var onTransform: ((OpaquePointer?, Int64) -> Int64)?
+    init() { super.init(for: fx_plugin.self) }
+}
+
+/// A key path into another struct than the delegate's.
+final class CrossedPlugin: BlockDelegate {
+    @Slot(\sqlite3_io_methods.xClose) var onClose: ((UnsafeMutablePointer<sqlite3_file>?) -> Int32)?
+    init() { super.init(for: fx_plugin.self) }
+}
+
+@Suite struct TypedDelegateTests {
+    @Test func descriptorsFromImportedStructsEqualTheOnesWrittenFromTheHeader() {
+        for (reflected, written) in [
+            (ProtocolDescriptor(for: sqlite3_io_methods.self), SQLiteDescriptors.ioMethods),
+            (ProtocolDescriptor(for: sqlite3_vfs.self), SQLiteDescriptors.vfs),
+        ] {
+            #expect(reflected.name == written.name)
+            #expect(reflected.methods == written.methods)
+            #expect(reflected.fields.map(\.name) == written.fields.map(\.name))
+            #expect(reflected.fields.map(\.offset) == written.fields.map(\.offset))
+            #expect(reflected.size == written.size)
+        }
+        #expect(ProtocolDescriptor(for: sqlite3_io_methods.self).size == MemoryLayout<sqlite3_io_methods>.size)
+    }
+
+    @Test func pluginLayoutMatchesTheCCompilerAndRefusesAStructByValue() throws {
+        let plugin = ProtocolDescriptor(for: fx_plugin.self)
+        try plugin.validate()
+        #expect(plugin.size == fx_plugin_size())
+        #expect(plugin.field(named: "version")?.offset == fx_plugin_offset(0))
+        #expect(plugin.methods.map(\.name) == ["start", "transform", "log"])
+        #expect(plugin.methods.map(\.offset) == (1...3).map { fx_plugin_offset(Int32($0)) })
+        #expect(plugin.methods.map(\.signature) == [
+            CSignature(.int32, [.pointer]), CSignature(.int64, [.pointer, .int64]), CSignature(.void, [.pointer, .pointer]),
+        ])
+        // `weigh` takes an fx_point by value: a type name does not give its layout, so it is not a method.
+        #expect(plugin.field(named: "weigh")?.offset == fx_plugin_offset(4))
+        let delegate = TypedDelegate(for: fx_plugin.self)
+        #expect {
+            try delegate.implement(\.weigh) { (_: UnsafeMutableRawPointer?, _: fx_point) -> Double in 1 }
+        } throws: { error in
+            guard case .invalidMember("weigh", "fx_plugin", let reason) = error as? DelegateError else { return false }
+            return reason.contains("__C.fx_point") && reason.contains("by value")
+        }
+    }
+
+    @Test func keyPathImplementationsServeTheFixtureLibrary() throws {
+        let plugin = TypedDelegate(for: fx_plugin.self)
+        plugin.typedTable.pointee.version = 2
+        try plugin.implement(\.start) { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
+        try plugin.implement(\.transform) { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value * 3 }
+        #expect(try plugin.field("version", as: Int32.self) == 2)
+        #expect(plugin.responds(to: try plugin.methodName(of: \.transform)))
+        #expect(plugin.responds(to: "log") == false)
+
+        var called: UInt32 = 0
+        let values: [Int64] = [1, 2, 3, 4]
+        let total = fx_plugin_run(plugin.typedTable, nil, values, values.count, &called)
+        #expect(total == 30)
+        #expect(called == UInt32(FX_CALLED_START | FX_CALLED_TRANSFORM))
+    }
+
+    @Test func aClosureOfAnotherSwiftTypeIsRefusedEvenWhenItsCSignatureFits() throws {
+        let plugin = TypedDelegate(for: fx_plugin.self)
+        #expect(throws: DelegateError.typeMismatch(
+            member: "transform", protocol: "fx_plugin",
+            expected: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.Int64",
+            actual: "@convention(c) (Swift.Optional<Swift.OpaquePointer>, Swift.Int64) -> Swift.Int64")) {
+            try plugin.implement(\.transform) { (_: OpaquePointer?, value: Int64) -> Int64 in value }
+        }
+        #expect(throws: DelegateError.typeMismatch(
+            member: "log", protocol: "fx_plugin",
+            expected: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Optional<Swift.UnsafePointer<Swift.Int8>>) -> ()",
+            actual: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Optional<Swift.UnsafePointer<Swift.Int8>>) -> Swift.Int32")) {
+            try plugin.implement(\.log) { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) -> Int32 in 0 }
+        }
+        // Nothing was installed: C still sees NULL.
+        #expect(plugin.typedTable.pointee.transform == nil)
+        #expect(plugin.typedTable.pointee.log == nil)
+        #expect(DelegateError.typeMismatch(member: "m", protocol: "p", expected: "A", actual: "B").description
+            == "member 'm' of p has type `A`, but the closure has type `B`")
+    }
+
+    @Test func aDataMemberIsNotASlot() {
+        let plugin = TypedDelegate(for: fx_plugin.self)
+        #expect {
+            try plugin.implement(\.version) { () -> Int32 in 0 }
+        } throws: { error in
+            guard case .invalidMember("version", "fx_plugin", let reason) = error as? DelegateError else { return false }
+            return reason.contains("data member")
+        }
+    }
+
+    @Test func overridesOfAWrappedTypedTableCallTheOriginal() throws {
+        let base = TypedDelegate(for: fx_plugin.self)
+        try base.implement(\.transform) { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value + 1 }
+        let wrapper = TypedDelegate(for: fx_plugin.self, wrapping: base.typedTable)
+        try wrapper.override(\.transform) {
+            (next: Next<UnsafeMutableRawPointer?, Int64, Int64>, context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in
+            next(context, value) * 10
+        }
+        var called = false
+        #expect(fx_plugin_transform(wrapper.typedTable, nil, 5, &called) == 60)
+        #expect(called)
+        #expect(wrapper.removeImplementation(for: try wrapper.methodName(of: \.transform)))
+        #expect(fx_plugin_transform(wrapper.typedTable, nil, 5, &called) == 6)
+    }
+
+    @Test func blockDelegateSlotsNamedByKeyPath() {
+        let plugin = TypedPlugin()
+        let table = plugin.table.assumingMemoryBound(to: fx_plugin.self)
+        var called = false
+        #expect(fx_plugin_transform(table, nil, 7, &called) == 7)
+        #expect(!called)
+        plugin.onTransform = { _, value in value * value }
+        #expect(fx_plugin_transform(table, nil, 7, &called) == 49)
+        #expect(called)
+        plugin.onTransform = nil
+        #expect(fx_plugin_transform(table, nil, 7, &called) == 7)
+        #expect(!called)
+    }
+
+    @Test func mistypedKeyPathSlotStopsAtCreationNamingBothTypes() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = MistypedPlugin()
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains(
+            "MistypedPlugin.onTransform (@Slot(\\fx_plugin.transform)): member 'transform' of fx_plugin has type "
+                + "`@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.Int64`, but the closure "
+                + "has type `@convention(c) (Swift.Optional<Swift.OpaquePointer>, Swift.Int64) -> Swift.Int64`"))
+    }
+
+    @Test func keyPathIntoAnotherStructStopsAtCreation() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = CrossedPlugin()
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("CrossedPlugin.onClose (@Slot(\\sqlite3_io_methods.xClose)): member 'xClose' of fx_plugin cannot be used: "
+            + "the slot's key path is into sqlite3_io_methods, not fx_plugin"))
+    }
+}
