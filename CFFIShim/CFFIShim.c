@@ -1,5 +1,9 @@
 #include "CFFIShim.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+
 ffi_type *cffi_type_void(void) { return &ffi_type_void; }
 ffi_type *cffi_type_uint8(void) { return &ffi_type_uint8; }
 ffi_type *cffi_type_sint8(void) { return &ffi_type_sint8; }
@@ -44,4 +48,61 @@ void cffi_store_pointer(void **slot, const void *value) {
 
 const void *cffi_load_pointer(void *const *slot) {
     return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+}
+
+_Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec"))) = NULL;
+
+/* Every record ever made; records of exited threads are reused, never freed, so a scan needs no lock. */
+static cffi_thread_calls *all_calls = NULL;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void release_record(void *record) {
+    /* A later destructor of this thread that calls a closure registers afresh. */
+    cffi_current_calls = NULL;
+    __atomic_store_n(&((cffi_thread_calls *)record)->in_use, 0, __ATOMIC_RELEASE);
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, release_record); }
+
+cffi_thread_calls *cffi_register_thread(void) {
+    cffi_thread_calls *record = NULL;
+    for (cffi_thread_calls *candidate = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); candidate; candidate = candidate->next) {
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&candidate->in_use, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            record = candidate;
+            break;
+        }
+    }
+    if (record == NULL) {
+        record = calloc(1, sizeof *record);
+        if (record == NULL) abort(); /* a callback cannot report failure to its C caller */
+        record->in_use = 1;
+        record->next = __atomic_load_n(&all_calls, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(&all_calls, &record->next, record, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+    }
+    record->depth = 0;
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, record);
+    cffi_current_calls = record;
+    return record;
+}
+
+static int is_running(cffi_thread_calls *record, const void *object) {
+    if (__atomic_load_n(&record->overflow, __ATOMIC_SEQ_CST) > 0) return 1;
+    for (int i = 0; i < CFFI_CALL_DEPTH; i++) {
+        if (__atomic_load_n(&record->running[i], __ATOMIC_SEQ_CST) == object) return 1;
+    }
+    return 0;
+}
+
+void cffi_wait_until_not_running(const void *object) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    cffi_thread_calls *mine = cffi_current_calls;
+    for (cffi_thread_calls *record = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); record; record = record->next) {
+        if (record == mine) continue; /* a closure may remove itself: its own call finishes after */
+        for (unsigned spins = 0; is_running(record, object); spins++) {
+            if (spins > 64) sched_yield();
+        }
+    }
 }

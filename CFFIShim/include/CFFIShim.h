@@ -40,4 +40,49 @@ void cffi_call(ffi_cif *cif, const void *function, void *result, void **argument
 void cffi_store_pointer(void **slot, const void *value);
 const void *cffi_load_pointer(void *const *slot);
 
+/* ---- Calls in progress, so that removing a closure can wait until no other thread runs it ----
+   Each thread that runs a guarded closure has a record of the objects its (possibly nested) calls are
+   running. A call publishes its object with a sequentially consistent store and then checks whether the
+   object was retired; a remover retires the object and then scans every record. One of the two always
+   sees the other, so after the scan no call can start the retired object. Nothing here locks or
+   allocates, but a thread's first call, which allocates its record. */
+#define CFFI_CALL_DEPTH 16
+
+typedef struct cffi_thread_calls {
+    const void *running[CFFI_CALL_DEPTH];
+    long overflow;       /* calls nested deeper than CFFI_CALL_DEPTH: they count as running anything */
+    long depth;                  /* only its own thread touches it */
+    int in_use;
+    struct cffi_thread_calls *next;
+} cffi_thread_calls;
+
+extern _Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec")));
+cffi_thread_calls *cffi_register_thread(void);
+
+/* Marks `object` as running on this thread; returns the token cffi_leave needs. */
+static inline long cffi_enter(const void *object) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    if (__builtin_expect(calls == NULL, 0)) calls = cffi_register_thread();
+    long index = calls->depth++;
+    if (__builtin_expect(index < CFFI_CALL_DEPTH, 1)) {
+        __atomic_store_n(&calls->running[index], object, __ATOMIC_SEQ_CST);
+    } else {
+        __atomic_fetch_add(&calls->overflow, 1, __ATOMIC_SEQ_CST);
+    }
+    return index;
+}
+
+static inline void cffi_leave(long index) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    if (__builtin_expect(index < CFFI_CALL_DEPTH, 1)) {
+        __atomic_store_n(&calls->running[index], NULL, __ATOMIC_RELEASE);
+    } else {
+        __atomic_fetch_sub(&calls->overflow, 1, __ATOMIC_RELEASE);
+    }
+    calls->depth = index;
+}
+
+/* Waits until no thread but the calling one is running `object` (call after retiring it). */
+void cffi_wait_until_not_running(const void *object);
+
 #endif

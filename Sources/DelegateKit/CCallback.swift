@@ -82,7 +82,7 @@ enum OneShot {
     }
 
     /// Called closures, freed by the next ``make(_:)`` once their call has finished.
-    private static let finished = Mutex<[Entry]>([])
+    private static let finished = Locked<[Entry]>([])
 
     @usableFromInline
     static func make(_ thunk: CallThunk) throws -> CCallback {

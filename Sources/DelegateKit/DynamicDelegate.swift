@@ -44,6 +44,8 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         var dispatcher: CClosure?
         var plan: SlotPlan?
         var published: UnsafeRawPointer?
+        /// Retired plans and closures that calls may still be running, until a removal waits for them.
+        var unsettled: [any Retirable] = []
     }
 
     struct State: @unchecked Sendable {  // Likewise: only touched under the lock.
@@ -55,7 +57,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         var dependents: [WeakDelegate] = []
         var uniqueKeys = 0
     }
-    let state: Mutex<State>
+    let state: Locked<State>
 
     /// An empty table for `descriptor`: every slot NULL, every data member zero.
     public convenience init(protocol descriptor: ProtocolDescriptor) {
@@ -70,7 +72,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         let bytes = max(descriptor.size, alignment, minimumByteCount)
         table = .allocate(byteCount: bytes, alignment: alignment)
         table.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
-        state = Mutex(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
+        state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
     }
 
     /// A table that starts as a copy of a live C table: data members copied, every slot the original
@@ -185,17 +187,20 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         }
         try checkSignature(signature, of: index)
         let key = key.map { AnyHashable($0) } ?? DefaultKey.erased
-        let implementation = try Implementation(key: key, body: body, once: once, typed: typed)
+        let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        let implementation = try Implementation(key: key, body: body, once: once, typed: typed, slot: slot)
         // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
         if implementation.directAddress == nil { try ensureDispatcher(index) }
-        let dependents = state.withLock { state in
+        let (dependents, running) = state.withLock { state in
+            var replaced: [Implementation] = []
             if let old = state.slots[index].entries.firstIndex(where: { $0.key == key }) {
-                state.retired.append(state.slots[index].entries.remove(at: old))
+                replaced.append(state.slots[index].entries.remove(at: old))
             }
             state.slots[index].entries.append(implementation)
             republish(index, &state)
-            return state.dependents
+            return (state.dependents, retire(replaced, slot: index, &state))
         }
+        waitUntilNotRunning(running)
         notify(dependents, method)
         return Registration(delegate: self, method: method, key: key)
     }
@@ -254,29 +259,44 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
 
     private func removeEntries(_ method: String, where matches: (Implementation) -> Bool) -> Bool {
         guard let index = try? descriptor.methodIndex(of: method) else { return false }
-        let (removed, dependents) = state.withLock { state in
+        let (removed, dependents, running) = state.withLock { state in
             let doomed = state.slots[index].entries.filter(matches)
-            guard !doomed.isEmpty else { return (false, [WeakDelegate]()) }
+            guard !doomed.isEmpty else { return (false, [WeakDelegate](), [any Retirable]()) }
             state.slots[index].entries.removeAll(where: matches)
-            state.retired += doomed as [AnyObject]
             republish(index, &state)
-            return (true, state.dependents)
+            return (true, state.dependents, retire(doomed, slot: index, &state))
         }
+        waitUntilNotRunning(running)
         notify(dependents, method)
         return removed
     }
 
     /// Removes one implementation object (a spent `once`, or one removing itself).
     func remove(_ implementation: Implementation, slot index: Int) {
-        let dependents = state.withLock { state in
+        let (dependents, running) = state.withLock { state in
             guard let position = state.slots[index].entries.firstIndex(where: { $0 === implementation }) else {
-                return [WeakDelegate]()
+                return ([WeakDelegate](), [any Retirable]())
             }
-            state.retired.append(state.slots[index].entries.remove(at: position))
+            let removed = state.slots[index].entries.remove(at: position)
             republish(index, &state)
-            return state.dependents
+            return (state.dependents, retire([removed], slot: index, &state))
         }
+        waitUntilNotRunning(running)
         notify(dependents, descriptor.methods[index].name)
+    }
+
+    /// Retires implementations taken out of slot `index` (after the slot stopped pointing at them) and
+    /// returns everything a call of the slot may still be running, for the caller to wait for once it
+    /// has released the lock: a running call may itself be waiting for the lock.
+    func retire(_ removed: [Implementation], slot index: Int, _ state: inout State) -> [any Retirable] {
+        state.retired += removed as [AnyObject]
+        for implementation in removed {
+            guard let direct = implementation.direct else { continue }
+            direct.retire()
+            state.slots[index].unsettled.append(direct)
+        }
+        defer { state.slots[index].unsettled = [] }
+        return state.slots[index].unsettled
     }
 
     /// Whether a call of `method` reaches more than a default value: it has an implementation, an
@@ -397,7 +417,11 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
                 original: slot.original, forward: route?.route)
             // The plan first: a dispatcher reached through the new pointer must find it.
             cell.plan.store(Unmanaged.passUnretained(plan).toOpaque(), ordering: .releasing)
-            if let old = slot.plan { state.retired.append(old) }
+            if let old = slot.plan {
+                old.retire()
+                state.retired.append(old)
+                state.slots[index].unsettled.append(old)
+            }
             state.slots[index].plan = plan
         }
         precondition(target != nil || !responds || slot.dispatcher != nil,

@@ -10,7 +10,7 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     @usableFromInline let signature: CSignature
     let cif: UnsafeMutablePointer<ffi_cif>
 
-    private static let cache = Mutex<[CSignature: FFISignature]>([:])
+    private static let cache = Locked<[CSignature: FFISignature]>([:])
 
     /// Signatures of scalars only, by a compact key: read without a lock, an allocation or a hash
     /// function, so making a closure of a common signature costs little more than libffi's own allocation.
@@ -53,7 +53,7 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     /// The newest table's address (as an integer: an atomic pointer cannot be a Swift 6 global).
     private static let keyed = Atomic<UInt>(0)
     /// Every table ever published: a reader may still be looking at an old one, so none is freed.
-    private static let keyedTables = Mutex<[KeyedTable]>([])
+    private static let keyedTables = Locked<[KeyedTable]>([])
 
     /// The prepared form of the signature `make` builds, found by `key` (see ``CType/appendingKey(_:)``)
     /// without building it when it was prepared before.

@@ -1,3 +1,4 @@
+import CFFIShim
 import Synchronization
 
 /// One entry of a slot's stack: a closure and how it is called.
@@ -18,6 +19,8 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
 
     let key: AnyHashable
     let body: Callable
+    /// What C enters when the slot holds this implementation's closure directly (plain ones only).
+    let direct: DirectCall?
     /// The closure with its Swift types, when it was given through a fixed-arity API.
     let typed: TypedEntry?
     /// Runs for exactly one call, then removes itself.
@@ -25,13 +28,20 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
     /// Set by the one call a `once` implementation may serve.
     private let claimed = Atomic<Bool>(false)
 
-    init(key: AnyHashable, body: Body, once: Bool, typed: TypedEntry?) throws {
+    /// `slot` is where the implementation's table holds it: a call that arrives after the
+    /// implementation was removed goes to what the slot holds then.
+    init(key: AnyHashable, body: Body, once: Bool, typed: TypedEntry?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) throws {
         self.key = key
         self.once = once
         self.typed = typed
         switch body {
-        case .plain(let thunk): self.body = .plain(try CClosure(thunk: thunk))
-        case .override(let thunk): self.body = .override(thunk)
+        case .plain(let thunk):
+            let direct = DirectCall(thunk: thunk, slot: slot)
+            self.direct = direct
+            self.body = .plain(try CClosure(prepared: thunk.prepared, body: thunk.body, handler: DirectCall.entry, target: direct))
+        case .override(let thunk):
+            direct = nil
+            self.body = .override(thunk)
         }
     }
 
@@ -48,6 +58,57 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
     }
 
     var isSpent: Bool { once && claimed.load(ordering: .acquiring) }
+}
+
+/// The entry of a plain implementation that C calls directly through its slot.
+///
+/// Removing the implementation retires this object and waits until no thread is running it (see
+/// `cffi_enter` in the shim): a call that loaded the slot just before the removal, and enters only
+/// after it, sees the retirement and goes to what the slot holds now instead.
+final class DirectCall: Retirable, @unchecked Sendable {  // Immutable but for the atomic flag.
+    private let body: CallThunk.Body
+    private let prepared: FFISignature
+    private let slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private let retiredFlag = Atomic<Bool>(false)
+
+    init(thunk: CallThunk, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        body = thunk.body
+        prepared = thunk.prepared
+        self.slot = slot
+    }
+
+    func retire() { retiredFlag.store(true, ordering: .sequentiallyConsistent) }
+
+    static let entry: cffi_closure_handler = { _, result, arguments, userData in
+        let object = userData.unsafelyUnwrapped
+        let token = cffi_enter(object)
+        Unmanaged<DirectCall>.fromOpaque(object)._withUnsafeGuaranteedRef {
+            $0.run(result.unsafelyUnwrapped, arguments ?? noArguments)
+        }
+        cffi_leave(token)
+    }
+
+    private func run(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        // Sequentially consistent, against the store in `cffi_enter`: see the shim.
+        guard retiredFlag.load(ordering: .sequentiallyConsistent) else { return body(result, arguments) }
+        // Removed since C loaded the slot: call what it holds now, as if C had loaded it a moment later.
+        if let function = cffi_load_pointer(slot) {
+            prepared.call(UnsafeRawPointer(function), result: result, arguments: arguments)
+        } else {
+            result.initializeMemory(as: UInt8.self, repeating: 0, count: prepared.resultBufferSize)
+        }
+    }
+}
+
+/// A closure or plan that calls may be running: a removal retires it (so no call starts it any more)
+/// and then waits until no other thread is running it.
+protocol Retirable: AnyObject {
+    func retire()
+}
+
+/// Waits until no thread but this one runs any of `objects`, which must already be retired.
+func waitUntilNotRunning(_ objects: [any Retirable]) {
+    for object in objects { cffi_wait_until_not_running(Unmanaged.passUnretained(object as AnyObject).toOpaque()) }
 }
 
 /// A layer's closure with its Swift types, so that a `next` of the same types can call it directly

@@ -138,13 +138,18 @@ extension DynamicDelegate {
         return ObservationToken([observer])
     }
 
+    /// Takes the observer out of every slot, then waits for the calls that may still be notifying it.
     func removeObserver(_ observer: Observer) {
-        state.withLock { state in
+        let running = state.withLock { state in
+            var running: [any Retirable] = []
             for index in state.slots.indices where state.slots[index].observers.contains(where: { $0 === observer }) {
                 state.slots[index].observers.removeAll { $0 === observer }
                 republish(index, &state)
+                running += retire([], slot: index, &state)
             }
+            return running
         }
+        waitUntilNotRunning(running)
     }
 }
 

@@ -30,7 +30,7 @@ struct ReflectedTable: Sendable {
     /// Why a function-pointer member could not be a method, by offset.
     let refusals: [Int: String]
 
-    private static let cache = Mutex<[ObjectIdentifier: ReflectedTable]>([:])
+    private static let cache = Locked<[ObjectIdentifier: ReflectedTable]>([:])
 
     static func of<Table>(_ table: Table.Type) -> ReflectedTable {
         if let known = cache.withLock({ $0[ObjectIdentifier(table)] }) { return known }

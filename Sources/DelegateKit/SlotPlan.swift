@@ -8,7 +8,7 @@ import Synchronization
 /// A call must also cost no reference counting, so the plan keeps its objects alive in ordinary arrays
 /// but walks unmanaged copies of them, laid out once when the plan is built.
 @usableFromInline
-final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffers are freed in deinit.
+final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init but for the atomic flag; the buffers are freed in deinit.
     /// One implementation as a call sees it.
     @usableFromInline
     struct Step {
@@ -36,6 +36,13 @@ final class SlotPlan: @unchecked Sendable {  // Immutable after init; the buffer
     let methodName: String
     // The delegate outlives its plans: they are only reachable through it.
     unowned(unsafe) let owner: DynamicDelegate
+    /// Set once a newer plan replaced this one: a call that finds it set reads the cell again.
+    private let retiredFlag = Atomic<Bool>(false)
+
+    func retire() { retiredFlag.store(true, ordering: .sequentiallyConsistent) }
+
+    /// Sequentially consistent, against the store in `cffi_enter`: see the shim.
+    var isRetired: Bool { retiredFlag.load(ordering: .sequentiallyConsistent) }
 
     init(
         owner: DynamicDelegate, slot: Int, methodName: String, prepared: FFISignature, levels: [Implementation],
@@ -147,9 +154,17 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
 
     private static let entry: cffi_closure_handler = { _, result, arguments, userData in
         Unmanaged<PlanCell>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
-            let plan = cell.plan.load(ordering: .acquiring).unsafelyUnwrapped
-            Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef {
-                $0.run(result.unsafelyUnwrapped, arguments ?? noArguments)
+            // A plan retired between the load and the entry is skipped: its replacement is in the cell.
+            while true {
+                let plan = cell.plan.load(ordering: .acquiring).unsafelyUnwrapped
+                let token = cffi_enter(plan)
+                let ran = Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { plan in
+                    guard !plan.isRetired else { return false }
+                    plan.run(result.unsafelyUnwrapped, arguments ?? noArguments)
+                    return true
+                }
+                cffi_leave(token)
+                if ran { return }
             }
         }
     }

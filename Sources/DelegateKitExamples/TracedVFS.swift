@@ -1,5 +1,6 @@
 import CSQLite
 import DelegateKit
+import Foundation
 import Glibc
 import Synchronization
 
@@ -20,9 +21,11 @@ public final class TracedVFS: @unchecked Sendable {  // The C name buffer is imm
     private let writeCount = Atomic<Int>(0)
     private let failWrite = Atomic<Bool>(false)
     /// One wrapper per original `sqlite3_io_methods` table the default VFS hands out.
-    private let ioTables = Mutex<[UInt: TypedDelegate<sqlite3_io_methods>]>([:])
+    // NSLock rather than Mutex: ThreadSanitizer sees pthread mutexes, not Mutex's futexes.
+    private let lock = NSLock()
+    private var ioTables: [UInt: TypedDelegate<sqlite3_io_methods>] = [:]
     private let trace: (@Sendable (String) -> Void)?
-    private let traceTokens = Mutex<[ObservationToken]>([])
+    private var traceTokens: [ObservationToken] = []
     private let cName: UnsafeMutablePointer<CChar>
 
     /// The `xRead` calls so far.
@@ -53,7 +56,7 @@ public final class TracedVFS: @unchecked Sendable {  // The C name buffer is imm
             }
             return status
         }
-        if let trace { traceTokens.withLock { $0.append(vfs.observeAll { trace("vfs  " + $0.description) }) } }
+        if let trace { traceTokens.append(vfs.observeAll { trace("vfs  " + $0.description) }) }
         let status = sqlite3_vfs_register(vfs.typedTable, 0)
         guard status == SQLITE_OK else { throw TracedVFSError.sqlite(status) }
     }
@@ -67,8 +70,8 @@ public final class TracedVFS: @unchecked Sendable {  // The C name buffer is imm
     public func failNextWrite() { failWrite.store(true, ordering: .releasing) }
 
     private func wrapper(of methods: UnsafePointer<sqlite3_io_methods>) -> TypedDelegate<sqlite3_io_methods> {
-        ioTables.withLock { tables in
-            if let existing = tables[UInt(bitPattern: methods)] { return existing }
+        lock.withLock {
+            if let existing = ioTables[UInt(bitPattern: methods)] { return existing }
             let io = TypedDelegate(for: sqlite3_io_methods.self, wrapping: methods)
             do {
                 try io.override(\.xRead) { [unowned(unsafe) self] (next: Next<UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, Int64, Int32>,
@@ -87,8 +90,8 @@ public final class TracedVFS: @unchecked Sendable {  // The C name buffer is imm
             } catch {
                 preconditionFailure("the closures above have the members' types: \(error)")
             }
-            if let trace { traceTokens.withLock { $0.append(io.observeAll { trace("file " + $0.description) }) } }
-            tables[UInt(bitPattern: methods)] = io
+            if let trace { traceTokens.append(io.observeAll { trace("file " + $0.description) }) }
+            ioTables[UInt(bitPattern: methods)] = io
             return io
         }
     }

@@ -1,4 +1,4 @@
-import DelegateKit
+@testable import DelegateKit  // Locked: a lock ThreadSanitizer can see
 import DelegateKitFixtures
 import Glibc
 import Synchronization
@@ -14,7 +14,7 @@ let cookieIO = ProtocolDescriptor(name: "cookie_io_functions_t", methods: [
 
 /// The bytes behind a cookie `FILE *`, safe to use from whatever thread stdio calls on.
 final class MemoryFile: Sendable {
-    private let state = Mutex<(bytes: [UInt8], position: Int)>(([], 0))
+    private let state = Locked<(bytes: [UInt8], position: Int)>(([], 0))
     let closes = Counter()
     let reads = Counter()
     let writes = Counter()
@@ -108,7 +108,7 @@ final class CookieStream: BlockDelegate {
 
     @Test func fileBackedByADynamicDelegate() throws {
         let file = MemoryFile()
-        let cookies = Mutex<Set<UInt>>([])
+        let cookies = Locked<Set<UInt>>([])
         let io = DynamicDelegate(protocol: cookieIO)
         try io.implement("read") { (cookie: UnsafeMutableRawPointer?, buffer: UnsafeMutablePointer<CChar>?, size: Int) -> Int in
             cookies.withLock { _ = $0.insert(UInt(bitPattern: cookie)) }

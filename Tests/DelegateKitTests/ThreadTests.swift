@@ -31,6 +31,7 @@ import Testing
 
     @Test func removeAndImplementRaceWithCalls() throws {
         // Removal makes the slot NULL; C sees either NULL or a whole implementation, never anything else.
+        // A call that loaded the removed one's pointer gets the default value, counted with the NULLs.
         let delegate = DynamicDelegate(protocol: pluginProtocol)
         try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, i: Int64) -> Int64 in i * 1000 }
         let table = delegate.table.assumingMemoryBound(to: fx_plugin.self)

@@ -90,7 +90,9 @@ size_t fx_plugin_offset(int member); /* 0 version, 1 start, 2 transform, 3 log, 
 size_t fx_plugin_size(void);
 
 /* ---- Threads: `threads` pthreads each call plugin->transform(NULL, i) `iterations` times, loading the
-   slot afresh every call. A result must be i * 1000 + k with 0 <= k < implementations. ---- */
+   slot afresh every call. A result must be i * 1000 + k with 0 <= k < implementations; a zero result
+   for i > 0 (the default value of a call that arrived after its implementation was removed) counts
+   with the NULL slots. ---- */
 typedef struct fx_hammer fx_hammer;
 fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations);
 /* Whether every thread has finished its calls (the hammer still needs joining). */
