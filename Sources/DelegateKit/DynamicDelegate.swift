@@ -200,7 +200,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
             republish(index, &state)
             return (state.dependents, retire(replaced, slot: index, &state))
         }
-        waitUntilNotRunning(running)
+        settle(running, slot: index)
         notify(dependents, method)
         return Registration(delegate: self, method: method, key: key)
     }
@@ -266,7 +266,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
             republish(index, &state)
             return (true, state.dependents, retire(doomed, slot: index, &state))
         }
-        waitUntilNotRunning(running)
+        settle(running, slot: index)
         notify(dependents, method)
         return removed
     }
@@ -281,13 +281,16 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
             republish(index, &state)
             return (state.dependents, retire([removed], slot: index, &state))
         }
-        waitUntilNotRunning(running)
+        settle(running, slot: index)
         notify(dependents, descriptor.methods[index].name)
     }
 
     /// Retires implementations taken out of slot `index` (after the slot stopped pointing at them) and
     /// returns everything a call of the slot may still be running, for the caller to wait for once it
-    /// has released the lock: a running call may itself be waiting for the lock.
+    /// has released the lock (a running call may itself be waiting for the lock), then ``settle(_:slot:)``.
+    ///
+    /// Every retired plan stays on the list until one remover has waited for it: a call inside an old
+    /// plan can still start any implementation that plan holds, so concurrent removers each wait for all.
     func retire(_ removed: [Implementation], slot index: Int, _ state: inout State) -> [any Retirable] {
         state.retired += removed as [AnyObject]
         for implementation in removed {
@@ -295,8 +298,16 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
             direct.retire()
             state.slots[index].unsettled.append(direct)
         }
-        defer { state.slots[index].unsettled = [] }
         return state.slots[index].unsettled
+    }
+
+    /// Waits until no other thread runs any of `running` (retired objects of slot `index`), then drops
+    /// them from the slot's list: no call can reach them any more.
+    func settle(_ running: [any Retirable], slot index: Int) {
+        guard !running.isEmpty else { return }
+        waitUntilNotRunning(running)
+        let settled = Set(running.map { ObjectIdentifier($0) })
+        state.withLock { $0.slots[index].unsettled.removeAll { settled.contains(ObjectIdentifier($0)) } }
     }
 
     /// Whether a call of `method` reaches more than a default value: it has an implementation, an

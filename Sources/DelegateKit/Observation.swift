@@ -141,15 +141,15 @@ extension DynamicDelegate {
     /// Takes the observer out of every slot, then waits for the calls that may still be notifying it.
     func removeObserver(_ observer: Observer) {
         let running = state.withLock { state in
-            var running: [any Retirable] = []
+            var running: [(slot: Int, objects: [any Retirable])] = []
             for index in state.slots.indices where state.slots[index].observers.contains(where: { $0 === observer }) {
                 state.slots[index].observers.removeAll { $0 === observer }
                 republish(index, &state)
-                running += retire([], slot: index, &state)
+                running.append((index, retire([], slot: index, &state)))
             }
             return running
         }
-        waitUntilNotRunning(running)
+        for (index, objects) in running { settle(objects, slot: index) }
     }
 }
 
