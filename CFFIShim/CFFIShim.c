@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 ffi_type *cffi_type_void(void) { return &ffi_type_void; }
@@ -35,6 +36,17 @@ void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user
 }
 
 void cffi_closure_free(void *closure) { ffi_closure_free(closure); }
+
+static void dead_call(ffi_cif *cif, void *result, void **arguments, void *message) {
+    (void)cif; (void)result; (void)arguments;
+    fprintf(stderr, "%s\n", (const char *)message);
+    fflush(stderr);
+    abort();
+}
+
+int cffi_closure_bury(void *closure, ffi_cif *cif, void *code, const char *message) {
+    return ffi_prep_closure_loc(closure, cif, dead_call, (void *)message, code) == FFI_OK ? 0 : -1;
+}
 
 void cffi_closure_set_user_data(void *closure, void *user_data) { ((ffi_closure *)closure)->user_data = user_data; }
 

@@ -29,6 +29,10 @@ int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_t
    *code, or returns NULL (nothing allocated) when the system refuses executable memory or prep fails. */
 void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user_data, void **code);
 void cffi_closure_free(void *closure);
+/* Points a closure whose owner is gone at a handler that writes `message` to stderr and aborts, so a
+   late call through a stale pointer stops loudly instead of running freed memory. The closure stays
+   allocated; `message` must outlive it. Returns 0 on success. */
+int cffi_closure_bury(void *closure, ffi_cif *cif, void *code, const char *message);
 /* Sets the user data a prepared closure passes to its handler (before C can call it). */
 void cffi_closure_set_user_data(void *closure, void *user_data);
 

@@ -28,15 +28,16 @@ open class BlockDelegate {
     public var table: UnsafeMutableRawPointer { dynamicDelegate.table }
 
     /// A block delegate for the table `descriptor` describes, with every slot empty.
-    public init(protocol descriptor: ProtocolDescriptor) {
-        dynamicDelegate = DynamicDelegate(protocol: descriptor)
+    /// `file` and `line` record where the object is made, as ``DynamicDelegate/init(protocol:file:line:)`` says.
+    public init(protocol descriptor: ProtocolDescriptor, file: StaticString = #fileID, line: UInt = #line) {
+        dynamicDelegate = DynamicDelegate(protocol: descriptor, file: file, line: line)
         checkSlots()
     }
 
     /// A block delegate for a C struct type Swift imports (see ``TypedDelegate``), whose `@Slot`s may name
     /// members by key path. ``dynamicDelegate`` is a ``TypedDelegate`` of that type.
-    public init<Table>(for table: Table.Type) {
-        dynamicDelegate = TypedDelegate(for: table)
+    public init<Table>(for table: Table.Type, file: StaticString = #fileID, line: UInt = #line) {
+        dynamicDelegate = TypedDelegate(for: table, file: file, line: line)
         checkSlots()
     }
 

@@ -29,6 +29,8 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     let prepared: FFISignature
     /// For a slot dispatcher: the plan cell its handler reads, kept alive here.
     private let target: AnyObject?
+    /// What a call after deinitialization reports in debug builds; a delegate names the method here.
+    var epitaph: String?
 
     /// The C signature of ``address``.
     public var signature: CSignature { prepared.signature }
@@ -84,7 +86,13 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 
     deinit {
+        #if DEBUG
+        Graveyard.bury(closure: closure, code: address, prepared: prepared, message: epitaph
+            ?? "DelegateKit: a CClosure `\(signature)` was called after it was deinitialized; keep it alive "
+                + "for as long as C may call it")
+        #else
         cffi_closure_free(closure)
+        #endif
     }
 
     /// ``address`` as a Swift `@convention(c)` function type, for passing to imported C functions.

@@ -30,6 +30,8 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     public let descriptor: ProtocolDescriptor
     /// The C table, laid out as ``descriptor`` says, for C to use; valid while the delegate lives.
     public let table: UnsafeMutableRawPointer
+    /// Where the delegate was made (`File.swift:12`), for the message of a call after it is gone.
+    let origin: String
 
     // Only ever touched under `state`'s lock, so its pointers and objects cross threads safely.
     struct SlotState: @unchecked Sendable {
@@ -60,14 +62,18 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     let state: Locked<State>
 
     /// An empty table for `descriptor`: every slot NULL, every data member zero.
-    public convenience init(protocol descriptor: ProtocolDescriptor) {
-        self.init(protocol: descriptor, minimumByteCount: 0)
+    ///
+    /// `file` and `line` record where the delegate is made: in debug builds, a C call through its table
+    /// or closures after it is deinitialized stops the process with a message naming them.
+    public convenience init(protocol descriptor: ProtocolDescriptor, file: StaticString = #fileID, line: UInt = #line) {
+        self.init(protocol: descriptor, minimumByteCount: 0, origin: "\(file):\(line)")
     }
 
     /// An empty table of at least `minimumByteCount` bytes: a typed table is as large as its Swift type
     /// even when its descriptor is defective.
-    init(protocol descriptor: ProtocolDescriptor, minimumByteCount: Int) {
+    init(protocol descriptor: ProtocolDescriptor, minimumByteCount: Int, origin: String) {
         self.descriptor = descriptor
+        self.origin = origin
         let alignment = max(descriptor.alignment, MemoryLayout<UnsafeRawPointer>.alignment)
         let bytes = max(descriptor.size, alignment, minimumByteCount)
         table = .allocate(byteCount: bytes, alignment: alignment)
@@ -82,8 +88,10 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     /// `original` must point to a table laid out as `descriptor` says, at least `descriptor.size` bytes
     /// long (describe only the members an older, shorter table version has), and its functions must stay
     /// valid while this delegate may call them.
-    public convenience init(protocol descriptor: ProtocolDescriptor, wrapping original: UnsafeRawPointer) {
-        self.init(protocol: descriptor)
+    public convenience init(
+        protocol descriptor: ProtocolDescriptor, wrapping original: UnsafeRawPointer, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        self.init(protocol: descriptor, file: file, line: line)
         copyTable(from: original)
     }
 
@@ -104,7 +112,24 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
             forwardingDelegates.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: table)) }
             if case .delegate(let target) = forwarding { target.removeDependent(self) }
         }
+        #if DEBUG
+        // Every closure learns which method it served, so a late call through a copied pointer says so.
+        state.withLock { state in
+            func message(_ index: Int) -> String {
+                Graveyard.deadCallMessage(method: descriptor.methods[index].name, descriptor: descriptor.name, origin: origin)
+            }
+            for (index, slot) in state.slots.enumerated() {
+                for implementation in slot.entries { implementation.closure?.epitaph = message(index) }
+                slot.dispatcher?.epitaph = message(index)
+            }
+            for case let implementation as Implementation in state.retired {
+                implementation.closure?.epitaph = message(implementation.slotIndex)
+            }
+        }
+        Graveyard.entomb(table: table, descriptor: descriptor, origin: origin)
+        #else
         table.deallocate()
+        #endif
     }
 
     // MARK: Implementing
@@ -188,7 +213,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         try checkSignature(signature, of: index)
         let key = key.map { AnyHashable($0) } ?? DefaultKey.erased
         let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-        let implementation = try Implementation(key: key, body: body, once: once, typed: typed, slot: slot)
+        let implementation = try Implementation(key: key, body: body, once: once, typed: typed, slot: slot, index: index)
         // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
         if implementation.directAddress == nil { try ensureDispatcher(index) }
         let (dependents, running) = state.withLock { state in

@@ -21,6 +21,8 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
     let body: Callable
     /// What C enters when the slot holds this implementation's closure directly (plain ones only).
     let direct: DirectCall?
+    /// The index of its slot in the delegate's descriptor.
+    let slotIndex: Int
     /// The closure with its Swift types, when it was given through a fixed-arity API.
     let typed: TypedEntry?
     /// Runs for exactly one call, then removes itself.
@@ -30,8 +32,12 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
 
     /// `slot` is where the implementation's table holds it: a call that arrives after the
     /// implementation was removed goes to what the slot holds then.
-    init(key: AnyHashable, body: Body, once: Bool, typed: TypedEntry?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) throws {
+    init(
+        key: AnyHashable, body: Body, once: Bool, typed: TypedEntry?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+        index: Int
+    ) throws {
         self.key = key
+        slotIndex = index
         self.once = once
         self.typed = typed
         switch body {
@@ -43,6 +49,12 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
             direct = nil
             self.body = .override(thunk)
         }
+    }
+
+    /// The closure of a plain implementation.
+    var closure: CClosure? {
+        guard case .plain(let closure) = body else { return nil }
+        return closure
     }
 
     /// The C function a slot can hold directly: a plain implementation that may serve every call.

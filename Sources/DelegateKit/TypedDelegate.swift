@@ -24,14 +24,16 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     ///
     /// `Table` must be a C struct imported by Swift; its members are read as ``ProtocolDescriptor/init(for:)``
     /// describes. When they do not add up to the struct's layout, every operation throws.
-    public init(for table: Table.Type) {
-        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride)
+    ///
+    /// `file` and `line` record where the delegate is made, as ``DynamicDelegate/init(protocol:file:line:)`` says.
+    public init(for table: Table.Type, file: StaticString = #fileID, line: UInt = #line) {
+        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride, origin: "\(file):\(line)")
     }
 
     /// A table that starts as a copy of a live C table of this type (see
     /// ``DynamicDelegate/init(protocol:wrapping:)``): overrides see the original function through ``Next``.
-    public init(for table: Table.Type, wrapping original: UnsafePointer<Table>) {
-        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride)
+    public init(for table: Table.Type, wrapping original: UnsafePointer<Table>, file: StaticString = #fileID, line: UInt = #line) {
+        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride, origin: "\(file):\(line)")
         // A defective descriptor's offsets cannot be trusted; every operation reports it instead.
         if (try? descriptor.validate()) != nil { copyTable(from: UnsafeRawPointer(original)) }
     }

@@ -1,0 +1,87 @@
+import CFFIShim
+import Glibc
+
+/// Debug builds keep the code of closures, and the tables, whose Swift owner is gone, pointed at a
+/// handler that stops the process with a message naming what was called: a C library that calls
+/// through a stale pointer is a bug in the program, and this makes it a clear stop instead of a jump
+/// into freed memory. Release builds free them at once.
+///
+/// The graveyard is bounded: past ``capacity`` graves the oldest is freed, so a program that creates and
+/// destroys closures without end stays within a fixed amount of memory (and a very late stale call is
+/// no longer caught).
+enum Graveyard {
+    /// How many closures and tables are kept at most.
+    static let capacity = 1 << 15
+
+    private struct Grave {
+        var closure: UnsafeMutableRawPointer?
+        var table: UnsafeMutableRawPointer?
+        var message: UnsafeMutablePointer<CChar>?
+
+        func free() {
+            if let closure { cffi_closure_free(closure) }
+            table?.deallocate()
+            Glibc.free(message)
+        }
+    }
+
+    private struct Ring {
+        var graves: [Grave] = []
+        var next = 0
+    }
+
+    private static let ring = Locked(Ring())
+
+    private static func add(_ grave: Grave) {
+        let evicted: Grave? = ring.withLock { ring in
+            if ring.graves.count < capacity {
+                ring.graves.append(grave)
+                return nil
+            }
+            defer { ring.next = (ring.next + 1) % capacity }
+            let old = ring.graves[ring.next]
+            ring.graves[ring.next] = grave
+            return old
+        }
+        evicted?.free()
+    }
+
+    /// Points `closure` (with its callable `code`) at the stopping handler and keeps it.
+    static func bury(closure: UnsafeMutableRawPointer, code: UnsafeRawPointer, prepared: FFISignature, message: String) {
+        let text = strdup(message)
+        guard cffi_closure_bury(closure, prepared.cif, UnsafeMutableRawPointer(mutating: code), text) == 0 else {
+            // libffi refused (it never does for a signature it accepted before): free as a release build would.
+            cffi_closure_free(closure)
+            Glibc.free(text)
+            return
+        }
+        add(Grave(closure: closure, message: text))
+    }
+
+    /// Keeps `table` and fills each of its method slots with a function that stops with a message
+    /// naming the method, the table and where its delegate was made.
+    static func entomb(table: UnsafeMutableRawPointer, descriptor: ProtocolDescriptor, origin: String) {
+        for method in descriptor.methods {
+            let slot = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+            guard let prepared = try? FFISignature.prepared(method.signature) else {
+                cffi_store_pointer(slot, nil)
+                continue
+            }
+            var code: UnsafeMutableRawPointer?
+            guard let closure = cffi_closure_create(prepared.cif, { _, _, _, _ in }, nil, &code), let code else {
+                cffi_store_pointer(slot, nil)
+                continue
+            }
+            bury(closure: closure, code: code, prepared: prepared,
+                 message: deadCallMessage(method: method.name, descriptor: descriptor.name, origin: origin))
+            cffi_store_pointer(slot, code)
+        }
+        add(Grave(table: table))
+    }
+
+    /// What a call through a dead delegate's table or closure prints before the process stops.
+    static func deadCallMessage(method: String, descriptor: String, origin: String) -> String {
+        "DelegateKit: method '\(method)' of \(descriptor) was called after its delegate (created at \(origin)) "
+            + "was deinitialized; keep the delegate alive for as long as C may call through its table"
+    }
+}

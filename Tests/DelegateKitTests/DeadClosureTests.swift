@@ -1,0 +1,63 @@
+import DelegateKit
+import DelegateKitFixtures
+import Testing
+
+/// A call through a table or pointer whose Swift owner is gone stops the process (in debug builds, which
+/// `swift test` makes) with a message naming the method, the table and where the delegate was made.
+@Suite struct DeadClosureTests {
+    @Test func callingThroughADeadDelegatesTableStopsNamingTheMethod() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var table: UnsafeMutablePointer<fx_plugin>?
+            do {
+                let delegate = DynamicDelegate(protocol: pluginProtocol)
+                try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value }
+                table = delegate.table.assumingMemoryBound(to: fx_plugin.self)
+            } catch {
+                return
+            }
+            var called = false
+            _ = fx_plugin_transform(table, nil, 1, &called)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        // The line is the exit test's (the body is compiled into the macro's expansion), so only the file is checked.
+        #expect(stderr.contains(
+            "DelegateKit: method 'transform' of fx_plugin was called after its delegate "
+                + "(created at DelegateKitTests/DeadClosureTests.swift:"))
+        #expect(stderr.contains(") was deinitialized; keep the delegate alive for as long as C may call through its table"))
+    }
+
+    @Test func aFunctionPointerCCopiedStopsNamingTheMethodToo() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var copied: (@convention(c) (UnsafeMutableRawPointer?, Int64) -> Int64)?
+            do {
+                let delegate = TypedDelegate(for: fx_plugin.self)
+                try delegate.implement(\.transform) { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value }
+                copied = delegate.typedTable.pointee.transform
+            } catch {
+                return
+            }
+            _ = copied?(nil, 1)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        // The line is the exit test's (the body is compiled into the macro's expansion), so only the file is checked.
+        #expect(stderr.contains(
+            "DelegateKit: method 'transform' of fx_plugin was called after its delegate "
+                + "(created at DelegateKitTests/DeadClosureTests.swift:"))
+        #expect(stderr.contains(") was deinitialized; keep the delegate alive for as long as C may call through its table"))
+    }
+
+    @Test func aDeadCClosureStopsNamingItsSignature() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var pointer: (@convention(c) (Int32) -> Int32)?
+            do {
+                let closure = try CClosure { (x: Int32) -> Int32 in x }
+                pointer = closure.functionPointer()
+            } catch {
+                return
+            }
+            _ = pointer?(1)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("DelegateKit: a CClosure `int32_t (int32_t)` was called after it was deinitialized"))
+    }
+}
