@@ -24,6 +24,8 @@ let package = Package(
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
         .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "BenchmarkSupport"]),
         .target(name: "BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
+        // `Scripts/valgrind-leakcheck.sh`: every kind of closure and delegate, churned under valgrind.
+        .executableTarget(name: "delegatekit-leakcheck", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
         // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
         .target(name: "DelegateKitFixtures", dependencies: ["CLibXML2"], path: "Tests/DelegateKitFixtures"),
         // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).

@@ -69,8 +69,9 @@ extension CClosure {
     }
 }
 
-/// One-shot closures: each owns itself until its call has finished, then waits for a later
-/// ``make(_:)`` to free it.
+/// One-shot closures: each is kept in a list from its creation until its call has finished, then a
+/// later ``make(_:)`` frees it. One that is never called stays listed (C may still call it), which
+/// leak checkers report as reachable, not lost.
 @usableFromInline
 enum OneShot {
     /// A closure whose call has finished, or one not yet called.
@@ -81,13 +82,13 @@ enum OneShot {
         let finished = Atomic<Bool>(false)
     }
 
-    /// Called closures, freed by the next ``make(_:)`` once their call has finished.
-    private static let finished = Locked<[Entry]>([])
+    /// Every one-shot not yet freed; the next ``make(_:)`` frees those whose call has finished.
+    private static let entries = Locked<[Entry]>([])
 
     @usableFromInline
     static func make(_ thunk: CallThunk) throws -> CCallback {
         // Free what earlier one-shots left, outside the lock (deinitializers may run user code).
-        let done = Self.finished.withLock { entries in
+        let done = Self.entries.withLock { entries in
             let done = entries.filter { $0.finished.load(ordering: .acquiring) }
             entries.removeAll { $0.finished.load(ordering: .acquiring) }
             return done
@@ -102,10 +103,10 @@ enum OneShot {
                 return
             }
             thunk.body(result, arguments)
-            Self.finished.withLock { $0.append(entry) }
             entry.finished.store(true, ordering: .releasing)
         })
         entry.closure = closure
+        Self.entries.withLock { $0.append(entry) }
         return CCallback(signature: closure.signature, address: closure.address)
     }
 }
