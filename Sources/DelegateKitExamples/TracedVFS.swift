@@ -33,6 +33,10 @@ public final class TracedVFS: @unchecked Sendable {  // The C name buffer is imm
     /// The `xWrite` calls so far (a failed one included).
     public var writes: Int { writeCount.load(ordering: .relaxed) }
 
+    /// The wrappers of the file method tables the default VFS has handed out so far (one per distinct
+    /// table; SQLite's unix VFS uses one for every file), for adding layers of your own.
+    public var fileMethods: [TypedDelegate<sqlite3_io_methods>] { lock.withLock { Array(ioTables.values) } }
+
     /// Wraps the default VFS and registers the wrapper as `name` (not as the default). `trace`, when
     /// given, hears every call of every VFS and file method.
     public init(name: String, trace: (@Sendable (String) -> Void)? = nil) throws {

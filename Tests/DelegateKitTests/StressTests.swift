@@ -1,4 +1,6 @@
+import CSQLite
 import DelegateKit
+import DelegateKitExamples
 import DelegateKitFixtures
 import Dispatch
 import Foundation
@@ -158,5 +160,124 @@ final class MutatorLog: @unchecked Sendable {  // Written by its own thread only
         defer { copy.deallocate() }
         copy.initialize(to: delegate.typedTable.pointee)
         print("stress, stable table copied by C:", try Self.run(delegate, calling: copy))
+    }
+
+    /// Two connections write and read one database through a wrapped VFS while a thread adds and removes
+    /// layers on its file methods. Every read is seen by both permanent counters, the data is whole,
+    /// and no removed layer runs after its removal returned.
+    @Test func sqliteVFSWithTwoConnectionsWhileLayersComeAndGo() throws {
+        let traced = try TracedVFS(name: "stress-\(getpid())")
+        let seen = Atomic<Int>(0)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("delegatekit-stress-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("stress.db").path
+
+        @Sendable func open() throws -> OpaquePointer {
+            var db: OpaquePointer?
+            guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, traced.name) == SQLITE_OK,
+                let db else { throw CocoaError(.fileReadUnknown) }
+            sqlite3_busy_timeout(db, 10_000)
+            return db
+        }
+        let setup = try open()
+        _ = try sqliteQuery(setup, "PRAGMA journal_mode=WAL")
+        _ = try sqliteQuery(setup, "CREATE TABLE t(writer INTEGER, n INTEGER)")
+        // The database and its write-ahead log get method tables of their own; both exist by now.
+        let tables = traced.fileMethods
+        #expect(!tables.isEmpty)
+        let seenWrites = Atomic<Int>(0)
+        let tokens = try tables.flatMap { files in
+            [
+                try files.observe("xRead", .before) { (_: UnsafeMutablePointer<sqlite3_file>?, _: UnsafeMutableRawPointer?, _: Int32, _: Int64) in
+                    seen.add(1, ordering: .relaxed)
+                },
+                try files.observe("xWrite", .after) { (_: UnsafeMutablePointer<sqlite3_file>?, _: UnsafeRawPointer?, _: Int32, _: Int64) in
+                    seenWrites.add(1, ordering: .relaxed)
+                },
+            ]
+        }
+        let readsBefore = traced.reads, writesBefore = traced.writes
+        let rows = 300
+        let writersDone = Atomic<Int>(0)
+        let finished = DispatchSemaphore(value: 0)
+        let failures = Atomic<Int>(0)
+        for writer in 0..<2 {
+            Thread.detachNewThread {
+                do {
+                    let db = try open()
+                    defer { sqlite3_close(db) }
+                    for n in 0..<rows {
+                        _ = try sqliteQuery(db, "INSERT INTO t VALUES (\(writer), \(n))")
+                        if n % 10 == 0 { _ = try sqliteQuery(db, "SELECT count(*), sum(n) FROM t WHERE writer = \(writer)") }
+                    }
+                } catch {
+                    failures.add(1, ordering: .relaxed)
+                    print("writer \(writer): \(error)")
+                }
+                writersDone.add(1, ordering: .releasing)
+                finished.signal()
+            }
+        }
+        // The mutator: pass-through layers on xRead and xWrite, added and removed until the writers finish.
+        var random = SeededRandom(state: Self.seed)
+        var live: [(entry: StressEntry, files: TypedDelegate<sqlite3_io_methods>, method: String, key: String)] = []
+        var retired: [StressEntry] = []
+        var serial = 0
+        while writersDone.load(ordering: .acquiring) < 2 {
+            serial += 1
+            if live.count < 4, random.next() % 2 == 0 {
+                let files = tables[Int(random.next() % UInt64(tables.count))]
+                let entry = StressEntry(isPlain: false)
+                let key = "layer-\(serial)"
+                if random.next() % 2 == 0 {
+                    try files.override(\.xRead, key: key) {
+                        (next: Next<UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, Int64, Int32>,
+                         file: UnsafeMutablePointer<sqlite3_file>?, buffer: UnsafeMutableRawPointer?, n: Int32, offset: Int64) -> Int32 in
+                        entry.ran()
+                        return next(file, buffer, n, offset)
+                    }
+                    live.append((entry, files, "xRead", key))
+                } else {
+                    try files.override(\.xWrite, key: key) {
+                        (next: Next<UnsafeMutablePointer<sqlite3_file>?, UnsafeRawPointer?, Int32, Int64, Int32>,
+                         file: UnsafeMutablePointer<sqlite3_file>?, buffer: UnsafeRawPointer?, n: Int32, offset: Int64) -> Int32 in
+                        entry.ran()
+                        return next(file, buffer, n, offset)
+                    }
+                    live.append((entry, files, "xWrite", key))
+                }
+            } else if !live.isEmpty {
+                let victim = live.remove(at: Int(random.next() % UInt64(live.count)))
+                #expect(victim.files.removeImplementation(for: victim.method, key: victim.key))
+                victim.entry.markRemoved()
+                retired.append(victim.entry)
+            }
+            usleep(200)
+        }
+        for _ in 0..<2 { finished.wait() }
+        for entry in live {
+            entry.files.removeImplementation(for: entry.method, key: entry.key)
+            entry.entry.markRemoved()
+            retired.append(entry.entry)
+        }
+        for token in tokens { token.cancel() }
+        let readsDuring = traced.reads - readsBefore, writesDuring = traced.writes - writesBefore
+
+        #expect(failures.load(ordering: .relaxed) == 0)
+        let check = try sqliteQuery(setup, "SELECT writer, count(*), sum(n) FROM t GROUP BY writer ORDER BY writer")
+        let sum = rows * (rows - 1) / 2
+        #expect(check == [["0", "\(rows)", "\(sum)"], ["1", "\(rows)", "\(sum)"]])
+        #expect(try sqliteQuery(setup, "PRAGMA integrity_check") == [["ok"]])
+        sqlite3_close(setup)
+        // The observers were there from before the writers to after them: they saw every call TracedVFS counted.
+        #expect(traced.fileMethods.count == tables.count)  // no file with unobserved methods appeared
+        #expect(seen.load(ordering: .relaxed) == readsDuring)
+        #expect(seenWrites.load(ordering: .relaxed) == writesDuring)
+        #expect(readsDuring > 0 && writesDuring >= 2 * rows)
+        let late = retired.reduce(0) { $0 + $1.late.load(ordering: .relaxed) }
+        #expect(late == 0)
+        print("stress, SQLite VFS: \(traced.reads) reads and \(traced.writes) writes from 2 connections, "
+            + "\(retired.count) layers added and removed, \(retired.reduce(0) { $0 + $1.calls.load(ordering: .relaxed) }) layer runs, \(late) late")
     }
 }
