@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 ffi_type *cffi_type_void(void) { return &ffi_type_void; }
 ffi_type *cffi_type_uint8(void) { return &ffi_type_uint8; }
@@ -99,6 +100,37 @@ cffi_thread_calls *cffi_register_thread(void) {
     cffi_current_calls = record;
     return record;
 }
+
+/* A thread's first call registers it, then starts over; kept out of line so that the common path
+   needs no registers saved around the registration. */
+static __attribute__((noinline)) void guarded_entry_first_call(ffi_cif *cif, void *result, void **arguments, void *user_data) {
+    cffi_register_thread();
+    cffi_guarded_entry(cif, result, arguments, user_data);
+}
+
+void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *user_data) {
+    if (__builtin_expect(cffi_current_calls == NULL, 0)) {
+        guarded_entry_first_call(cif, result, arguments, user_data);
+        return;
+    }
+    cffi_guard *guard = user_data;
+    long token = cffi_enter(guard);
+    if (__builtin_expect(!__atomic_load_n(&guard->retired, __ATOMIC_SEQ_CST), 1)) {
+        guard->handler(cif, result, arguments, guard->user_data);
+    } else {
+        /* Removed since C loaded the slot: behave as if C had loaded it a moment later. */
+        const void *function = __atomic_load_n(guard->slot, __ATOMIC_ACQUIRE);
+        if (function != NULL) {
+            ffi_call(cif, FFI_FN(function), result, arguments);
+        } else {
+            size_t size = cif->rtype->size < sizeof(ffi_arg) ? sizeof(ffi_arg) : cif->rtype->size;
+            memset(result, 0, size);
+        }
+    }
+    cffi_leave(token);
+}
+
+void cffi_guard_retire(cffi_guard *guard) { __atomic_store_n(&guard->retired, 1, __ATOMIC_SEQ_CST); }
 
 static int is_running(cffi_thread_calls *record, const void *object) {
     if (__atomic_load_n(&record->overflow, __ATOMIC_SEQ_CST) > 0) return 1;

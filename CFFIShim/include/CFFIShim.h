@@ -89,4 +89,20 @@ static inline void cffi_leave(long index) {
 /* Waits until no thread but the calling one is running `object` (call after retiring it). */
 void cffi_wait_until_not_running(const void *object);
 
+/* What a closure C calls directly runs through, so its removal can be waited for: a call marks the
+   guard as running, then runs `handler` with `user_data` unless the guard was retired, in which case it
+   calls what `slot` holds now (or returns zero when that is NULL). The whole check is C, so it costs a
+   few instructions and no call into Swift. */
+typedef struct cffi_guard {
+    cffi_closure_handler handler;
+    void *user_data;
+    void *const *slot;
+    int retired;
+} cffi_guard;
+
+/* The libffi handler of a guarded closure; its user data is the cffi_guard. */
+void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *guard);
+/* Retires the guard (sequentially consistent, against cffi_enter): later calls no longer run it. */
+void cffi_guard_retire(cffi_guard *guard);
+
 #endif

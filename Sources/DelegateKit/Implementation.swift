@@ -42,9 +42,9 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
         self.typed = typed
         switch body {
         case .plain(let thunk):
-            let direct = DirectCall(thunk: thunk, slot: slot)
+            let direct = DirectCall(slot: slot)
             self.direct = direct
-            self.body = .plain(try CClosure(prepared: thunk.prepared, body: thunk.body, handler: DirectCall.entry, target: direct))
+            self.body = .plain(try CClosure(thunk: thunk, guard: direct.guardian))
         case .override(let thunk):
             direct = nil
             self.body = .override(thunk)
@@ -72,55 +72,37 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
     var isSpent: Bool { once && claimed.load(ordering: .acquiring) }
 }
 
-/// The entry of a plain implementation that C calls directly through its slot.
+/// The guard of a plain implementation that C calls directly through its slot (`cffi_guard`).
 ///
-/// Removing the implementation retires this object and waits until no thread is running it (see
+/// Removing the implementation retires the guard and waits until no thread is running it (see
 /// `cffi_enter` in the shim): a call that loaded the slot just before the removal, and enters only
 /// after it, sees the retirement and goes to what the slot holds now instead.
-final class DirectCall: Retirable, @unchecked Sendable {  // Immutable but for the atomic flag.
-    private let body: CallThunk.Body
-    private let prepared: FFISignature
-    private let slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    private let retiredFlag = Atomic<Bool>(false)
+final class DirectCall: Retirable, @unchecked Sendable {  // The guard is written once, before C can call.
+    let guardian: UnsafeMutablePointer<cffi_guard>
 
-    init(thunk: CallThunk, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
-        body = thunk.body
-        prepared = thunk.prepared
-        self.slot = slot
+    init(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guardian = .allocate(capacity: 1)
+        guardian.initialize(to: cffi_guard(handler: nil, user_data: nil, slot: UnsafePointer(slot), retired: 0))
     }
 
-    func retire() { retiredFlag.store(true, ordering: .sequentiallyConsistent) }
+    deinit { guardian.deallocate() }
 
-    static let entry: cffi_closure_handler = { _, result, arguments, userData in
-        let object = userData.unsafelyUnwrapped
-        let token = cffi_enter(object)
-        Unmanaged<DirectCall>.fromOpaque(object)._withUnsafeGuaranteedRef {
-            $0.run(result.unsafelyUnwrapped, arguments ?? noArguments)
-        }
-        cffi_leave(token)
-    }
+    func retire() { cffi_guard_retire(guardian) }
 
-    private func run(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
-        // Sequentially consistent, against the store in `cffi_enter`: see the shim.
-        guard retiredFlag.load(ordering: .sequentiallyConsistent) else { return body(result, arguments) }
-        // Removed since C loaded the slot: call what it holds now, as if C had loaded it a moment later.
-        if let function = cffi_load_pointer(slot) {
-            prepared.call(UnsafeRawPointer(function), result: result, arguments: arguments)
-        } else {
-            result.initializeMemory(as: UInt8.self, repeating: 0, count: prepared.resultBufferSize)
-        }
-    }
+    var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(guardian) }
 }
 
 /// A closure or plan that calls may be running: a removal retires it (so no call starts it any more)
 /// and then waits until no other thread is running it.
 protocol Retirable: AnyObject {
     func retire()
+    /// What a running call records (`cffi_enter`).
+    var runningIdentity: UnsafeRawPointer { get }
 }
 
 /// Waits until no thread but this one runs any of `objects`, which must already be retired.
 func waitUntilNotRunning(_ objects: [any Retirable]) {
-    for object in objects { cffi_wait_until_not_running(Unmanaged.passUnretained(object as AnyObject).toOpaque()) }
+    for object in objects { cffi_wait_until_not_running(object.runningIdentity) }
 }
 
 /// A layer's closure with its Swift types, so that a `next` of the same types can call it directly

@@ -41,6 +41,8 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
 
     func retire() { retiredFlag.store(true, ordering: .sequentiallyConsistent) }
 
+    var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
+
     /// Sequentially consistent, against the store in `cffi_enter`: see the shim.
     var isRetired: Bool { retiredFlag.load(ordering: .sequentiallyConsistent) }
 
