@@ -29,8 +29,10 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     let prepared: FFISignature
     /// For a slot dispatcher: the plan cell its handler reads, kept alive here.
     private let target: AnyObject?
-    /// What a call after deinitialization reports in debug builds; a delegate names the method here.
+    #if DEBUG
+    /// What a call after deinitialization reports; a delegate names the method here.
     var epitaph: String?
+    #endif
 
     /// The C signature of ``address``.
     public var signature: CSignature { prepared.signature }

@@ -30,8 +30,8 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     public let descriptor: ProtocolDescriptor
     /// The C table, laid out as ``descriptor`` says, for C to use; valid while the delegate lives.
     public let table: UnsafeMutableRawPointer
-    /// Where the delegate was made (`File.swift:12`), for the message of a call after it is gone.
-    let origin: String
+    /// Where the delegate was made, for the message of a call after it is gone (formatted only then).
+    let origin: SourceLocation
 
     // Only ever touched under `state`'s lock, so its pointers and objects cross threads safely.
     struct SlotState: @unchecked Sendable {
@@ -66,12 +66,12 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     /// `file` and `line` record where the delegate is made: in debug builds, a C call through its table
     /// or closures after it is deinitialized stops the process with a message naming them.
     public convenience init(protocol descriptor: ProtocolDescriptor, file: StaticString = #fileID, line: UInt = #line) {
-        self.init(protocol: descriptor, minimumByteCount: 0, origin: "\(file):\(line)")
+        self.init(protocol: descriptor, minimumByteCount: 0, origin: SourceLocation(file: file, line: line))
     }
 
     /// An empty table of at least `minimumByteCount` bytes: a typed table is as large as its Swift type
     /// even when its descriptor is defective.
-    init(protocol descriptor: ProtocolDescriptor, minimumByteCount: Int, origin: String) {
+    init(protocol descriptor: ProtocolDescriptor, minimumByteCount: Int, origin: SourceLocation) {
         self.descriptor = descriptor
         self.origin = origin
         let alignment = max(descriptor.alignment, MemoryLayout<UnsafeRawPointer>.alignment)
@@ -116,7 +116,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         // Every closure learns which method it served, so a late call through a copied pointer says so.
         state.withLock { state in
             func message(_ index: Int) -> String {
-                Graveyard.deadCallMessage(method: descriptor.methods[index].name, descriptor: descriptor.name, origin: origin)
+                Graveyard.deadCallMessage(method: descriptor.methods[index].name, descriptor: descriptor.name, origin: "\(origin)")
             }
             for (index, slot) in state.slots.enumerated() {
                 for implementation in slot.entries { implementation.closure?.epitaph = message(index) }
@@ -126,7 +126,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
                 implementation.closure?.epitaph = message(implementation.slotIndex)
             }
         }
-        Graveyard.entomb(table: table, descriptor: descriptor, origin: origin)
+        Graveyard.entomb(table: table, descriptor: descriptor, origin: "\(origin)")
         #else
         table.deallocate()
         #endif
@@ -466,6 +466,14 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         cffi_store_pointer(address, target)
         state.slots[index].published = target
     }
+}
+
+/// A place in the source, as `#fileID` and `#line` give it: "DelegateKitTests/Stress.swift:12".
+struct SourceLocation: CustomStringConvertible, @unchecked Sendable {  // StaticString is immutable.
+    let file: StaticString
+    let line: UInt
+
+    var description: String { "\(file):\(line)" }
 }
 
 /// The key `implement` uses when given none, so implementing again replaces (A2DynamicDelegate).

@@ -27,13 +27,13 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     ///
     /// `file` and `line` record where the delegate is made, as ``DynamicDelegate/init(protocol:file:line:)`` says.
     public init(for table: Table.Type, file: StaticString = #fileID, line: UInt = #line) {
-        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride, origin: "\(file):\(line)")
+        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride, origin: SourceLocation(file: file, line: line))
     }
 
     /// A table that starts as a copy of a live C table of this type (see
     /// ``DynamicDelegate/init(protocol:wrapping:)``): overrides see the original function through ``Next``.
     public init(for table: Table.Type, wrapping original: UnsafePointer<Table>, file: StaticString = #fileID, line: UInt = #line) {
-        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride, origin: "\(file):\(line)")
+        super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride, origin: SourceLocation(file: file, line: line))
         // A defective descriptor's offsets cannot be trusted; every operation reports it instead.
         if (try? descriptor.validate()) != nil { copyTable(from: UnsafeRawPointer(original)) }
     }
