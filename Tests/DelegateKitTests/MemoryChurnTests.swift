@@ -61,6 +61,10 @@ func residentBytes() -> Int {
         let end = residentBytes()
         let growth = end - start
         print("churn: \(closures) closures and \(delegates) delegates; resident \(start >> 20) MiB before, \(end >> 20) MiB after (\(growth >> 10) KiB)")
-        #expect(growth < 16 << 20, "resident memory grew by \(growth >> 10) KiB")
+        // A sanitizer holds freed memory back on purpose (AddressSanitizer's quarantine), so the bound only
+        // means something without one; .ci/run names the sanitizer it runs under.
+        if ProcessInfo.processInfo.environment["DELEGATEKIT_SANITIZER"] == nil {
+            #expect(growth < 16 << 20, "resident memory grew by \(growth >> 10) KiB")
+        }
     }
 }
