@@ -106,7 +106,7 @@ extension CClosure {{
         try self.init(thunk: CallThunk.typed(body))
     }}
 
-    /// A one-shot C function pointer (fixed-arity form of ``oneShot(_:)-6d1i2``).
+    /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<{g_r}>(_ body: @escaping @Sendable {fn_r}) throws -> CCallback {{
         try OneShot.make(CallThunk.typed(body))
@@ -118,7 +118,7 @@ extension CClosure {{
         try OneShot.make(CallThunk.typed(body))
     }}
 
-    /// A C function pointer released by C (fixed-arity form of ``releasedByC(_:)-9kpc2``).
+    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
     @inlinable
     public static func releasedByC<{g_r}>(_ body: @escaping @Sendable {fn_r}) throws -> NotifiedCallback {{
         try notified(CClosure(thunk: CallThunk.typed(body)))

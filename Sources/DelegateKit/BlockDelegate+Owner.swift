@@ -1,4 +1,4 @@
-/// What lets ``BlockDelegate`` subclasses name their own type (`Self`) in ``implement(_:_:)``.
+/// What lets ``BlockDelegate`` subclasses name their own type (`Self`) in `implement(_:_:)`.
 public protocol BlockDelegateProtocol: AnyObject {}
 
 extension BlockDelegate: BlockDelegateProtocol {}
@@ -12,7 +12,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// ```
     ///
     /// The slot is filled directly; a `@Slot` property for the same method does not see this closure.
-    /// Throws like ``DynamicDelegate/implement(_:key:once:_:)-8wq4a``.
+    /// Throws like `DynamicDelegate.implement(_:key:once:_:)`.
     public func implement<each A: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, repeat each A) -> R) throws {
         // The object owns the delegate that owns this closure, so it outlives every call C may make.
         unowned(unsafe) let owner = self

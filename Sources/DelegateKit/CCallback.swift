@@ -1,8 +1,8 @@
 import Synchronization
 
 /// A C function pointer whose closure is not owned by a Swift object: it frees itself after its first
-/// call (``CClosure/oneShot(_:)-6d1i2``), or C frees it through a destroy notification
-/// (``CClosure/releasedByC(_:)-9kpc2``). GObject Introspection calls these scopes "async" and "notified".
+/// call (`CClosure.oneShot(_:)`), or C frees it through a destroy notification
+/// (`CClosure.releasedByC(_:)`). GObject Introspection calls these scopes "async" and "notified".
 public struct CCallback: @unchecked Sendable {  // The code it points to is kept alive as its scope says.
     /// The C signature of ``address``.
     public let signature: CSignature

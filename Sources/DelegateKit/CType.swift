@@ -63,7 +63,7 @@ public enum CType: Hashable, Sendable {
         }
     }
 
-    /// The byte offset of each member of a ``structure``; empty for every other type.
+    /// The byte offset of each member of a ``structure(_:)``; empty for every other type.
     public var memberOffsets: [Int] {
         guard case .structure(let members) = self else { return [] }
         return CType.structureLayout(members).offsets

@@ -9,7 +9,7 @@ import Synchronization
 /// d.responds(to: "read")   // true; an unimplemented slot reads NULL in `table`
 /// ```
 ///
-/// Each slot holds a stack of implementations (the newest on top is what C calls; an ``override(_:key:once:_:)``
+/// Each slot holds a stack of implementations (the newest on top is what C calls; an `override(_:key:once:_:)`
 /// can call the one below through ``Next``), observers, and, for a delegate that wraps a live C table,
 /// that table's original function at the bottom. A slot nothing implements goes to the
 /// ``forwardingTarget``, or reads NULL (see ``SlotPolicy``).
@@ -190,7 +190,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         try push(method, key: key ?? uniqueKey(), once: once, .override(OverrideThunk.typed(body)))
     }
 
-    /// A key no other layer has, for ``override(_:key:once:_:)`` without one.
+    /// A key no other layer has, for `override(_:key:once:_:)` without one.
     @usableFromInline
     func uniqueKey() -> any Hashable & Sendable {
         UniqueKey(value: state.withLock { state in

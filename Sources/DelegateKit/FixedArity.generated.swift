@@ -58,7 +58,7 @@ extension CClosure {
         try self.init(thunk: CallThunk.typed(body))
     }
 
-    /// A one-shot C function pointer (fixed-arity form of ``oneShot(_:)-6d1i2``).
+    /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<R: CValue>(_ body: @escaping @Sendable () -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
@@ -70,7 +70,7 @@ extension CClosure {
         try OneShot.make(CallThunk.typed(body))
     }
 
-    /// A C function pointer released by C (fixed-arity form of ``releasedByC(_:)-9kpc2``).
+    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
     @inlinable
     public static func releasedByC<R: CValue>(_ body: @escaping @Sendable () -> R) throws -> NotifiedCallback {
         try notified(CClosure(thunk: CallThunk.typed(body)))
@@ -265,7 +265,7 @@ extension CClosure {
         try self.init(thunk: CallThunk.typed(body))
     }
 
-    /// A one-shot C function pointer (fixed-arity form of ``oneShot(_:)-6d1i2``).
+    /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
@@ -277,7 +277,7 @@ extension CClosure {
         try OneShot.make(CallThunk.typed(body))
     }
 
-    /// A C function pointer released by C (fixed-arity form of ``releasedByC(_:)-9kpc2``).
+    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
     @inlinable
     public static func releasedByC<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws -> NotifiedCallback {
         try notified(CClosure(thunk: CallThunk.typed(body)))
@@ -474,7 +474,7 @@ extension CClosure {
         try self.init(thunk: CallThunk.typed(body))
     }
 
-    /// A one-shot C function pointer (fixed-arity form of ``oneShot(_:)-6d1i2``).
+    /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
@@ -486,7 +486,7 @@ extension CClosure {
         try OneShot.make(CallThunk.typed(body))
     }
 
-    /// A C function pointer released by C (fixed-arity form of ``releasedByC(_:)-9kpc2``).
+    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
     @inlinable
     public static func releasedByC<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws -> NotifiedCallback {
         try notified(CClosure(thunk: CallThunk.typed(body)))
@@ -685,7 +685,7 @@ extension CClosure {
         try self.init(thunk: CallThunk.typed(body))
     }
 
-    /// A one-shot C function pointer (fixed-arity form of ``oneShot(_:)-6d1i2``).
+    /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
@@ -697,7 +697,7 @@ extension CClosure {
         try OneShot.make(CallThunk.typed(body))
     }
 
-    /// A C function pointer released by C (fixed-arity form of ``releasedByC(_:)-9kpc2``).
+    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
     @inlinable
     public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws -> NotifiedCallback {
         try notified(CClosure(thunk: CallThunk.typed(body)))
@@ -898,7 +898,7 @@ extension CClosure {
         try self.init(thunk: CallThunk.typed(body))
     }
 
-    /// A one-shot C function pointer (fixed-arity form of ``oneShot(_:)-6d1i2``).
+    /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
@@ -910,7 +910,7 @@ extension CClosure {
         try OneShot.make(CallThunk.typed(body))
     }
 
-    /// A C function pointer released by C (fixed-arity form of ``releasedByC(_:)-9kpc2``).
+    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
     @inlinable
     public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> NotifiedCallback {
         try notified(CClosure(thunk: CallThunk.typed(body)))
@@ -1113,7 +1113,7 @@ extension CClosure {
         try self.init(thunk: CallThunk.typed(body))
     }
 
-    /// A one-shot C function pointer (fixed-arity form of ``oneShot(_:)-6d1i2``).
+    /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
@@ -1125,7 +1125,7 @@ extension CClosure {
         try OneShot.make(CallThunk.typed(body))
     }
 
-    /// A C function pointer released by C (fixed-arity form of ``releasedByC(_:)-9kpc2``).
+    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
     @inlinable
     public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> NotifiedCallback {
         try notified(CClosure(thunk: CallThunk.typed(body)))
@@ -1330,7 +1330,7 @@ extension CClosure {
         try self.init(thunk: CallThunk.typed(body))
     }
 
-    /// A one-shot C function pointer (fixed-arity form of ``oneShot(_:)-6d1i2``).
+    /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
@@ -1342,7 +1342,7 @@ extension CClosure {
         try OneShot.make(CallThunk.typed(body))
     }
 
-    /// A C function pointer released by C (fixed-arity form of ``releasedByC(_:)-9kpc2``).
+    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
     @inlinable
     public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> NotifiedCallback {
         try notified(CClosure(thunk: CallThunk.typed(body)))

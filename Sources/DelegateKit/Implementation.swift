@@ -129,7 +129,7 @@ final class OverrideThunk: Sendable {
     }
 
     /// The thunk for an override whose arguments come after its ``Next``. Specialized in the caller's
-    /// module like ``CallThunk/typed(_:)-5qg2z``.
+    /// module like `CallThunk.typed(_:)`.
     @inlinable
     static func typed<each A: CValue, R: CValue>(
         _ closure: @escaping @Sendable (Next<repeat each A, R>, repeat each A) -> R

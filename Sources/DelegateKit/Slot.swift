@@ -71,7 +71,7 @@ extension Slot where R: CValue {
     }
 
     /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate``
-    /// created with ``BlockDelegate/init(for:)`` for that struct. The property's closure type must be
+    /// created with ``BlockDelegate/init(for:file:line:)`` for that struct. The property's closure type must be
     /// the member's Swift function type exactly (checked when the owner is created):
     ///
     /// ```swift

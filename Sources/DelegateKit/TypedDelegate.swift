@@ -31,7 +31,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     }
 
     /// A table that starts as a copy of a live C table of this type (see
-    /// ``DynamicDelegate/init(protocol:wrapping:)``): overrides see the original function through ``Next``.
+    /// ``DynamicDelegate/init(protocol:wrapping:file:line:)``): overrides see the original function through ``Next``.
     public init(for table: Table.Type, wrapping original: UnsafePointer<Table>, file: StaticString = #fileID, line: UInt = #line) {
         super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride, origin: SourceLocation(file: file, line: line))
         // A defective descriptor's offsets cannot be trusted; every operation reports it instead.
@@ -54,7 +54,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     ///
     /// Throws ``DelegateError/typeMismatch(member:protocol:expected:actual:)`` when the closure's type
     /// differs from the member's, ``DelegateError/invalidMember(_:protocol:reason:)`` when `member` is not a
-    /// function-pointer member; otherwise as ``DynamicDelegate/implement(_:key:once:_:)-8wq4a``.
+    /// function-pointer member; otherwise as `DynamicDelegate.implement(_:key:once:_:)`.
     @inlinable @discardableResult
     public func implement<Member, each A: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
