@@ -64,7 +64,8 @@ extension DelegateError: CustomStringConvertible {
             return "C signature `\(signature)` cannot be used: \(reason)"
         case let .syntax(message, text, line, column):
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            let source = line - 1 < lines.count ? String(lines[line - 1]) : ""
+            // Any line number may be given to this case; only one inside the text has a source line.
+            let source = (1...max(lines.count, 1)).contains(line) && line - 1 < lines.count ? String(lines[line - 1]) : ""
             let caret = String(repeating: " ", count: max(0, column - 1)) + "^"
             return "C syntax error at line \(line), column \(column): \(message)\n    \(source)\n    \(caret)"
         case let .forwardingLoop(chain):
