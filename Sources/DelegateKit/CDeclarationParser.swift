@@ -34,6 +34,24 @@ struct CDeclarationParser {
     /// Whether struct bodies may appear: in declarations yes, in a lone signature no.
     private var allowDefinitions = false
 
+    /// How deeply declarators, parameter lists and struct bodies may nest in the text, how many pointers
+    /// and suffixes one declarator may have, and how deeply a type may nest by value. C compilers promise
+    /// at least 63 levels; without a limit, text such as 10,000 nested parentheses or a struct that
+    /// contains itself ran the recursive parser (or `valueType`) off the end of the stack.
+    static let maximumNesting = 100
+    /// How much work laying out the text's value types may take in all, counted the way
+    /// `CType.structureLayout` walks a type: 1 per type, and each member of a struct twice (its size and
+    /// its alignment are each computed from the whole member). Without it `char a[99999999999]` asked for
+    /// terabytes, and `int a[1][1]…[1]` or structs that each hold two of the one before took exponential
+    /// time, at parse time and again wherever the type is laid out. 2^15 allows a `char[16000]` member;
+    /// 2^20 was too much: the fuzzer's `char a[1][1]…[1]` (19 levels, just within 2^20) took 12 s and
+    /// 2 GB in the sanitized build, since every step of `CType`'s layout allocates.
+    static let layoutBudget = 1 << 15
+    /// Parser recursion levels in use (see ``maximumNesting``).
+    private var nesting = 0
+    /// What the value types made so far cost (see ``layoutBudget``).
+    private var layoutWork = 0
+
     init(_ text: String) throws {
         self.text = text
         tokens = try CLexer(text: text).tokens()
@@ -63,41 +81,93 @@ struct CDeclarationParser {
     // MARK: Types as they travel
 
     /// How a declared type is passed by value, or an error that says why it cannot be.
-    func valueType(_ declared: Declared, at token: CLexer.Token, asParameter: Bool) throws -> CType {
+    mutating func valueType(_ declared: Declared, at token: CLexer.Token, asParameter: Bool) throws -> CType {
+        let (type, cost) = try valueType(declared, at: token, asParameter: asParameter, enclosing: [], depth: 0)
+        layoutWork += cost
+        return type
+    }
+
+    /// `valueType` and what laying the type out costs. `enclosing` holds the struct tags being expanded,
+    /// so a struct that contains itself (directly or through others) is refused instead of recursing
+    /// forever; C calls such a member an incomplete type.
+    private func valueType(
+        _ declared: Declared, at token: CLexer.Token, asParameter: Bool, enclosing: [String], depth: Int
+    ) throws -> (type: CType, cost: Int) {
+        guard depth <= Self.maximumNesting else {
+            throw syntax("the type nests more than \(Self.maximumNesting) levels deep", at: token)
+        }
         switch declared {
         case .type(let type):
-            return type
+            return (type, try affordable(Self.layoutCost(of: type, limit: Self.layoutBudget), at: token))
         case .pointer:
-            return .pointer
+            return (.pointer, 1)
         case .incomplete(let name, let at):
             throw DelegateError.syntax(
                 message: "the layout of '\(name)' is unknown, so it can only be used behind a pointer ('\(name) *')",
                 text: text, line: at.line, column: at.column)
         case .array(let element, let count, let at):
-            if asParameter { return .pointer }  // C adjusts array parameters to pointers.
+            if asParameter { return (.pointer, 1) }  // C adjusts array parameters to pointers.
             guard let count, count > 0 else {
                 throw DelegateError.syntax(
                     message: "an array member needs a positive size", text: text, line: at.line, column: at.column)
             }
-            let type = try valueType(element, at: at, asParameter: false)
+            let (type, cost) = try valueType(element, at: at, asParameter: false, enclosing: enclosing, depth: depth + 1)
+            // Checked before the elements are made: the count may be anything up to Int.max.
+            let (elements, overflow) = count.multipliedReportingOverflow(by: 2 * cost)
+            guard !overflow else { throw tooLarge(at) }
+            let total = try affordable(elements + 1, at: at)
             // libffi has no array type; a struct of the same elements has the same layout and passing.
-            return .structure(Array(repeating: type, count: count))
+            return (.structure(Array(repeating: type, count: count)), total)
         case .record(let tag, let at):
             guard let members = structs[tag] else {
                 throw DelegateError.syntax(
                     message: "the layout of 'struct \(tag)' is unknown, so it can only be used behind a pointer ('struct \(tag) *')",
                     text: text, line: at.line, column: at.column)
             }
-            return .structure(try members.map { try valueType($0.type, at: $0.token, asParameter: false) })
+            guard !enclosing.contains(tag) else {
+                throw DelegateError.syntax(
+                    message: "'struct \(tag)' contains itself, which C does not allow; a member can point to it ('struct \(tag) *')",
+                    text: text, line: at.line, column: at.column)
+            }
+            var types: [CType] = []
+            var total = 1
+            for member in members {
+                let (type, cost) = try valueType(
+                    member.type, at: member.token, asParameter: false, enclosing: enclosing + [tag], depth: depth + 1)
+                types.append(type)
+                total = try affordable(total + 2 * cost, at: at)
+            }
+            return (.structure(types), total)
         case .function(_, _, _, let at):
-            if asParameter { return .pointer }  // ... and function parameters to function pointers.
+            if asParameter { return (.pointer, 1) }  // ... and function parameters to function pointers.
             throw DelegateError.syntax(
                 message: "a function cannot be stored by value; did you mean a function pointer '(*name)'?",
                 text: text, line: at.line, column: at.column)
         }
     }
 
-    func signature(
+    /// `cost`, if the text's types so far and it stay within ``layoutBudget``.
+    private func affordable(_ cost: Int, at token: CLexer.Token) throws -> Int {
+        guard cost <= Self.layoutBudget - layoutWork else { throw tooLarge(token) }
+        return cost
+    }
+
+    private func tooLarge(_ token: CLexer.Token) -> DelegateError {
+        syntax("the types in this text are too large or nest too deeply for DelegateKit to lay out", at: token)
+    }
+
+    /// The layout cost of a type given whole (a caller's typedef), counted only until it passes `limit`.
+    private static func layoutCost(of type: CType, limit: Int) -> Int {
+        guard case .structure(let members) = type else { return 1 }
+        var cost = 1
+        for member in members {
+            cost += 2 * layoutCost(of: member, limit: limit)
+            if cost > limit { break }
+        }
+        return cost
+    }
+
+    mutating func signature(
         returning result: Declared, parameters: [(Declared, CLexer.Token)], at: CLexer.Token
     ) throws -> CSignature {
         let returnType: CType
@@ -106,11 +176,12 @@ struct CDeclarationParser {
             if case .function = result { throw syntax("a function cannot return a function", at: at) }
             returnType = try valueType(result, at: at, asParameter: false)
         }
-        let arguments = try parameters.map { declared, token in
+        var arguments: [CType] = []
+        for (declared, token) in parameters {
             if case .type(.void) = declared {
                 throw syntax("'void' is only allowed alone, as in '(void)'; a parameter cannot have type void", at: token)
             }
-            return try valueType(declared, at: token, asParameter: true)
+            arguments.append(try valueType(declared, at: token, asParameter: true))
         }
         return CSignature(returnType, arguments)
     }
@@ -245,8 +316,11 @@ struct CDeclarationParser {
     /// A declarator around `base`: pointers, a name, arrays, parameter lists, parentheses; returns the
     /// declared type and its name, if it has one.
     mutating func parseDeclarator(_ base: Declared, allowName: Bool) throws -> (Declared, String?) {
+        try enterNesting()
+        defer { nesting -= 1 }
         var pointers = 0
         while case .punctuation("*") = current.kind {
+            guard pointers < Self.maximumNesting else { throw tooDeep() }
             position += 1
             pointers += 1
             while case .identifier(let name) = current.kind, Self.qualifiers.contains(name) { position += 1 }
@@ -287,12 +361,14 @@ struct CDeclarationParser {
         while true {
             let token = current
             if case .punctuation("[") = current.kind {
+                guard suffixes.count < Self.maximumNesting else { throw tooDeep() }
                 position += 1
                 var count: Int?
                 if case .number(let value) = current.kind { count = value; position += 1 }
                 try expect("]", "to close the array size")
                 suffixes.append((true, count, [], nil, token))
             } else if case .punctuation("(") = current.kind {
+                guard suffixes.count < Self.maximumNesting else { throw tooDeep() }
                 position += 1
                 let (parameters, variadic) = try parseParameters()
                 suffixes.append((false, nil, parameters, variadic, token))
@@ -389,6 +465,8 @@ struct CDeclarationParser {
 
     /// A struct body after its '{' up to and including '}'.
     private mutating func parseStructBody() throws -> [Member] {
+        try enterNesting()
+        defer { nesting -= 1 }
         position += 1  // '{'
         var members: [Member] = []
         while true {
@@ -483,6 +561,17 @@ struct CDeclarationParser {
     }
 
     // MARK: Tokens and errors
+
+    /// Counts one more level of parser recursion; throws past ``maximumNesting`` (undoing the count, as
+    /// the caller's `defer` is not yet in place).
+    private mutating func enterNesting() throws {
+        guard nesting < Self.maximumNesting else { throw tooDeep() }
+        nesting += 1
+    }
+
+    private func tooDeep() -> DelegateError {
+        syntax("declarations nest more than \(Self.maximumNesting) levels deep here", at: current)
+    }
 
     var current: CLexer.Token { tokens[position] }
 

@@ -1,0 +1,3 @@
+struct b;
+struct a { struct b x; };
+struct b { struct a y; };
