@@ -50,7 +50,7 @@ open class BlockDelegate {
                 // The compiler stores a wrapped property `x` as `_x`.
                 let property = "\(type(of: self)).\(label.hasPrefix("_") ? String(label.dropFirst()) : label)"
                 if let error = slot.mismatch(with: dynamicDelegate.descriptor) {
-                    preconditionFailure("\(property) (@Slot(\(slot.declaration))): \(error)")
+                    misuse("\(property) (@Slot(\(slot.declaration))): \(error)")
                 }
             }
             mirror = current.superclassMirror

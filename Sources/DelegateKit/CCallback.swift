@@ -11,7 +11,7 @@ public struct CCallback: @unchecked Sendable {  // The code it points to is kept
 
     /// ``address`` as a Swift `@convention(c)` function type (only its size can be checked).
     public func functionPointer<F>(as type: F.Type = F.self) -> F {
-        precondition(MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size, "\(F.self) is not a @convention(c) function type")
+        require(MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size, "\(F.self) is not a @convention(c) function type")
         return unsafeBitCast(address, to: F.self)
     }
 }

@@ -119,7 +119,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// `F` must be a `@convention(c)` function type (optional or not) whose parameters match ``signature``;
     /// Swift cannot check a C function type's parameters generically, so only its size is checked.
     public func functionPointer<F>(as type: F.Type = F.self) -> F {
-        precondition(
+        require(
             MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size,
             "\(F.self) is not a @convention(c) function type")
         return unsafeBitCast(address, to: F.self)

@@ -26,10 +26,10 @@ public struct CInvocation {
     /// Asking for an index out of range or for another C type stops the program with a message naming
     /// both types: inside a C callback there is no caller to throw to, and a wrong read is silent corruption.
     public func argument<T: CValue>(_ index: Int, as type: T.Type = T.self) -> T {
-        precondition(
+        require(
             signature.argumentTypes.indices.contains(index),
             "argument index \(index) is out of range for C signature `\(signature)`")
-        precondition(
+        require(
             signature.argumentTypes[index].accepts(T.cType),
             "argument \(index) of `\(signature)` has C type `\(signature.argumentTypes[index])`, not `\(T.cType)` (\(T.self))")
         return UnsafeRawPointer(arguments[index].unsafelyUnwrapped).loadUnaligned(as: T.self)
@@ -37,7 +37,7 @@ public struct CInvocation {
 
     /// The address of the argument at `index`, for reading it as raw bytes.
     public func argumentAddress(_ index: Int) -> UnsafeRawPointer {
-        precondition(
+        require(
             signature.argumentTypes.indices.contains(index),
             "argument index \(index) is out of range for C signature `\(signature)`")
         return UnsafeRawPointer(arguments[index].unsafelyUnwrapped)
@@ -46,7 +46,7 @@ public struct CInvocation {
     /// Sets the value C receives when the closure returns; its C type must be the signature's return type.
     /// A closure that never sets it returns zero (or NULL, or an all-zero struct).
     public func setReturnValue<T: CValue>(_ value: T) {
-        precondition(
+        require(
             signature.returnType.accepts(T.cType),
             "`\(signature)` returns `\(signature.returnType)`, not `\(T.cType)` (\(T.self))")
         storeResult(value, to: result, widening)

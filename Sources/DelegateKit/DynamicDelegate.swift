@@ -460,8 +460,8 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
             }
             state.slots[index].plan = plan
         }
-        precondition(target != nil || !responds || slot.dispatcher != nil,
-                     "DelegateKit: slot '\(method.name)' needs its dispatcher before publishing")
+        require(target != nil || !responds || slot.dispatcher != nil,
+                     "slot '\(method.name)' needs its dispatcher before publishing")
         let address = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         cffi_store_pointer(address, target)
         state.slots[index].published = target

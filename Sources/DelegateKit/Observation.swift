@@ -109,7 +109,7 @@ extension DynamicDelegate {
             do {
                 try ensureDispatcher(index)
             } catch {
-                preconditionFailure("DelegateKit: observeAll could not make a dispatcher for '\(descriptor.methods[index].name)': \(error)")
+                misuse("observeAll could not make a dispatcher for '\(descriptor.methods[index].name)': \(error)")
             }
         }
         state.withLock { state in

@@ -49,7 +49,7 @@ public struct Slot<each A: CValue, R> {
                 } catch {
                     // The types were checked when the owner was created, so only the system refusing
                     // executable memory gets here, and a setter has no way to report it.
-                    preconditionFailure("\(Owner.self): setting the closure for '\(slot.method)' failed: \(error)")
+                    misuse("\(Owner.self): setting the closure for '\(slot.method)' failed: \(error)")
                 }
             } else {
                 // Only what the property set: overrides added through the delegate stay.
@@ -131,7 +131,7 @@ extension Slot: SlotDeclaration {
         } catch let error as DelegateError {
             return error
         } catch {
-            preconditionFailure("DelegateKit only throws DelegateError: \(error)")
+            misuse("only DelegateError is thrown here, not DelegateError: \(error)")
         }
     }
 }
