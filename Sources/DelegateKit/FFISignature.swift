@@ -4,11 +4,14 @@ import Synchronization
 /// A `CSignature` prepared for libffi: the `ffi_cif` and the `ffi_type`s it points into.
 ///
 /// libffi requires both to outlive every closure prepared with them, and every distinct signature needs
-/// only one, so prepared signatures are cached for the life of the process and never freed.
+/// only one, so the prepared signatures in the cache live as long as the process. One made but not
+/// cached (a thread that lost the race to prepare it) frees what it allocated when it is dropped.
 @usableFromInline
 final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi only reads the cif.
     @usableFromInline let signature: CSignature
     let cif: UnsafeMutablePointer<ffi_cif>
+    /// The argument-type array and every structure's `ffi_type` and element array, which the cif points into.
+    private let typeStorage: [UnsafeMutableRawPointer]
 
     private static let cache = Locked<[CSignature: FFISignature]>([:])
 
@@ -89,8 +92,9 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     static func prepared(_ signature: CSignature) throws -> FFISignature {
         if let cached = cache.withLock({ $0[signature] }) { return cached }
         let made = try FFISignature(signature)
-        // Two threads may race to prepare the same signature; the first one stored wins and the other
-        // is dropped unused (a few bytes, once), so every closure of a signature shares one cif.
+        // Two threads may race to prepare the same signature: the first one stored wins, so every
+        // closure of a signature shares one cif, and the other is released here, freeing its memory.
+        // (Preparing outside the lock keeps one slow preparation from holding up every other.)
         return cache.withLock { cache in
             if let winner = cache[signature] { return winner }
             cache[signature] = made
@@ -101,21 +105,33 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     private init(_ signature: CSignature) throws {
         try signature.validate()
         self.signature = signature
+        var storage: [UnsafeMutableRawPointer] = []
         let argumentTypes = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(
             capacity: max(signature.argumentTypes.count, 1))
+        storage.append(UnsafeMutableRawPointer(argumentTypes))
         for (index, type) in signature.argumentTypes.enumerated() {
-            argumentTypes[index] = FFISignature.ffiType(type)
+            argumentTypes[index] = FFISignature.ffiType(type, storingInto: &storage)
         }
+        let returnType = FFISignature.ffiType(signature.returnType, storingInto: &storage)
+        typeStorage = storage
         cif = .allocate(capacity: 1)
-        let status = cffi_prep_cif(
-            cif, UInt32(signature.argumentTypes.count), FFISignature.ffiType(signature.returnType), argumentTypes)
+        // Every property is set, so a throw below still runs deinit and frees what was allocated.
+        let status = cffi_prep_cif(cif, UInt32(signature.argumentTypes.count), returnType, argumentTypes)
         guard status == 0 else {
             throw DelegateError.invalidSignature(signature, reason: "libffi refused it (ffi_status \(status))")
         }
     }
 
-    /// libffi's description of `type`; structures are built once per prepared signature and kept forever.
-    private static func ffiType(_ type: CType) -> UnsafeMutablePointer<ffi_type> {
+    deinit {
+        cif.deallocate()
+        for pointer in typeStorage { pointer.deallocate() }
+    }
+
+    /// libffi's description of `type`. Scalars are libffi's own constants; a structure's `ffi_type` and
+    /// element array are allocated here and recorded in `storage`, for the signature to free.
+    private static func ffiType(
+        _ type: CType, storingInto storage: inout [UnsafeMutableRawPointer]
+    ) -> UnsafeMutablePointer<ffi_type> {
         switch type {
         case .void: return cffi_type_void()
         case .bool, .uint8: return cffi_type_uint8()
@@ -132,9 +148,11 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
         case .pointer: return cffi_type_pointer()
         case .structure(let members):
             let elements = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(capacity: members.count + 1)
-            for (index, member) in members.enumerated() { elements[index] = ffiType(member) }
+            storage.append(UnsafeMutableRawPointer(elements))
+            for (index, member) in members.enumerated() { elements[index] = ffiType(member, storingInto: &storage) }
             elements[members.count] = nil
             let structure = UnsafeMutablePointer<ffi_type>.allocate(capacity: 1)
+            storage.append(UnsafeMutableRawPointer(structure))
             // size and alignment 0: ffi_prep_cif computes them from the elements.
             structure.initialize(to: ffi_type(size: 0, alignment: 0, type: UInt16(FFI_TYPE_STRUCT), elements: elements))
             return structure
