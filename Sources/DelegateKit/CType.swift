@@ -2,6 +2,7 @@
 ///
 /// `CType` describes layout and calling convention, not spelling: `size_t` and `unsigned long` are both
 /// ``uint64`` on LP64 Linux, `char` is ``int8``, and every pointer is ``pointer`` whatever it points to.
+/// The one spelling kept, ``size``, is sugar that equality, hashing and layout ignore: `.size == .uint64`.
 public enum CType: Hashable, Sendable {
     /// `void`: valid only as a return type.
     case void
@@ -23,8 +24,9 @@ public enum CType: Hashable, Sendable {
     case int64
     /// `uint64_t` (and `unsigned long`).
     case uint64
-    /// `size_t`: laid out and passed as ``uint64`` on LP64. Swift imports `size_t` as `Int`, so a
-    /// closure may take or return `Int` or `UInt` where C says `size_t` (see ``accepts(_:)``).
+    /// `size_t`: the same C type as ``uint64`` on LP64 (equal to it, with the same hash and layout), kept
+    /// as a spelling for one reason: Swift imports `size_t` as `Int`, so a closure may take or return
+    /// `Int` or `UInt` where C says `size_t` (see ``accepts(_:)``), though not where C says `uint64_t`.
     case size
     /// `float`.
     case float
@@ -80,6 +82,30 @@ public enum CType: Hashable, Sendable {
             return mine.count == theirs.count && zip(mine, theirs).allSatisfy { $0.accepts($1) }
         default: return self == other
         }
+    }
+
+    /// Whether two types are the same C type: `size_t` is `uint64_t`, as C and Python's cffi say on LP64.
+    public static func == (lhs: CType, rhs: CType) -> Bool {
+        switch (lhs, rhs) {
+        case (.structure(let mine), .structure(let theirs)): return mine == theirs
+        case (.structure, _), (_, .structure): return false
+        default: return lhs.identity == rhs.identity
+        }
+    }
+
+    /// Hashes the C type, not its spelling, as ``==(_:_:)`` compares it.
+    public func hash(into hasher: inout Hasher) {
+        if case .structure(let members) = self {
+            hasher.combine(members)
+        } else {
+            hasher.combine(identity)
+        }
+    }
+
+    /// The scalar's code with `size_t` folded into `uint64_t`; 0 for a structure.
+    private var identity: UInt64 {
+        if case .size = self { return CType.uint64.scalarCode ?? 0 }
+        return scalarCode ?? 0
     }
 
     /// A signature key with this type appended: four bits per scalar type, nil once a structure (or

@@ -13,7 +13,10 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     /// The argument-type array and every structure's `ffi_type` and element array, which the cif points into.
     private let typeStorage: [UnsafeMutableRawPointer]
 
-    private static let cache = Locked<[CSignature: FFISignature]>([:])
+    /// Keyed by the signature as spelled, not by ``CSignature``'s equality, which takes `size_t` for
+    /// `uint64_t`: a closure keeps the spelling it was made with, and ``CInvocation`` lets an `Int` be read
+    /// where it says `size_t` but not where it says `uint64_t`.
+    private static let cache = Locked<[String: FFISignature]>([:])
 
     /// Signatures of scalars only, by a compact key: read without a lock, an allocation or a hash
     /// function, so making a closure of a common signature costs little more than libffi's own allocation.
@@ -90,14 +93,15 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
 
     /// The shared prepared form of `signature`, made on first use.
     static func prepared(_ signature: CSignature) throws -> FFISignature {
-        if let cached = cache.withLock({ $0[signature] }) { return cached }
+        let spelling = signature.description
+        if let cached = cache.withLock({ $0[spelling] }) { return cached }
         let made = try FFISignature(signature)
         // Two threads may race to prepare the same signature: the first one stored wins, so every
         // closure of a signature shares one cif, and the other is released here, freeing its memory.
         // (Preparing outside the lock keeps one slow preparation from holding up every other.)
         return cache.withLock { cache in
-            if let winner = cache[signature] { return winner }
-            cache[signature] = made
+            if let winner = cache[spelling] { return winner }
+            cache[spelling] = made
             return made
         }
     }
