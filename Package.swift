@@ -26,6 +26,9 @@ let package = Package(
         .target(name: "BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
         // `Scripts/valgrind-leakcheck.sh`: every kind of closure and delegate, churned under valgrind.
         .executableTarget(name: "delegatekit-leakcheck", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
+        // Each misuse that stops the program, one per run: ReleaseStopTests runs a release build of it.
+        .executableTarget(
+            name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "CSQLite"]),
         // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
         .target(name: "DelegateKitFixtures", dependencies: ["CLibXML2"], path: "Tests/DelegateKitFixtures"),
         // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// Every misuse DelegateKit stops the program for prints its whole message in a release build too:
+/// `precondition` prints nothing under `-O`, and a user meets these stops in production. Each case runs
+/// `delegatekit-misuse` (Sources/delegatekit-misuse), built here with `-c release`, in a child process.
+@Suite struct ReleaseStopTests {
+    /// The release executable, built once for all cases; in a scratch path of its own, so that it never
+    /// waits for the build directory of the `swift test` that runs this.
+    static let executable: Result<URL, BuildFailure> = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let scratch = root.appendingPathComponent(".build/release-stops")
+        let build = run("/usr/bin/env", ["swift", "build", "-c", "release", "--product", "delegatekit-misuse",
+                                         "--package-path", root.path, "--scratch-path", scratch.path])
+        guard build.status == 0, build.reason == .exit else { return .failure(BuildFailure(output: build.output)) }
+        return .success(scratch.appendingPathComponent("release/delegatekit-misuse"))
+    }()
+
+    struct BuildFailure: Error, CustomStringConvertible {
+        let output: String
+        var description: String { "swift build -c release failed:\n\(output)" }
+    }
+
+    @Test func theExecutableIsAReleaseBuild() throws {
+        let child = run(try Self.executable.get().path, ["configuration"])
+        #expect(child.output == "release\n")
+    }
+
+    @Test(arguments: [
+        ("slot-naming-no-method",
+         "MisnamedPlugin.onTransform (@Slot(\"transfrom\")): fx_plugin has no method named 'transfrom'"),
+        ("slot-of-another-signature",
+         "MisdeclaredPlugin.onTransform (@Slot(\"transform\")): method 'transform' of fx_plugin has C signature "
+            + "`int64_t (void *, int64_t)`, but the closure has C signature `int64_t (void *, int32_t)`"),
+        ("slot-into-another-struct",
+         "CrossedPlugin.onClose (@Slot(\\sqlite3_io_methods.xClose)): member 'xClose' of fx_plugin cannot be used: "
+            + "the slot's key path is into sqlite3_io_methods, not fx_plugin"),
+        ("argument-of-another-type",
+         "argument 1 of `int64_t (void *, int64_t)` has C type `int64_t`, not `double` (Double)"),
+        ("argument-out-of-range",
+         "argument index 2 is out of range for C signature `int64_t (void *, int64_t)`"),
+        ("return-value-of-another-type",
+         "`int64_t (void *, int64_t)` returns `int64_t`, not `int32_t` (Int32)"),
+    ])
+    func misuseStopsWithItsWholeMessage(scenario: String, message: String) throws {
+        let child = run(try Self.executable.get().path, [scenario])
+        #expect(child.reason == .uncaughtSignal, "\(scenario) did not stop: \(child.output)")
+        #expect(child.output.contains("Fatal error: DelegateKit: \(message)\n"), "\(scenario) printed: \(child.output)")
+    }
+}
+
+/// Runs `path` with `arguments` to the end; standard output and error together.
+private func run(_ path: String, _ arguments: [String]) -> (status: Int32, reason: Process.TerminationReason, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["SWIFT_BACKTRACE"] = "enable=no"  // the message is what counts, not a backtrace
+    process.environment = environment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    do {
+        try process.run()
+    } catch {
+        return (-1, .exit, "could not run \(path): \(error)")
+    }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, process.terminationReason, String(decoding: output, as: UTF8.self))
+}
