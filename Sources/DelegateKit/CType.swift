@@ -93,7 +93,7 @@ public enum CType: Hashable, Sendable {
         }
     }
 
-    /// Hashes the C type, not its spelling, as ``==(_:_:)`` compares it.
+    /// Hashes the C type, not its spelling, as `==` compares it.
     public func hash(into hasher: inout Hasher) {
         if case .structure(let members) = self {
             hasher.combine(members)
