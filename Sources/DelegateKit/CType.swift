@@ -2,7 +2,7 @@
 ///
 /// `CType` describes layout and calling convention, not spelling: `size_t` and `unsigned long` are both
 /// ``uint64`` on LP64 Linux, `char` is ``int8``, and every pointer is ``pointer`` whatever it points to.
-/// The one spelling kept, ``size``, is sugar that equality, hashing and layout ignore: `.size == .uint64`.
+/// The one spelling kept, ``size-enum.case``, is sugar that equality, hashing and layout ignore: `.size == .uint64`.
 public enum CType: Hashable, Sendable {
     /// `void`: valid only as a return type.
     case void
