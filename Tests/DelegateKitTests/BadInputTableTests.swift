@@ -32,6 +32,15 @@ let misuses: [Misuse] = [
     Misuse(name: "unknown method", action: {
         try DynamicDelegate(protocol: pluginProtocol).implement("flush") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
     }, expected: .unknownMethod("flush", protocol: "fx_plugin")),
+    Misuse(name: "misspelt method name", action: {
+        try DynamicDelegate(protocol: pluginProtocol).implement("transfrom") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }
+    }, expected: .unknownMethod("transfrom", protocol: "fx_plugin", suggestions: ["transform"])),
+    Misuse(name: "method name in another case", action: {
+        try DynamicDelegate(protocol: pluginProtocol).implement("Log") { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) in }
+    }, expected: .unknownMethod("Log", protocol: "fx_plugin", suggestions: ["log"])),
+    Misuse(name: "a data member given a closure", action: {
+        try DynamicDelegate(protocol: pluginProtocol).implement("version") { () -> Int32 in 0 }
+    }, expected: .notAMethod("version", protocol: "fx_plugin", type: .int32)),
     Misuse(name: "closure with another C signature (implement)", action: {
         try DynamicDelegate(protocol: pluginProtocol).implement("transform") { (_: UnsafeMutableRawPointer?, x: Int32) -> Int64 in Int64(x) }
     }, expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
@@ -78,6 +87,15 @@ let misuses: [Misuse] = [
     Misuse(name: "unknown data member", action: {
         try DynamicDelegate(protocol: pluginProtocol).setField("flags", Int32(1))
     }, expected: .unknownField("flags", protocol: "fx_plugin")),
+    Misuse(name: "misspelt data member", action: {
+        try DynamicDelegate(protocol: pluginProtocol).setField("verison", Int32(1))
+    }, expected: .unknownField("verison", protocol: "fx_plugin", suggestions: ["version"])),
+    Misuse(name: "a method set as a data member", action: {
+        try DynamicDelegate(protocol: pluginProtocol).setField("transform", Int64(1))
+    }, expected: .notAField("transform", protocol: "fx_plugin", signature: transformSignature)),
+    Misuse(name: "a method read as a data member", action: {
+        _ = try DynamicDelegate(protocol: pluginProtocol).field("transform", as: Int64.self)
+    }, expected: .notAField("transform", protocol: "fx_plugin", signature: transformSignature)),
     Misuse(name: "forwarding loop", action: {
         let a = DynamicDelegate(protocol: pluginProtocol), b = DynamicDelegate(protocol: pluginProtocol)
         try a.setForwardingTarget(.delegate(b))
