@@ -31,8 +31,7 @@ import Testing
     }
 
     @Test func atMostThreeNearestFirst() {
-        // xSleep (1 edit), then xRead-like names further away are cut by the threshold; several at one
-        // distance keep declaration order.
+        // Only names within the threshold come up; of several at one distance, the first three declared.
         #expect(suggestions("xSleepp") == ["xSleep"])
         let many = ProtocolDescriptor(name: "t", methods: ["ab1", "ab2", "ab3", "ab4", "abc"].map {
             MethodDescriptor(name: $0, signature: CSignature(.void, []))
