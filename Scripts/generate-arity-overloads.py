@@ -178,7 +178,9 @@ extension DynamicDelegate {{
 }}
 
 extension TypedDelegate {{
-    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
+    /// must state its parameter types, `{{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }}`:
+    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
     @inlinable @discardableResult
     public func implement<{g_m_r}>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -197,6 +199,7 @@ extension TypedDelegate {{
     }}
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult
     public func override<{g_m_r}>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,

@@ -6,10 +6,11 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// A closure given for a member of an imported struct (through a key path) does not have the
     /// member's Swift function type. Carries both types as the Swift runtime spells them.
     case typeMismatch(member: String, protocol: String, expected: String, actual: String)
-    /// The protocol has no method of that name.
-    case unknownMethod(String, protocol: String)
-    /// The protocol has no data member of that name.
-    case unknownField(String, protocol: String)
+    /// The protocol has no method of that name. `suggestions` are its method names nearest to it (a
+    /// typo or a difference in case), at most three, nearest first; empty when none is near.
+    case unknownMethod(String, protocol: String, suggestions: [String] = [])
+    /// The protocol has no data member of that name. `suggestions` are its data member names nearest to it.
+    case unknownField(String, protocol: String, suggestions: [String] = [])
     /// A value written to a data member has another C type than the member.
     case fieldTypeMismatch(field: String, protocol: String, expected: CType, actual: CType)
     /// Two members of a protocol share a name.
@@ -30,6 +31,10 @@ public enum DelegateError: Error, Hashable, Sendable {
     case forwardingLoop([String])
     /// The system refused executable memory for a closure (for example under a W^X policy).
     case closureAllocationFailed(CSignature)
+    /// A method operation (`implement`, `override`, `observe`) named a data member; carries its C type.
+    case notAMethod(String, protocol: String, type: CType)
+    /// A data member operation (`setField`, `field`) named a method; carries the method's C signature.
+    case notAField(String, protocol: String, signature: CSignature)
 }
 
 extension DelegateError: CustomStringConvertible {
@@ -41,10 +46,10 @@ extension DelegateError: CustomStringConvertible {
                 + "but the closure has C signature `\(actual)`"
         case let .typeMismatch(member, proto, expected, actual):
             return "member '\(member)' of \(proto) has type `\(expected)`, but the closure has type `\(actual)`"
-        case let .unknownMethod(name, proto):
-            return "\(proto) has no method named '\(name)'"
-        case let .unknownField(name, proto):
-            return "\(proto) has no data member named '\(name)'"
+        case let .unknownMethod(name, proto, suggestions):
+            return "\(proto) has no method named '\(name)'" + NearestNames.phrase(suggestions)
+        case let .unknownField(name, proto, suggestions):
+            return "\(proto) has no data member named '\(name)'" + NearestNames.phrase(suggestions)
         case let .fieldTypeMismatch(field, proto, expected, actual):
             return "data member '\(field)' of \(proto) has C type `\(expected)`, but the value has C type `\(actual)`"
         case let .duplicateMember(name, proto):
@@ -73,6 +78,12 @@ extension DelegateError: CustomStringConvertible {
         case let .closureAllocationFailed(signature):
             return "libffi could not allocate an executable closure for `\(signature)` "
                 + "(the system may forbid writable and executable memory)"
+        case let .notAMethod(name, proto, type):
+            return "member '\(name)' of \(proto) is a data member of C type `\(type)`, not a method: "
+                + "write it with setField(_:_:)"
+        case let .notAField(name, proto, signature):
+            return "member '\(name)' of \(proto) is a method with C signature `\(signature)`, not a data member: "
+                + "give it a closure with implement(_:_:)"
         }
     }
 }

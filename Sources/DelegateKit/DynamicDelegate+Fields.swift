@@ -1,7 +1,9 @@
 extension DynamicDelegate {
     /// Writes `value` into the data member `field`, whose C type must accept `T`'s.
     ///
-    /// Throws ``DelegateError/unknownField(_:protocol:)`` or
+    /// Throws ``DelegateError/unknownField(_:protocol:suggestions:)`` (with the nearest data member names),
+    /// ``DelegateError/notAField(_:protocol:signature:)`` for a method's name (methods take closures,
+    /// through `implement`), or
     /// ``DelegateError/fieldTypeMismatch(field:protocol:expected:actual:)``. Write fields before C starts
     /// using the table: C reads them without synchronization.
     public func setField<T: CValue>(_ field: String, _ value: T) throws {

@@ -140,7 +140,8 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     /// with a `key` already in the slot's stack, the old entry is removed and the new one goes on top.
     /// `once` makes the implementation serve exactly one call and then remove itself.
     ///
-    /// Throws ``DelegateError/unknownMethod(_:protocol:)``, or
+    /// Throws ``DelegateError/unknownMethod(_:protocol:suggestions:)`` (with the nearest method names),
+    /// ``DelegateError/notAMethod(_:protocol:type:)`` for a data member's name, or
     /// ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` naming both signatures when the
     /// closure's C signature is not the method's. A failed call changes nothing.
     @inlinable @discardableResult

@@ -130,7 +130,9 @@ extension DynamicDelegate {
 }
 
 extension TypedDelegate {
-    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
+    /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
+    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
     @inlinable @discardableResult
     public func implement<Member, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -149,6 +151,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult
     public func override<Member, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -337,7 +340,9 @@ extension DynamicDelegate {
 }
 
 extension TypedDelegate {
-    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
+    /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
+    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
     @inlinable @discardableResult
     public func implement<Member, A0: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -356,6 +361,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult
     public func override<Member, A0: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -546,7 +552,9 @@ extension DynamicDelegate {
 }
 
 extension TypedDelegate {
-    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
+    /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
+    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
     @inlinable @discardableResult
     public func implement<Member, A0: CValue, A1: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -565,6 +573,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult
     public func override<Member, A0: CValue, A1: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -757,7 +766,9 @@ extension DynamicDelegate {
 }
 
 extension TypedDelegate {
-    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
+    /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
+    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
     @inlinable @discardableResult
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -776,6 +787,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -970,7 +982,9 @@ extension DynamicDelegate {
 }
 
 extension TypedDelegate {
-    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
+    /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
+    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
     @inlinable @discardableResult
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -989,6 +1003,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -1185,7 +1200,9 @@ extension DynamicDelegate {
 }
 
 extension TypedDelegate {
-    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
+    /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
+    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
     @inlinable @discardableResult
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -1204,6 +1221,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -1402,7 +1420,9 @@ extension DynamicDelegate {
 }
 
 extension TypedDelegate {
-    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`).
+    /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
+    /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
+    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
     @inlinable @discardableResult
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -1421,6 +1441,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
+    /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,

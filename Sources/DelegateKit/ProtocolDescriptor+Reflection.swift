@@ -9,10 +9,12 @@ extension ProtocolDescriptor {
     /// let io = ProtocolDescriptor(for: sqlite3_io_methods.self)   // 1 field, 18 methods, 152 bytes
     /// ```
     ///
-    /// A function-pointer member whose parameters Swift's type names cannot describe in C terms (a
-    /// struct passed by value) becomes a data member, and implementing it through a key path says so.
-    /// When the members do not add up to the struct's size (bit-fields), ``validate()`` and every
-    /// lookup throw ``DelegateError/invalidMember(_:protocol:reason:)``.
+    /// A struct passed or returned by value takes its C type from its ``CValue`` conformance, found at
+    /// run time (`extension fx_point: CValue { … }` anywhere in the program); a function-pointer member
+    /// with such a struct that does not conform stays opaque data, and implementing it says which type
+    /// must conform. A Swift closure member (not `@convention(c)`), or members that do not add up to the
+    /// struct's size (bit-fields), make ``validate()`` and every lookup throw
+    /// ``DelegateError/invalidMember(_:protocol:reason:)`` naming the member.
     ///
     /// `Table` must be a C struct imported by Swift (or a Swift struct of trivial members laid out the
     /// same way); the result is computed once per type.
@@ -27,8 +29,6 @@ struct ReflectedTable: Sendable {
     let descriptor: ProtocolDescriptor
     /// The Swift function type of each method (without `Optional`), by offset.
     let functionTypes: [Int: String]
-    /// Why a function-pointer member could not be a method, by offset.
-    let refusals: [Int: String]
 
     private static let cache = Locked<[ObjectIdentifier: ReflectedTable]>([:])
 
@@ -51,10 +51,21 @@ struct ReflectedTable: Sendable {
         var members: [ProtocolDescriptor.Member] = []
         var functions: [(member: String, type: String)] = []
         var refusedReasons: [String: String] = [:]
+        var swiftClosure: DelegateError?
         for (index, child) in Mirror(reflecting: instance).children.enumerated() {
             let label = child.label ?? "_\(index)"
             let value = SwiftValueType(of: child.value)
             let storage = CType.opaque(size: value.stride, alignment: value.alignment)
+            if SwiftTypeName.isSwiftClosure(value.name) {
+                // C cannot call a Swift closure, nor copy one (it holds a reference): the struct is not a
+                // C table, whatever its other members. Named here, before the layout check blames the sizes.
+                swiftClosure = swiftClosure ?? .invalidMember(
+                    label, protocol: name,
+                    reason: "its type `\(value.name)` is a Swift closure, not a C function pointer; "
+                        + "declare it `@convention(c)` for C to call it")
+                members.append(.field(label, storage))
+                continue
+            }
             guard let function = SwiftTypeName.functionType(value.name) else {
                 members.append(.field(label, SwiftTypeName.cType(value.name, allowVoid: false) ?? storage))
                 continue
@@ -63,13 +74,20 @@ struct ReflectedTable: Sendable {
                 let signature = try SwiftTypeName.signature(ofFunctionType: function)
                 members.append(.method(MethodDescriptor(name: label, signature: signature)))
                 functions.append((label, function))
+            } catch let refusal as SwiftTypeName.Unrepresentable {
+                refusedReasons[label] = "its type `\(function)` \(refusal.reason)"
+                members.append(.field(label, storage))
             } catch {
-                refusedReasons[label] = "\(error)"
+                refusedReasons[label] = "its type `\(function)` cannot be described in C terms: \(error)"
                 members.append(.field(label, storage))
             }
         }
 
         var descriptor = ProtocolDescriptor(name: name, members: members)
+        descriptor.refusedMethods = refusedReasons
+        if descriptor.problem == nil, let swiftClosure {
+            descriptor.problem = swiftClosure
+        }
         if descriptor.problem == nil,
             descriptor.size != MemoryLayout<Table>.stride || descriptor.alignment != MemoryLayout<Table>.alignment {
             descriptor.problem = .invalidMember(
@@ -82,11 +100,7 @@ struct ReflectedTable: Sendable {
         for (member, type) in functions {
             if let method = descriptor.method(named: member) { functionTypes[method.offset] = type }
         }
-        var refusals: [Int: String] = [:]
-        for (member, reason) in refusedReasons {
-            if let field = descriptor.field(named: member) { refusals[field.offset] = reason }
-        }
-        return ReflectedTable(descriptor: descriptor, functionTypes: functionTypes, refusals: refusals)
+        return ReflectedTable(descriptor: descriptor, functionTypes: functionTypes)
     }
 
     /// The method a key path into `Table` names, after checking that the closure's Swift function type
@@ -106,7 +120,7 @@ struct ReflectedTable: Sendable {
             let expected = table.functionTypes[offset]
         else {
             let field = descriptor.fields.first { $0.offset == offset }
-            let reason = table.refusals[offset].map { "its function type cannot be described in C terms: \($0)" }
+            let reason = field.flatMap { descriptor.refusedMethods[$0.name] }
                 ?? "it is a data member, not a function pointer; set it through the typed table"
             throw DelegateError.invalidMember(field?.name ?? path, protocol: descriptor.name, reason: reason)
         }
@@ -175,16 +189,65 @@ enum SwiftTypeName {
         }
         let parameters = body[body.index(after: body.startIndex)..<end]
         let result = body[body.index(after: end)...].drop { $0 == " " || $0 == "-" || $0 == ">" }
-        guard let returnType = cType(String(result), allowVoid: true) else {
-            throw DelegateError.invalidSignature(CSignature(.void, []), reason: "its result type \(result) is passed by value")
-        }
+        let returnType = try cType(String(result), allowVoid: true) ?? byValueType(String(result), role: "returns")
         let parameterTypes = try splitTopLevel(parameters).map { parameter in
-            guard let type = cType(parameter, allowVoid: false) else {
-                throw DelegateError.invalidSignature(CSignature(returnType, []), reason: "its parameter type \(parameter) is passed by value")
-            }
-            return type
+            try cType(parameter, allowVoid: false) ?? byValueType(parameter, role: "takes")
         }
         return CSignature(returnType, parameterTypes)
+    }
+
+    /// Why a function type has no C signature DelegateKit can know; the text follows "its type `…` ".
+    struct Unrepresentable: Error {
+        let reason: String
+    }
+
+    /// The C type of a struct a function type passes (`role` "takes") or returns by value, from the
+    /// struct's ``CValue`` conformance. The runtime prints an imported C struct as `__C.name`; its
+    /// metadata is found by its mangled name (`So<length><name>V`), which `_typeByName` accepts where
+    /// it rejects the printed one. A type that cannot be found has no conformance either: one in the
+    /// program would keep its metadata there.
+    static func byValueType(_ name: String, role: String) throws -> CType {
+        let imported = name.hasPrefix("__C.") ? String(name.dropFirst(4)) : nil
+        guard let imported, !imported.isEmpty, imported.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+            throw Unrepresentable(reason: "\(role) `\(name)` by value, which has no C type DelegateKit knows")
+        }
+        guard let value = _typeByName("So\(imported.utf8.count)\(imported)V") as? any CValue.Type else {
+            throw Unrepresentable(
+                reason: "\(role) the struct \(imported) by value, and \(imported) does not conform to CValue; "
+                    + "state its C layout (`extension \(imported): CValue { static var cType: CType { .structure([…]) } }`) "
+                    + "to implement it")
+        }
+        do {
+            return try value.checkedCType()
+        } catch {
+            throw Unrepresentable(reason: "\(role) the struct \(imported) by value, whose CValue conformance is wrong: \(error)")
+        }
+    }
+
+    /// Whether `name` is a Swift function type (optional or not) other than a C function pointer:
+    /// `(Swift.Int32) -> Swift.Int32`, `@Sendable (…) throws -> …`, `@convention(block) …`. A tuple (how
+    /// Swift imports a C array) also starts with `(`, but no arrow follows its parentheses.
+    static func isSwiftClosure(_ name: String) -> Bool {
+        var rest = Substring(name)
+        if rest.hasPrefix("Swift.Optional<"), rest.hasSuffix(">") {
+            rest = rest.dropFirst("Swift.Optional<".count).dropLast()
+        }
+        if rest.hasPrefix("@convention(c) ") { return false }
+        while rest.hasPrefix("@") {  // @Sendable, @escaping, @convention(swift|block|thin)
+            guard let space = rest.firstIndex(of: " ") else { return false }
+            rest = rest[rest.index(after: space)...]
+        }
+        guard rest.hasPrefix("(") else { return false }
+        var depth = 0
+        for index in rest.indices {
+            if rest[index] == "(" { depth += 1 }
+            if rest[index] == ")" { depth -= 1 }
+            if depth == 0 {
+                let after = rest[rest.index(after: index)...].drop { $0 == " " }
+                return after.hasPrefix("->") || after.hasPrefix("throws") || after.hasPrefix("async")
+            }
+        }
+        return false
     }
 
     /// The C type a value of the named Swift type is, when the name alone says (scalars and pointers).

@@ -51,6 +51,10 @@ public struct ProtocolDescriptor: Hashable, Sendable {
     private let fieldIndex: [String: Int]
     /// The first defect found; set by the initializers (and by reflection, for a layout Swift disagrees with).
     var problem: DelegateError?
+    /// Function-pointer members that reflection keeps as opaque data because their C signature cannot be
+    /// known (a struct by value that is not a ``CValue``), with the reason; by name. Looking one up as a
+    /// method or a data member throws that reason instead of "no such method".
+    var refusedMethods: [String: String] = [:]
 
     /// A table of function pointers only.
     public init(name: String, methods: [MethodDescriptor]) {
@@ -107,18 +111,27 @@ public struct ProtocolDescriptor: Hashable, Sendable {
         fieldIndex[name].map { fields[$0] }
     }
 
-    /// The index in ``methods`` of `name`, after checking the descriptor; throws
-    /// ``DelegateError/unknownMethod(_:protocol:)`` for a name it does not have.
+    /// The index in ``methods`` of `name`, after checking the descriptor. For a name that is not a
+    /// method, says what it is instead: a function pointer reflection could not describe
+    /// (``DelegateError/invalidMember(_:protocol:reason:)``), a data member
+    /// (``DelegateError/notAMethod(_:protocol:type:)``), or nothing, with the nearest method names
+    /// (``DelegateError/unknownMethod(_:protocol:suggestions:)``).
     func methodIndex(of name: String) throws -> Int {
         try validate()
-        guard let index = methodIndex[name] else { throw DelegateError.unknownMethod(name, protocol: self.name) }
-        return index
+        if let index = methodIndex[name] { return index }
+        if let reason = refusedMethods[name] { throw DelegateError.invalidMember(name, protocol: self.name, reason: reason) }
+        if let field = field(named: name) { throw DelegateError.notAMethod(name, protocol: self.name, type: field.type) }
+        throw DelegateError.unknownMethod(name, protocol: self.name, suggestions: NearestNames.nearest(to: name, in: methods.map(\.name)))
     }
 
-    /// The data member `name`, after checking the descriptor.
+    /// The data member `name`, after checking the descriptor; for a method's name throws
+    /// ``DelegateError/notAField(_:protocol:signature:)``, for an unknown name
+    /// ``DelegateError/unknownField(_:protocol:suggestions:)`` with the nearest data member names.
     func checkedField(_ name: String) throws -> FieldDescriptor {
         try validate()
-        guard let field = field(named: name) else { throw DelegateError.unknownField(name, protocol: self.name) }
-        return field
+        if let field = field(named: name), refusedMethods[name] == nil { return field }
+        if let method = method(named: name) { throw DelegateError.notAField(name, protocol: self.name, signature: method.signature) }
+        if let reason = refusedMethods[name] { throw DelegateError.invalidMember(name, protocol: self.name, reason: reason) }
+        throw DelegateError.unknownField(name, protocol: self.name, suggestions: NearestNames.nearest(to: name, in: fields.map(\.name)))
     }
 }

@@ -52,6 +52,16 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
 
     /// Implements the member `member` with a closure of its exact Swift function type.
     ///
+    /// State every parameter's type (and the result's, unless the body is one expression): Swift cannot
+    /// take them from the key path, because a `@convention(c)` type cannot be spelled with generic
+    /// parameters. Without them the compiler says "cannot infer type of closure parameter",
+    /// "type 'Any' cannot conform to 'CValue'" or "no exact matches in call to instance method
+    /// 'implement'"; the fix is the same for all three:
+    ///
+    /// ```swift
+    /// try plugin.implement(\.transform) { (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value * 2 }
+    /// ```
+    ///
     /// Throws ``DelegateError/typeMismatch(member:protocol:expected:actual:)`` when the closure's type
     /// differs from the member's, ``DelegateError/invalidMember(_:protocol:reason:)`` when `member` is not a
     /// function-pointer member; otherwise as `DynamicDelegate.implement(_:key:once:_:)`.
@@ -75,7 +85,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     }
 
     /// Adds a layer on top of the member `member` that receives ``Next``; the closure's types after
-    /// `Next` must be the member's exactly.
+    /// `Next` must be the member's exactly, and stated, as the key-path `implement(_:key:once:_:)` says.
     @inlinable @discardableResult
     public func override<Member, each A: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,

@@ -166,6 +166,11 @@ size_t fx_plugin_offset(int member) {
 }
 size_t fx_plugin_size(void) { return sizeof(fx_plugin); }
 
+fx_point fx_geometry_midpoint(const fx_geometry *geometry, fx_point a, fx_point b) {
+    if (geometry->midpoint == NULL) return (fx_point){-1, -1};
+    return geometry->midpoint(a, b);
+}
+
 /* ---- Threads ---- */
 struct fx_hammer {
     const fx_plugin *plugin;

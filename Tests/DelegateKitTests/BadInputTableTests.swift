@@ -11,6 +11,12 @@ extension MisstatedPair: CValue { static var cType: CType { .structure([.uint8, 
 struct Referencing { var name: String }
 extension Referencing: CValue { static var cType: CType { .structure([.pointer, .pointer]) } }
 
+/// A Swift struct posing as a C table, with a Swift closure member C could neither call nor copy.
+struct ClosureTable {
+    var apply: (@convention(c) (Int32) -> Int32)?
+    var run: ((Int32) -> Int32)?
+}
+
 /// One misuse the API detects, and the exact error it produces.
 struct Misuse: Sendable, CustomTestStringConvertible {
     let name: String
@@ -25,6 +31,11 @@ let twoA = ProtocolDescriptor(name: "t", methods: [
     MethodDescriptor(name: "a", signature: CSignature(.void, [])), MethodDescriptor(name: "a", signature: CSignature(.void, [])),
 ])
 
+/// Why `fx_geometry.area` cannot be implemented: the tests never make `fx_extent` a ``CValue``.
+let extentRefusal = "its type `@convention(c) (__C.fx_extent) -> Swift.Int64` takes the struct fx_extent by value, "
+    + "and fx_extent does not conform to CValue; state its C layout "
+    + "(`extension fx_extent: CValue { static var cType: CType { .structure([…]) } }`) to implement it"
+
 /// Every misuse the API can detect that is reported as an error, with the error. The misuses that stop
 /// the process instead (a `@Slot` that does not fit its table) are in ErrorTests and TypedDelegateTests;
 /// the README links this table.
@@ -32,6 +43,15 @@ let misuses: [Misuse] = [
     Misuse(name: "unknown method", action: {
         try DynamicDelegate(protocol: pluginProtocol).implement("flush") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
     }, expected: .unknownMethod("flush", protocol: "fx_plugin")),
+    Misuse(name: "misspelt method name", action: {
+        try DynamicDelegate(protocol: pluginProtocol).implement("transfrom") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }
+    }, expected: .unknownMethod("transfrom", protocol: "fx_plugin", suggestions: ["transform"])),
+    Misuse(name: "method name in another case", action: {
+        try DynamicDelegate(protocol: pluginProtocol).implement("Log") { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) in }
+    }, expected: .unknownMethod("Log", protocol: "fx_plugin", suggestions: ["log"])),
+    Misuse(name: "a data member given a closure", action: {
+        try DynamicDelegate(protocol: pluginProtocol).implement("version") { () -> Int32 in 0 }
+    }, expected: .notAMethod("version", protocol: "fx_plugin", type: .int32)),
     Misuse(name: "closure with another C signature (implement)", action: {
         try DynamicDelegate(protocol: pluginProtocol).implement("transform") { (_: UnsafeMutableRawPointer?, x: Int32) -> Int64 in Int64(x) }
     }, expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
@@ -58,6 +78,16 @@ let misuses: [Misuse] = [
     Misuse(name: "typed table: key path to a data member", action: {
         try TypedDelegate(for: fx_plugin.self).implement(\.version) { () -> Int32 in 0 }
     }, expected: .invalidMember("version", protocol: "fx_plugin", reason: "it is a data member, not a function pointer; set it through the typed table")),
+    Misuse(name: "typed table: a Swift closure member", action: {
+        try TypedDelegate(for: ClosureTable.self).implement(\.apply) { (x: Int32) -> Int32 in x }
+    }, expected: .invalidMember("run", protocol: "ClosureTable", reason: "its type `Swift.Optional<(Swift.Int32) -> Swift.Int32>` "
+                                    + "is a Swift closure, not a C function pointer; declare it `@convention(c)` for C to call it")),
+    Misuse(name: "typed table: a struct by value that is not a CValue (key path)", action: {
+        _ = try TypedDelegate(for: fx_geometry.self).methodName(of: \.area)
+    }, expected: .invalidMember("area", protocol: "fx_geometry", reason: extentRefusal)),
+    Misuse(name: "typed table: a struct by value that is not a CValue (by name)", action: {
+        try TypedDelegate(for: fx_geometry.self).implement("area") { (x: Int64) -> Int64 in x }
+    }, expected: .invalidMember("area", protocol: "fx_geometry", reason: extentRefusal)),
     Misuse(name: "two members with one name", action: { try twoA.validate() },
            expected: .duplicateMember("a", protocol: "t")),
     Misuse(name: "implementing in a descriptor with two members of one name", action: {
@@ -78,6 +108,15 @@ let misuses: [Misuse] = [
     Misuse(name: "unknown data member", action: {
         try DynamicDelegate(protocol: pluginProtocol).setField("flags", Int32(1))
     }, expected: .unknownField("flags", protocol: "fx_plugin")),
+    Misuse(name: "misspelt data member", action: {
+        try DynamicDelegate(protocol: pluginProtocol).setField("verison", Int32(1))
+    }, expected: .unknownField("verison", protocol: "fx_plugin", suggestions: ["version"])),
+    Misuse(name: "a method set as a data member", action: {
+        try DynamicDelegate(protocol: pluginProtocol).setField("transform", Int64(1))
+    }, expected: .notAField("transform", protocol: "fx_plugin", signature: transformSignature)),
+    Misuse(name: "a method read as a data member", action: {
+        _ = try DynamicDelegate(protocol: pluginProtocol).field("transform", as: Int64.self)
+    }, expected: .notAField("transform", protocol: "fx_plugin", signature: transformSignature)),
     Misuse(name: "forwarding loop", action: {
         let a = DynamicDelegate(protocol: pluginProtocol), b = DynamicDelegate(protocol: pluginProtocol)
         try a.setForwardingTarget(.delegate(b))

@@ -38,25 +38,56 @@ final class CrossedPlugin: BlockDelegate {
         #expect(ProtocolDescriptor(for: sqlite3_io_methods.self).size == MemoryLayout<sqlite3_io_methods>.size)
     }
 
-    @Test func pluginLayoutMatchesTheCCompilerAndRefusesAStructByValue() throws {
+    @Test func pluginLayoutMatchesTheCCompilerIncludingAStructByValue() throws {
         let plugin = ProtocolDescriptor(for: fx_plugin.self)
         try plugin.validate()
         #expect(plugin.size == fx_plugin_size())
         #expect(plugin.field(named: "version")?.offset == fx_plugin_offset(0))
-        #expect(plugin.methods.map(\.name) == ["start", "transform", "log"])
-        #expect(plugin.methods.map(\.offset) == (1...3).map { fx_plugin_offset(Int32($0)) })
+        #expect(plugin.methods.map(\.name) == ["start", "transform", "log", "weigh"])
+        #expect(plugin.methods.map(\.offset) == (1...4).map { fx_plugin_offset(Int32($0)) })
+        // `weigh` takes an fx_point by value: its C type comes from fx_point's CValue conformance (FixtureStructs).
         #expect(plugin.methods.map(\.signature) == [
             CSignature(.int32, [.pointer]), CSignature(.int64, [.pointer, .int64]), CSignature(.void, [.pointer, .pointer]),
+            CSignature(.double, [.pointer, fx_point.cType]),
         ])
-        // `weigh` takes an fx_point by value: a type name does not give its layout, so it is not a method.
-        #expect(plugin.field(named: "weigh")?.offset == fx_plugin_offset(4))
-        let delegate = TypedDelegate(for: fx_plugin.self)
-        #expect {
-            try delegate.implement(\.weigh) { (_: UnsafeMutableRawPointer?, _: fx_point) -> Double in 1 }
-        } throws: { error in
-            guard case .invalidMember("weigh", "fx_plugin", let reason) = error as? DelegateError else { return false }
-            return reason.contains("__C.fx_point") && reason.contains("by value")
+    }
+
+    @Test func aMemberTakingAStructByValueServesC() throws {
+        let plugin = TypedDelegate(for: fx_plugin.self)
+        try plugin.implement(\.start) { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
+        // The library passes the point (index, value): weight index + 1.
+        try plugin.implement(\.weigh) { (_: UnsafeMutableRawPointer?, point: fx_point) -> Double in Double(point.x) + 1 }
+        var called: UInt32 = 0
+        let values: [Int64] = [1, 2, 3]
+        #expect(fx_plugin_run(plugin.typedTable, nil, values, values.count, &called) == 14)  // 1·1 + 2·2 + 3·3
+        #expect(called == UInt32(FX_CALLED_START | FX_CALLED_WEIGH))
+    }
+
+    @Test func aMemberReturningAStructByValueServesC() throws {
+        let geometry = TypedDelegate(for: fx_geometry.self)
+        #expect(geometry.descriptor.method(named: "midpoint")?.signature == CSignature(fx_point.cType, [fx_point.cType, fx_point.cType]))
+        try geometry.implement(\.midpoint) { (a: fx_point, b: fx_point) -> fx_point in
+            fx_point(x: (a.x + b.x) / 2, y: (a.y + b.y) / 2)
         }
+        let middle = fx_geometry_midpoint(geometry.typedTable, fx_point(x: 1, y: -2), fx_point(x: 5, y: 8))
+        #expect(middle.x == 3 && middle.y == 3)
+    }
+
+    @Test func aMemberTakingAStructThatIsNotACValueNamesTheTypeToConform() {
+        let geometry = TypedDelegate(for: fx_geometry.self)
+        let error = #expect(throws: DelegateError.self) { _ = try geometry.methodName(of: \.area) }
+        #expect(error?.description == "member 'area' of fx_geometry cannot be used: " + extentRefusal)
+        // Its neighbour, whose struct does conform, is unaffected.
+        #expect(throws: Never.self) { try geometry.implement(\.midpoint) { (a: fx_point, _: fx_point) -> fx_point in a } }
+    }
+
+    @Test func aSwiftClosureMemberIsNamedInsteadOfTheLayout() {
+        let expected = DelegateError.invalidMember(
+            "run", protocol: "ClosureTable",
+            reason: "its type `Swift.Optional<(Swift.Int32) -> Swift.Int32>` is a Swift closure, not a C function pointer; "
+                + "declare it `@convention(c)` for C to call it")
+        #expect(throws: expected) { try ProtocolDescriptor(for: ClosureTable.self).validate() }
+        #expect(expected.description.hasPrefix("member 'run' of ClosureTable cannot be used: its type"))
     }
 
     @Test func keyPathImplementationsServeTheFixtureLibrary() throws {

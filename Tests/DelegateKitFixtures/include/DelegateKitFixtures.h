@@ -89,6 +89,16 @@ int64_t fx_plugin_transform(const fx_plugin *plugin, void *context, int64_t valu
 size_t fx_plugin_offset(int member); /* 0 version, 1 start, 2 transform, 3 log, 4 weigh */
 size_t fx_plugin_size(void);
 
+/* ---- Structs by value in a table Swift imports: fx_point, which the tests make a CValue, taken and
+   returned; fx_extent, which they leave without one, so its member cannot be described. ---- */
+typedef struct { int32_t width, height; } fx_extent;
+typedef struct fx_geometry {
+    fx_point (*midpoint)(fx_point a, fx_point b);
+    int64_t (*area)(fx_extent extent);
+} fx_geometry;
+/* Calls geometry->midpoint(a, b), or returns {-1, -1} when the slot is NULL. */
+fx_point fx_geometry_midpoint(const fx_geometry *geometry, fx_point a, fx_point b);
+
 /* ---- Threads: `threads` pthreads each call plugin->transform(NULL, i) `iterations` times, loading the
    slot afresh every call. A result must be i * 1000 + k with 0 <= k < implementations; a zero result
    for i > 0 (the default value of a call that arrived after its implementation was removed) counts
