@@ -29,7 +29,7 @@ import Testing
 
     @Test(arguments: [
         ("slot-naming-no-method",
-         "MisnamedPlugin.onTransform (@Slot(\"transfrom\")): fx_plugin has no method named 'transfrom'"),
+         "MisnamedPlugin.onTransform (@Slot(\"transfrom\")): fx_plugin has no method named 'transfrom'; did you mean 'transform'?"),
         ("slot-of-another-signature",
          "MisdeclaredPlugin.onTransform (@Slot(\"transform\")): method 'transform' of fx_plugin has C signature "
             + "`int64_t (void *, int64_t)`, but the closure has C signature `int64_t (void *, int32_t)`"),
