@@ -21,6 +21,10 @@ let package = Package(
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).
         .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2"]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // The code of every example in the README and the DocC catalog, which quote it between
+        // `// doc:begin` and `// doc:end` (DocumentationExamplesTests checks they match). Only what a user
+        // can import: DelegateKit, the system modules and SQLite's and libxml2's module maps.
+        .target(name: "DocumentationExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2"]),
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
         .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "BenchmarkSupport"]),
         .target(name: "BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
@@ -34,7 +38,9 @@ let package = Package(
         // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
-            name: "DelegateKitTests", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "CSQLite", "CLibXML2"]),
+            name: "DelegateKitTests", dependencies: [
+                "DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DocumentationExamples", "CSQLite", "CLibXML2",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,6 +20,32 @@ func makeClosure(_ signature: BenchSignature) throws -> CClosure {
     }
 }
 
+/// The same computation through `CClosure(signature:)`: the signature known only at run time, the
+/// arguments read and the result set through `CInvocation`.
+func makeInvocationClosure(_ signature: BenchSignature) throws -> CClosure {
+    switch signature {
+    case .i64:
+        return try CClosure(signature: signature.cSignature) { call in
+            call.setReturnValue(addI64(call.argument(0, as: Int64.self), call.argument(1, as: Int64.self)))
+        }
+    case .f64:
+        return try CClosure(signature: signature.cSignature) { call in
+            call.setReturnValue(addF64(call.argument(0, as: Double.self), call.argument(1, as: Double.self)))
+        }
+    case .mixed6:
+        return try CClosure(signature: signature.cSignature) { call in
+            call.setReturnValue(mixed6(
+                call.argument(0, as: UnsafeMutableRawPointer?.self), call.argument(1, as: Int32.self),
+                call.argument(2, as: Int64.self), call.argument(3, as: Double.self), call.argument(4, as: Float.self),
+                call.argument(5, as: UnsafeMutableRawPointer?.self)))
+        }
+    case .s32:
+        return try CClosure(signature: signature.cSignature) { call in
+            call.setReturnValue(rotateS32(call.argument(0, as: bench_s32.self)))
+        }
+    }
+}
+
 /// Implements the delegate's one method "f" with the signature's closure.
 func implement(_ delegate: DynamicDelegate, _ signature: BenchSignature, key: String? = nil) throws {
     switch signature {

@@ -7,6 +7,7 @@ enum PathKind: String, CaseIterable, Sendable {
     case handWritten = "hand-written context thunk"
     case rawLibffi = "raw libffi, C handler"
     case closure = "CClosure"
+    case invocation = "CClosure(signature:) + CInvocation"
     case slot = "DynamicDelegate slot"
     case stackOnly = "slot: stack of 3"
     case observersOnly = "slot + 2 observers"
@@ -52,6 +53,10 @@ final class PreparedPath {
             cleanup = { bench_raw_closure_free(closure) }
         case .closure:
             let closure = try makeClosure(signature)
+            keep.append(closure)
+            function = closure.address
+        case .invocation:
+            let closure = try makeInvocationClosure(signature)
             keep.append(closure)
             function = closure.address
         case .slot:

@@ -1,0 +1,210 @@
+import DelegateKit
+import DocumentationExamples
+import Foundation
+import Testing
+
+/// The docs' code is compiled code: every ```swift block of the README and of the DocC catalog must be,
+/// line for line, a region of `Sources/DocumentationExamples` (or of the example manifest
+/// `Examples/Consumer/Package.swift`) between `// doc:begin NAME` and `// doc:end`, and every region must
+/// be quoted somewhere. Regions may nest; indentation common to a region's lines and trailing spaces are
+/// ignored.
+@Suite struct DocumentationExamplesTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// A ```swift block of a Markdown file.
+    struct Block {
+        let file: String
+        let line: Int
+        let text: String
+    }
+
+    /// A marked region of a Swift file.
+    struct Region {
+        let file: String
+        let name: String
+        let line: Int
+        var lines: [String]
+    }
+
+    /// Strips trailing spaces, leading and trailing blank lines, and the indentation all lines share.
+    static func normalize(_ lines: [String]) -> String {
+        var lines = lines.map { String($0.reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed()) }
+        while lines.first?.isEmpty == true { lines.removeFirst() }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        let indent = lines.filter { !$0.isEmpty }.map { $0.prefix(while: { $0 == " " }).count }.min() ?? 0
+        return lines.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
+    }
+
+    /// The ```swift blocks of a Markdown text.
+    static func blocks(in text: String, file: String) -> [Block] {
+        var result: [Block] = []
+        var current: (line: Int, lines: [String])?
+        for (index, line) in text.components(separatedBy: "\n").enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if var open = current {
+                if trimmed == "```" {
+                    result.append(Block(file: file, line: open.line, text: normalize(open.lines)))
+                    current = nil
+                } else {
+                    open.lines.append(line)
+                    current = open
+                }
+            } else if trimmed == "```swift" {
+                current = (index + 1, [])
+            }
+        }
+        return result
+    }
+
+    /// The marked regions of a Swift text; the marker lines belong to no region.
+    static func regions(in text: String, file: String) throws -> [Region] {
+        var finished: [Region] = []
+        var open: [Region] = []
+        for (index, line) in text.components(separatedBy: "\n").enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("// doc:begin ") {
+                open.append(Region(file: file, name: String(trimmed.dropFirst("// doc:begin ".count)), line: index + 1, lines: []))
+            } else if trimmed == "// doc:end" {
+                guard let region = open.popLast() else {
+                    throw DocCheckError("\(file):\(index + 1): `// doc:end` without a `// doc:begin`")
+                }
+                finished.append(region)
+            } else {
+                for position in open.indices { open[position].lines.append(line) }
+            }
+        }
+        if let unclosed = open.last { throw DocCheckError("\(file):\(unclosed.line): region \(unclosed.name) is never closed") }
+        return finished
+    }
+
+    struct DocCheckError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func read(_ relativePath: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(relativePath), encoding: .utf8)
+    }
+
+    static func files(in relativeDirectory: String, ending suffix: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(relativeDirectory).path)
+            .filter { $0.hasSuffix(suffix) }.sorted().map { "\(relativeDirectory)/\($0)" }
+    }
+
+    static func allBlocks() throws -> [Block] {
+        try (["README.md"] + files(in: "Sources/DelegateKit/DelegateKit.docc", ending: ".md")).flatMap {
+            blocks(in: try read($0), file: $0)
+        }
+    }
+
+    static func allRegions() throws -> [Region] {
+        try (files(in: "Sources/DocumentationExamples", ending: ".swift") + ["Examples/Consumer/Package.swift"]).flatMap {
+            try regions(in: try read($0), file: $0)
+        }
+    }
+
+    /// What the check says about a set of blocks and regions: one line per block not backed by a region
+    /// and per region no block quotes.
+    static func problems(blocks: [Block], regions: [Region]) -> [String] {
+        let texts = regions.map { normalize($0.lines) }
+        var quoted = Set<Int>()
+        var problems: [String] = []
+        for block in blocks {
+            if let index = texts.firstIndex(of: block.text) {
+                quoted.formUnion(texts.indices.filter { texts[$0] == texts[index] })
+                continue
+            }
+            // Name the region sharing the most lines, and its first differing line, to make a drift easy to fix.
+            let blockLines = block.text.components(separatedBy: "\n")
+            let closest = texts.indices.max { a, b in
+                Set(texts[a].components(separatedBy: "\n")).intersection(blockLines).count
+                    < Set(texts[b].components(separatedBy: "\n")).intersection(blockLines).count
+            }
+            var hint = ""
+            if let closest {
+                let regionLines = texts[closest].components(separatedBy: "\n")
+                let differing = (0..<min(blockLines.count, regionLines.count)).first { blockLines[$0] != regionLines[$0] }
+                    ?? min(blockLines.count, regionLines.count)
+                let docLine = differing < blockLines.count ? blockLines[differing] : "(end of block)"
+                let codeLine = differing < regionLines.count ? regionLines[differing] : "(end of region)"
+                hint = "; closest is region \(regions[closest].name) (\(regions[closest].file):\(regions[closest].line)), "
+                    + "line \(differing + 1) differs:\n    doc:  \(docLine)\n    code: \(codeLine)"
+            }
+            problems.append("\(block.file):\(block.line): ```swift block is not compiled code\(hint)")
+        }
+        for index in regions.indices where !quoted.contains(index) {
+            problems.append("\(regions[index].file):\(regions[index].line): region \(regions[index].name) is quoted by no doc block")
+        }
+        return problems
+    }
+
+    @Test func everySwiftBlockOfTheDocsIsCompiledCode() throws {
+        let blocks = try Self.allBlocks()
+        let regions = try Self.allRegions()
+        #expect(blocks.count >= 20, "the README and the catalog lost their examples? found \(blocks.count)")
+        let problems = Self.problems(blocks: blocks, regions: regions)
+        #expect(problems.isEmpty, Comment(rawValue: problems.joined(separator: "\n")))
+    }
+
+    /// The check itself: a block that drifts by one character, or a region nobody quotes, is reported.
+    @Test func theCheckSeesDrift() throws {
+        let region = try Self.regions(in: """
+            func f() {
+                // doc:begin a
+                let x = 1
+                // doc:end
+            }
+            """, file: "f.swift")
+        #expect(region.count == 1 && region[0].name == "a")
+        let same = Self.blocks(in: "```swift\nlet x = 1   \n```\n", file: "same.md")
+        #expect(Self.problems(blocks: same, regions: region).isEmpty)
+        let drifted = Self.blocks(in: "```swift\nlet x = 2\n```\n", file: "drifted.md")
+        #expect(Self.problems(blocks: drifted, regions: region).count == 2)  // the block, and the unquoted region
+        #expect(throws: DocCheckError.self) { try Self.regions(in: "// doc:begin open\nlet y = 1\n", file: "g.swift") }
+    }
+
+    /// The manifest fragment Getting Started shows names the product by the identity SwiftPM gives the
+    /// package from its URL (the URL's last path component without `.git`), and that product exists.
+    @Test func theManifestFragmentNamesARealProductOfThePackageItDependsOn() throws {
+        let consumer = try Self.read("Examples/Consumer/Package.swift")
+        let url = try #require(consumer.firstMatch(of: /\.package\(url: "([^"]+)"/)?.1)
+        let identity = String(url.split(separator: "/").last!).replacingOccurrences(of: ".git", with: "")
+        let product = try #require(consumer.firstMatch(of: /\.product\(name: "([^"]+)", package: "([^"]+)"\)/))
+        #expect(String(product.2).lowercased() == identity.lowercased())
+        let manifest = try Self.read("Package.swift")
+        #expect(manifest.contains("name: \"\(identity)\""), "the package's manifest names it \(identity)")
+        #expect(manifest.contains(".library(name: \"\(product.1)\""), "DelegateKit has a library product \(product.1)")
+    }
+
+    // The examples run, and do what the docs say.
+
+    @Test func closureExamplesRun() throws {
+        #expect(try sortIndicesByName() == [1, 2, 0])
+        try describeTypesAndSignatures()
+        #expect(try pairClosureSignature() == CSignature(.structure([.uint8, .double]), [.structure([.uint8, .double])]))
+        #expect(try sortAscendingThenDescending() == [3, 2, 1])
+        #expect(try countEntries(under: Self.root.appendingPathComponent("Sources/DocumentationExamples").path) >= 4)
+    }
+
+    @Test func tableExamplesRun() throws {
+        let glob = try globThroughClosures(Self.root.appendingPathComponent("Sources/DocumentationExamples").path + "/*.swift")
+        #expect(glob.matches >= 3)
+        #expect(glob.opened >= 1)
+        let tables = try describeAndFillTables()
+        #expect(tables.read == 4 && tables.version == 3)
+        #expect(try fillAndValidate())
+        #expect(try typedTables() == 0)
+        #expect(blockDelegateProperties() == false)
+        #expect(try stacksAndKeys() == 0)
+        #expect(try overrideCallingNext() == 5)
+        #expect(try wrapDefaultVFS() >= 1)
+        let observed = try observersAndForwarding()
+        #expect(observed.writes == 0)  // the token was cancelled before the write
+        #expect(observed.forwarded)
+        let lifetimes = try singleClosureLifetimes()
+        #expect(lifetimes.thread == 42 && lifetimes.triple == 42)
+        let owner = try ownerAndErrors()
+        #expect(owner.0 == 3 && owner.1 == -1)
+    }
+}
