@@ -56,7 +56,7 @@ enum FunctionPointerType {
                 return "its parameter \(index + 1) \(problem)"
             }
         }
-        if let problem = misfit(theirs.result, signature.returnType, own: nil, allowVoid: true) {
+        if let problem = misfit(theirs.result, signature.returnType, own: own?.result, allowVoid: true) {
             return "its result \(problem)"
         }
         return nil
