@@ -14,6 +14,8 @@
 /// Every `@Slot` is checked when the object is created: a property that names no method of the protocol,
 /// or whose closure type has another C signature than its method, stops the program with a message
 /// naming the property and both signatures. (A property setter cannot throw, so the check cannot wait.)
+/// A subclass whose initializer calls ``init(validatingSlotsOf:file:line:)`` or
+/// ``init(validatingSlotsFor:file:line:)`` throws ``DelegateError/slotMismatch(property:slot:error:)`` instead.
 ///
 /// ## Threads
 /// A `BlockDelegate` is not `Sendable`, and its closure properties are not `@Sendable`: they run on the
