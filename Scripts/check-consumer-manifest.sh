@@ -3,6 +3,7 @@
 # this checkout, offline: a throwaway clone tagged 0.1.0 stands in for https://example.invalid/DelegateKit.git
 # through a SwiftPM mirror, so the URL, the version requirement and `.product(name:package:)` are checked as a
 # user's `swift package resolve` would check them. Fails when the product or the package identity is wrong.
+# Then builds the consumer's own sources against it with warnings as errors.
 # Usage: Scripts/check-consumer-manifest.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,4 +23,7 @@ swift package resolve
 # Loading the whole graph checks that every product a target names exists in the package it names.
 swift package show-dependencies --format json >/dev/null
 swift package dump-package >/dev/null
-echo "consumer manifest: resolves $url and its DelegateKit product"
+# Its sources (the README's examples that only compile outside this package, such as a `@retroactive`
+# conformance) build as a user's would, with no warning.
+swift build -Xswiftc -warnings-as-errors
+echo "consumer package: resolves $url and builds against its DelegateKit product"

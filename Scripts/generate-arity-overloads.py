@@ -60,7 +60,7 @@ extension CallThunk {{
         let returnType = try R.checkedCType()
 {prepare}
         let widening = returnType.widening
-        return CallThunk(prepared: prepared) {{ result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ({fn_r}).self) {{ result, arguments in
             storeResult(closure({args}), to: result, widening)
         }}
     }}
@@ -69,7 +69,7 @@ extension CallThunk {{
     static func typed{g_v_decl}(_ closure: @escaping @Sendable {fn_v}) throws -> CallThunk {{
         let returnType = CType.void
 {prepare}
-        return CallThunk(prepared: prepared) {{ _, arguments in closure({args}) }}
+        return CallThunk(prepared: prepared, swiftType: ({fn_v}).self) {{ _, arguments in closure({args}) }}
     }}
 }}
 

@@ -14,6 +14,8 @@
 /// Every `@Slot` is checked when the object is created: a property that names no method of the protocol,
 /// or whose closure type has another C signature than its method, stops the program with a message
 /// naming the property and both signatures. (A property setter cannot throw, so the check cannot wait.)
+/// A subclass whose initializer calls ``init(validatingSlotsOf:file:line:)`` or
+/// ``init(validatingSlotsFor:file:line:)`` throws ``DelegateError/slotMismatch(property:slot:error:)`` instead.
 ///
 /// ## Threads
 /// A `BlockDelegate` is not `Sendable`, and its closure properties are not `@Sendable`: they run on the
@@ -29,20 +31,76 @@ open class BlockDelegate {
 
     /// A block delegate for the table `descriptor` describes, with every slot empty.
     /// `file` and `line` record where the object is made, as ``DynamicDelegate/init(protocol:file:line:)`` says.
+    ///
+    /// A `@Slot` that does not fit the table stops the program, with the message of
+    /// ``DelegateError/slotMismatch(property:slot:error:)``; ``init(validatingSlotsOf:file:line:)`` throws it instead.
     public init(protocol descriptor: ProtocolDescriptor, file: StaticString = #fileID, line: UInt = #line) {
         dynamicDelegate = DynamicDelegate(protocol: descriptor, file: file, line: line)
-        checkSlots()
+        stopOnSlotMismatch()
     }
 
     /// A block delegate for a C struct type Swift imports (see ``TypedDelegate``), whose `@Slot`s may name
-    /// members by key path. ``dynamicDelegate`` is a ``TypedDelegate`` of that type.
+    /// members by key path. ``dynamicDelegate`` is a ``TypedDelegate`` of that type, and
+    /// ``typedTable(as:)`` gives the table typed. A `@Slot` that does not fit stops the program;
+    /// ``init(validatingSlotsFor:file:line:)`` throws instead.
     public init<Table>(for table: Table.Type, file: StaticString = #fileID, line: UInt = #line) {
         dynamicDelegate = TypedDelegate(for: table, file: file, line: line)
-        checkSlots()
+        stopOnSlotMismatch()
     }
 
-    /// Stops with a precise message on the first `@Slot` that does not fit the protocol.
-    private func checkSlots() {
+    /// ``init(protocol:file:line:)``, but the first `@Slot` that does not fit the table is thrown as
+    /// ``DelegateError/slotMismatch(property:slot:error:)`` instead of stopping the program: for apps that
+    /// would rather report it, and for tests of a subclass's declarations.
+    ///
+    /// ```swift
+    /// final class CookieStream: BlockDelegate {
+    ///     @Slot("read") var onRead: ((UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int) -> Int)?
+    ///     init() throws { try super.init(validatingSlotsOf: cookieIO) }
+    /// }
+    /// ```
+    public init(validatingSlotsOf descriptor: ProtocolDescriptor, file: StaticString = #fileID, line: UInt = #line) throws {
+        dynamicDelegate = DynamicDelegate(protocol: descriptor, file: file, line: line)
+        try validateSlots()
+    }
+
+    /// ``init(for:file:line:)``, but the first `@Slot` that does not fit the struct is thrown as
+    /// ``DelegateError/slotMismatch(property:slot:error:)`` instead of stopping the program.
+    public init<Table>(validatingSlotsFor table: Table.Type, file: StaticString = #fileID, line: UInt = #line) throws {
+        dynamicDelegate = TypedDelegate(for: table, file: file, line: line)
+        try validateSlots()
+    }
+
+    /// The table typed as the C struct this object was made for with ``init(for:file:line:)``, for C to
+    /// use and for setting data members; valid while this object lives.
+    ///
+    /// ```swift
+    /// plugin.typedTable(as: fx_plugin.self).pointee.version = 2
+    /// ```
+    ///
+    /// A method with the type as argument, not a generic subclass (`BlockDelegate<Table>`): `BlockDelegate`
+    /// stays one base class whether its table comes from a ``ProtocolDescriptor`` or a struct, so a
+    /// subclass names the struct once, in `super.init(for:)`, as before; the price is this run-time check.
+    /// Throws ``DelegateError/tableTypeMismatch(call:requested:actual:)`` naming both types when the object
+    /// was made for another struct, or from a descriptor.
+    public func typedTable<Table>(as type: Table.Type = Table.self) throws -> UnsafeMutablePointer<Table> {
+        if let typed = dynamicDelegate as? TypedDelegate<Table> { return typed.typedTable }
+        let actual = dynamicDelegate is any TypedTableDelegate
+            ? "\(dynamicDelegate.descriptor.name)"
+            : "\(dynamicDelegate.descriptor.name), described by a ProtocolDescriptor (make the object with init(for:) to type its table)"
+        throw DelegateError.tableTypeMismatch(call: "\(Swift.type(of: self)).typedTable(as:)", requested: "\(Table.self)", actual: actual)
+    }
+
+    /// Stops with the message of the first `@Slot` that does not fit the protocol.
+    private func stopOnSlotMismatch() {
+        do {
+            try validateSlots()
+        } catch {
+            misuse("\(error)")
+        }
+    }
+
+    /// Throws ``DelegateError/slotMismatch(property:slot:error:)`` for the first `@Slot` that does not fit the protocol.
+    private func validateSlots() throws {
         var mirror: Mirror? = Mirror(reflecting: self)
         while let current = mirror {
             for child in current.children {
@@ -50,10 +108,16 @@ open class BlockDelegate {
                 // The compiler stores a wrapped property `x` as `_x`.
                 let property = "\(type(of: self)).\(label.hasPrefix("_") ? String(label.dropFirst()) : label)"
                 if let error = slot.mismatch(with: dynamicDelegate.descriptor) {
-                    misuse("\(property) (@Slot(\(slot.declaration))): \(error)")
+                    throw DelegateError.slotMismatch(property: property, slot: slot.declaration, error: error)
                 }
             }
             mirror = current.superclassMirror
         }
     }
 }
+
+/// What every ``TypedDelegate`` is, whatever its struct: lets ``BlockDelegate/typedTable(as:)`` tell a
+/// table of another struct from one described by a ``ProtocolDescriptor``.
+protocol TypedTableDelegate {}
+
+extension TypedDelegate: TypedTableDelegate {}

@@ -8,10 +8,34 @@ public struct CCallback: @unchecked Sendable {  // The code it points to is kept
     public let signature: CSignature
     /// The C-callable code.
     public let address: UnsafeRawPointer
+    /// The closure's Swift function type, for checking ``functionPointer(as:)``'s struct and enum parameters.
+    let swiftType: Any.Type?
 
-    /// ``address`` as a Swift `@convention(c)` function type (only its size can be checked).
+    init(signature: CSignature, address: UnsafeRawPointer, swiftType: Any.Type?) {
+        self.signature = signature
+        self.address = address
+        self.swiftType = swiftType
+    }
+
+    /// ``address`` as a Swift `@convention(c)` function type, checked against ``signature`` as
+    /// ``CClosure/functionPointer(as:)`` checks it: a type that does not fit stops the program with a
+    /// message naming both types.
     public func functionPointer<F>(as type: F.Type = F.self) -> F {
-        require(MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size, "\(F.self) is not a @convention(c) function type")
+        do {
+            return try checkedFunctionPointer(as: type, call: "CCallback.functionPointer(as:)")
+        } catch {
+            misuse("\(error)")
+        }
+    }
+
+    /// ``functionPointer(as:)``, but a type that does not fit ``signature`` throws
+    /// ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` instead of stopping.
+    public func checkedFunctionPointer<F>(as type: F.Type = F.self) throws -> F {
+        try checkedFunctionPointer(as: type, call: "CCallback.checkedFunctionPointer(as:)")
+    }
+
+    private func checkedFunctionPointer<F>(as type: F.Type, call: String) throws -> F {
+        try FunctionPointerType.check(type, fits: signature, closureType: swiftType, call: call)
         return unsafeBitCast(address, to: F.self)
     }
 }
@@ -60,7 +84,7 @@ extension CClosure {
     @usableFromInline
     static func notified(_ closure: CClosure) -> NotifiedCallback {
         NotifiedCallback(
-            callback: CCallback(signature: closure.signature, address: closure.address),
+            callback: CCallback(signature: closure.signature, address: closure.address, swiftType: closure.swiftType),
             userData: Unmanaged.passRetained(closure).toOpaque(),
             destroyNotify: { userData in
                 guard let userData else { return }
@@ -107,6 +131,6 @@ enum OneShot {
         })
         entry.closure = closure
         Self.entries.withLock { $0.append(entry) }
-        return CCallback(signature: closure.signature, address: closure.address)
+        return CCallback(signature: closure.signature, address: closure.address, swiftType: thunk.swiftType)
     }
 }

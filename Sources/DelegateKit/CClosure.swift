@@ -29,6 +29,8 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     let prepared: FFISignature
     /// For a slot dispatcher: the plan cell its handler reads, kept alive here.
     private let target: AnyObject?
+    /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
+    let swiftType: Any.Type?
     #if DEBUG
     /// What a call after deinitialization reports; a delegate names the method here.
     var epitaph: String?
@@ -39,14 +41,18 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
 
     @usableFromInline
     convenience init(thunk: CallThunk) throws {
-        try self.init(prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil)
+        try self.init(prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil, swiftType: thunk.swiftType)
     }
 
     /// A closure whose calls go to `handler` with `target` (or, without one, this closure) as user data.
-    init(prepared: FFISignature, body: @escaping CallThunk.Body, handler: cffi_closure_handler, target: AnyObject?) throws {
+    init(
+        prepared: FFISignature, body: @escaping CallThunk.Body, handler: cffi_closure_handler, target: AnyObject?,
+        swiftType: Any.Type? = nil
+    ) throws {
         self.prepared = prepared
         self.body = body
         self.target = target
+        self.swiftType = swiftType
         var code: UnsafeMutableRawPointer?
         // The user data is set once the object exists; libffi reads it only when C calls.
         guard let closure = cffi_closure_create(prepared.cif, handler, nil, &code), let code else {
@@ -63,6 +69,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         prepared = thunk.prepared
         body = thunk.body
         target = nil
+        swiftType = thunk.swiftType
         var code: UnsafeMutableRawPointer?
         guard let closure = cffi_closure_create(prepared.cif, cffi_guarded_entry, nil, &code), let code else {
             throw DelegateError.closureAllocationFailed(prepared.signature)
@@ -116,12 +123,29 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
 
     /// ``address`` as a Swift `@convention(c)` function type, for passing to imported C functions.
     ///
-    /// `F` must be a `@convention(c)` function type (optional or not) whose parameters match ``signature``;
-    /// Swift cannot check a C function type's parameters generically, so only its size is checked.
+    /// `F` must be a `@convention(c)` function type, optional or not, that fits ``signature``: as many
+    /// parameters, each (and the result) of a C type the closure's accepts under the compatibility rules
+    /// (pointers interchangeable, signedness kept, `Int` for `size_t`), and a struct or enum parameter of
+    /// the closure's own Swift type. It is checked once per type (see ``checkedFunctionPointer(as:)``);
+    /// a mismatch is a programming error, so it stops the program with a message naming both types
+    /// rather than throwing at every call site that hands the pointer straight to C.
     public func functionPointer<F>(as type: F.Type = F.self) -> F {
-        require(
-            MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size,
-            "\(F.self) is not a @convention(c) function type")
+        do {
+            return try checkedFunctionPointer(as: type, call: "CClosure.functionPointer(as:)")
+        } catch {
+            misuse("\(error)")
+        }
+    }
+
+    /// ``functionPointer(as:)``, but a type that does not fit ``signature`` throws
+    /// ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` instead of stopping: for
+    /// code that receives `F` from elsewhere and would rather report it.
+    public func checkedFunctionPointer<F>(as type: F.Type = F.self) throws -> F {
+        try checkedFunctionPointer(as: type, call: "CClosure.checkedFunctionPointer(as:)")
+    }
+
+    private func checkedFunctionPointer<F>(as type: F.Type, call: String) throws -> F {
+        try FunctionPointerType.check(type, fits: signature, closureType: swiftType, call: call)
         return unsafeBitCast(address, to: F.self)
     }
 }

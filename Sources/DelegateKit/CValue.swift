@@ -74,6 +74,14 @@ extension Float80: CValue { /// `long double` (x86_64's 80-bit extended format).
     @inlinable public static var cType: CType { .longDouble } }
 #endif
 
+extension CValue where Self: RawRepresentable, RawValue: CValue {
+    /// The raw value's C type: an imported C enum (`VISIT`, `sqlite3_...` flags) travels as its integer,
+    /// so `extension VISIT: @retroactive CValue {}` is all it takes. (`@retroactive`, because both the
+    /// type and the protocol come from other modules than the one declaring the conformance.) The layout
+    /// is checked against `Self`'s as for every other ``CValue``.
+    @inlinable public static var cType: CType { RawValue.cType }
+}
+
 /// Pointer types, which C sees as ``CType/pointer`` whether or not Swift says they may be NULL.
 public protocol CPointerValue: CValue {}
 extension CPointerValue {

@@ -12,16 +12,21 @@ struct CallThunk: Sendable {
     /// The signature, already prepared for libffi (shared by every closure of that signature).
     @usableFromInline let prepared: FFISignature
     @usableFromInline let body: Body
+    /// The Swift function type of the user's closure (`(A0, A1) -> R`), when it has one: what
+    /// `functionPointer(as:)` compares a struct or enum parameter with, whose C type its name does not
+    /// say. A metatype, so recording it costs no allocation; it is named only when checked.
+    let swiftType: Any.Type?
 
     @usableFromInline
-    init(prepared: FFISignature, body: @escaping Body) {
+    init(prepared: FFISignature, swiftType: Any.Type? = nil, body: @escaping Body) {
         self.prepared = prepared
+        self.swiftType = swiftType
         self.body = body
     }
 
     @usableFromInline
-    init(signature: CSignature, body: @escaping Body) throws {
-        self.init(prepared: try FFISignature.prepared(signature), body: body)
+    init(signature: CSignature, swiftType: Any.Type? = nil, body: @escaping Body) throws {
+        self.init(prepared: try FFISignature.prepared(signature), swiftType: swiftType, body: body)
     }
 
     var signature: CSignature { prepared.signature }
@@ -34,7 +39,7 @@ struct CallThunk: Sendable {
     ) throws -> CallThunk {
         let signature = try CSignature.of(R.self, repeat (each A).self)
         let widening = signature.returnType.widening
-        return try CallThunk(signature: signature) { result, arguments in
+        return try CallThunk(signature: signature, swiftType: ((repeat each A) -> R).self) { result, arguments in
             var cursor = arguments
             storeResult(closure(repeat nextArgument(&cursor) as each A), to: result, widening)
         }

@@ -35,6 +35,18 @@ public enum DelegateError: Error, Hashable, Sendable {
     case notAMethod(String, protocol: String, type: CType)
     /// A data member operation (`setField`, `field`) named a method; carries the method's C signature.
     case notAField(String, protocol: String, signature: CSignature)
+    /// A function pointer was asked for as a Swift type that does not fit the closure's C signature.
+    /// Carries the call (`CClosure.functionPointer(as:)`), the closure's signature, the requested type
+    /// as the Swift runtime spells it, and what does not fit.
+    case functionTypeMismatch(call: String, signature: CSignature, requested: String, reason: String)
+    /// A block delegate's typed table was asked for as another type than the one it was made for.
+    /// Carries the call, the requested type and what the table is.
+    case tableTypeMismatch(call: String, requested: String, actual: String)
+    /// A `@Slot` of a ``BlockDelegate`` does not fit its table. Carries the property
+    /// (`CookieStream.onRead`), how the slot names its method (`"read"`, `\fx_plugin.transform`) and
+    /// the error about the method itself (``signatureMismatch(method:protocol:expected:actual:)``,
+    /// ``typeMismatch(member:protocol:expected:actual:)``, ``unknownMethod(_:protocol:suggestions:)``, …).
+    indirect case slotMismatch(property: String, slot: String, error: DelegateError)
 }
 
 extension DelegateError: CustomStringConvertible {
@@ -84,6 +96,12 @@ extension DelegateError: CustomStringConvertible {
         case let .notAField(name, proto, signature):
             return "member '\(name)' of \(proto) is a method with C signature `\(signature)`, not a data member: "
                 + "give it a closure with implement(_:_:)"
+        case let .functionTypeMismatch(call, signature, requested, reason):
+            return "\(call): `\(requested)` does not fit the closure's C signature `\(signature)`: \(reason)"
+        case let .tableTypeMismatch(call, requested, actual):
+            return "\(call): the table was asked for as \(requested), but it is \(actual)"
+        case let .slotMismatch(property, slot, error):
+            return "\(property) (@Slot(\(slot))): \(error)"
         }
     }
 }

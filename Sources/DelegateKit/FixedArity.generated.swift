@@ -12,7 +12,7 @@ extension CallThunk {
         let returnType = try R.checkedCType()
         let prepared = try FFISignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> R).self) { result, arguments in
             storeResult(closure(), to: result, widening)
         }
     }
@@ -21,7 +21,7 @@ extension CallThunk {
     static func typed(_ closure: @escaping @Sendable () -> Void) throws -> CallThunk {
         let returnType = CType.void
         let prepared = try FFISignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
-        return CallThunk(prepared: prepared) { _, arguments in closure() }
+        return CallThunk(prepared: prepared, swiftType: (() -> Void).self) { _, arguments in closure() }
     }
 }
 
@@ -221,7 +221,7 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let prepared = try FFISignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self) { result, arguments in
             storeResult(closure(argument(arguments, 0)), to: result, widening)
         }
     }
@@ -231,7 +231,7 @@ extension CallThunk {
         let returnType = CType.void
         let a0 = try A0.checkedCType()
         let prepared = try FFISignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self) { _, arguments in closure(argument(arguments, 0)) }
     }
 }
 
@@ -432,7 +432,7 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let prepared = try FFISignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
@@ -443,7 +443,7 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let prepared = try FFISignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1)) }
     }
 }
 
@@ -645,7 +645,7 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let prepared = try FFISignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, widening)
         }
     }
@@ -657,7 +657,7 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
         let prepared = try FFISignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
-        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)) }
     }
 }
 
@@ -860,7 +860,7 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let prepared = try FFISignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, widening)
         }
     }
@@ -873,7 +873,7 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
         let prepared = try FFISignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
-        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)) }
     }
 }
 
@@ -1077,7 +1077,7 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let prepared = try FFISignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, widening)
         }
     }
@@ -1091,7 +1091,7 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
         let prepared = try FFISignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
-        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)) }
     }
 }
 
@@ -1296,7 +1296,7 @@ extension CallThunk {
         let a5 = try A5.checkedCType()
         let prepared = try FFISignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, widening)
         }
     }
@@ -1311,7 +1311,7 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let a5 = try A5.checkedCType()
         let prepared = try FFISignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
-        return CallThunk(prepared: prepared) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)) }
     }
 }
 

@@ -279,7 +279,7 @@ enum SwiftTypeName {
     }
 
     /// The comma-separated items of a list, ignoring commas nested in `<>` or `()`.
-    private static func splitTopLevel(_ list: Substring) -> [String] {
+    static func splitTopLevel(_ list: Substring) -> [String] {
         var items: [String] = []
         var current = ""
         var depth = 0

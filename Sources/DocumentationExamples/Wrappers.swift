@@ -40,8 +40,9 @@ public func typedTables() throws -> Int32 {
         init() { super.init(for: xmlSAXHandler.self) }
     }
     // doc:end
-    // doc:end
     let sax = SAX()
+    try sax.typedTable(as: xmlSAXHandler.self).pointee.initialized = XML_SAX2_MAGIC   // typed, checked
+    // doc:end
     sax.onCharacters = { _, _, _ in }
     precondition(sax.dynamicDelegate.responds(to: "characters") && wrapped.responds(to: "xOpen"))
     return status

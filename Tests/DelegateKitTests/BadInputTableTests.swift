@@ -37,8 +37,9 @@ let extentRefusal = "its type `@convention(c) (__C.fx_extent) -> Swift.Int64` ta
     + "(`extension fx_extent: CValue { static var cType: CType { .structure([…]) } }`) to implement it"
 
 /// Every misuse the API can detect that is reported as an error, with the error. The misuses that stop
-/// the process instead (a `@Slot` that does not fit its table) are in ErrorTests and TypedDelegateTests;
-/// the README links this table.
+/// the process instead (a `@Slot` that does not fit its table, with the non-throwing initializers; a
+/// `functionPointer(as:)` type that does not fit) are in ErrorTests, TypedDelegateTests and
+/// FunctionPointerTypeTests; the README links this table.
 let misuses: [Misuse] = [
     Misuse(name: "unknown method", action: {
         try DynamicDelegate(protocol: pluginProtocol).implement("flush") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
@@ -88,6 +89,24 @@ let misuses: [Misuse] = [
     Misuse(name: "typed table: a struct by value that is not a CValue (by name)", action: {
         try TypedDelegate(for: fx_geometry.self).implement("area") { (x: Int64) -> Int64 in x }
     }, expected: .invalidMember("area", protocol: "fx_geometry", reason: extentRefusal)),
+    Misuse(name: "function pointer asked for as another C function type", action: {
+        _ = try CClosure { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }
+            .checkedFunctionPointer(as: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Int64).self)
+    }, expected: .functionTypeMismatch(call: "CClosure.checkedFunctionPointer(as:)", signature: transformSignature,
+                                       requested: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64",
+                                       reason: "its parameter 2 is `Swift.Int32` (C type `int32_t`), but the closure's is `int64_t`")),
+    Misuse(name: "function pointer asked for as a type that is no C function", action: {
+        _ = try CClosure.oneShot { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }.checkedFunctionPointer(as: OpaquePointer.self)
+    }, expected: .functionTypeMismatch(call: "CCallback.checkedFunctionPointer(as:)", signature: transformSignature,
+                                       requested: "Swift.OpaquePointer",
+                                       reason: "it is not a @convention(c) function type (pass `address` where C takes a `void *`)")),
+    Misuse(name: "block delegate's typed table asked for as another struct", action: {
+        _ = try TypedPlugin().typedTable(as: fx_point.self)
+    }, expected: .tableTypeMismatch(call: "TypedPlugin.typedTable(as:)", requested: "fx_point", actual: "fx_plugin")),
+    Misuse(name: "@Slot that does not fit, with the throwing initializer", action: { _ = try ReportingMisdeclaredStream() },
+           expected: .slotMismatch(property: "ReportingMisdeclaredStream.onClose", slot: "\"close\"",
+                                   error: .signatureMismatch(method: "close", protocol: "cookie_io_functions_t",
+                                                             expected: CSignature(.int32, [.pointer]), actual: CSignature(.int64, [.pointer])))),
     Misuse(name: "two members with one name", action: { try twoA.validate() },
            expected: .duplicateMember("a", protocol: "t")),
     Misuse(name: "implementing in a descriptor with two members of one name", action: {

@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 /// The docs' code is compiled code: every ```swift block of the README and of the DocC catalog must be,
-/// line for line, a region of `Sources/DocumentationExamples` (or of the example manifest
-/// `Examples/Consumer/Package.swift`) between `// doc:begin NAME` and `// doc:end`, and every region must
+/// line for line, a region of `Sources/DocumentationExamples` (or of the example consumer package
+/// `Examples/Consumer`, which Scripts/check-consumer-manifest.sh builds as a user's package) between `// doc:begin NAME` and `// doc:end`, and every region must
 /// be quoted somewhere. Regions may nest; indentation common to a region's lines and trailing spaces are
 /// ignored.
 @Suite struct DocumentationExamplesTests {
@@ -99,7 +99,8 @@ import Testing
     }
 
     static func allRegions() throws -> [Region] {
-        try (files(in: "Sources/DocumentationExamples", ending: ".swift") + ["Examples/Consumer/Package.swift"]).flatMap {
+        try (files(in: "Sources/DocumentationExamples", ending: ".swift")
+            + files(in: "Examples/Consumer/Sources/MyWrapper", ending: ".swift") + ["Examples/Consumer/Package.swift"]).flatMap {
             try regions(in: try read($0), file: $0)
         }
     }

@@ -1,0 +1,98 @@
+/// Checks the Swift type a C function pointer is asked for as (`functionPointer(as:)`) against the C
+/// signature of the closure behind it, through the names the Swift runtime gives types: the same
+/// reading (``SwiftTypeName``) that checks a closure against a member of an imported struct.
+///
+/// Each parameter and the result must be of a C type the closure's accepts (``CType/accepts(_:)``). A
+/// name that does not say its C type (a struct or an imported enum, passed by value) must be the
+/// closure's own Swift type there, which a closure made from Swift types records; a closure made from a
+/// ``CSignature`` alone has none, so such a type cannot be checked and is refused.
+enum FunctionPointerType {
+    private struct Key: Hashable {
+        let requested: ObjectIdentifier
+        let signature: CSignature
+        let closureType: ObjectIdentifier?
+    }
+
+    /// What did not fit (nil: it fits), per requested type and closure: naming types costs string work,
+    /// and a program asks for the same few types again and again.
+    private static let verdicts = Locked<[Key: String?]>([:])
+
+    /// Throws ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` unless `requested`
+    /// is a `@convention(c)` function type that fits `signature`.
+    static func check<F>(_ requested: F.Type, fits signature: CSignature, closureType: Any.Type?, call: String) throws {
+        let key = Key(requested: ObjectIdentifier(requested), signature: signature, closureType: closureType.map(ObjectIdentifier.init))
+        let reason: String?
+        if let known = verdicts.withLock({ $0[key] }) {
+            reason = known
+        } else {
+            reason = mismatch(requested, signature, closureType)
+            verdicts.withLock { $0[key] = .some(reason) }
+        }
+        if let reason {
+            throw DelegateError.functionTypeMismatch(
+                call: call, signature: signature, requested: String(reflecting: requested), reason: reason)
+        }
+    }
+
+    /// Why `requested` does not fit `signature`, or nil.
+    private static func mismatch<F>(_ requested: F.Type, _ signature: CSignature, _ closureType: Any.Type?) -> String? {
+        // The size first: `unsafeBitCast` to anything else would trap without a word.
+        guard MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size,
+            let function = SwiftTypeName.functionType(String(reflecting: requested))
+        else {
+            return "it is not a @convention(c) function type (pass `address` where C takes a `void *`)"
+        }
+        let theirs = SwiftTypeName.parts(ofFunctionType: function)
+        // The closure's own type is a Swift function type (`(A0, A1) -> R`), spelled like the C one after
+        // its attribute.
+        let own = closureType.map { SwiftTypeName.parts(ofFunctionType: "@convention(c) " + String(reflecting: $0)) }
+        let count = signature.argumentTypes.count
+        guard theirs.parameters.count == count else {
+            return "it takes \(theirs.parameters.count) \(theirs.parameters.count == 1 ? "parameter" : "parameters"), "
+                + "the closure \(count)"
+        }
+        for (index, name) in theirs.parameters.enumerated() {
+            if let problem = misfit(name, signature.argumentTypes[index], own: own?.parameters[index], allowVoid: false) {
+                return "its parameter \(index + 1) \(problem)"
+            }
+        }
+        if let problem = misfit(theirs.result, signature.returnType, own: own?.result, allowVoid: true) {
+            return "its result \(problem)"
+        }
+        return nil
+    }
+
+    /// Why a value of the Swift type `name` does not fit where the closure has `cType`, or nil.
+    /// `own` is the closure's Swift type there, when known.
+    private static func misfit(_ name: String, _ cType: CType, own: String?, allowVoid: Bool) -> String? {
+        if name == own { return nil }  // Exactly the closure's type: a struct or enum fits itself.
+        guard let stated = SwiftTypeName.cType(name, allowVoid: allowVoid) else {
+            if let own { return "is `\(name)`, but the closure's is `\(own)`" }
+            return "is `\(name)`, passed by value: its name does not give its C type, and a closure made from a C "
+                + "signature has no Swift types to compare it with"
+        }
+        // Swift imports `size_t` as `Int`, so an `Int` may stand for it (and be served by a `UInt` closure).
+        if stated.accepts(cType) || (name == "Swift.Int" && CType.size.accepts(cType)) { return nil }
+        return "is `\(name)` (C type `\(stated)`), but the closure's is `\(cType)`"
+    }
+}
+
+extension SwiftTypeName {
+    /// The parameter type names and the result type name of a `@convention(c) (…) -> …` name, read as
+    /// ``signature(ofFunctionType:)`` reads it, without asking for C types.
+    static func parts(ofFunctionType name: String) -> (parameters: [String], result: String) {
+        let body = name.dropFirst("@convention(c) ".count)
+        // The parameter list is the parenthesized group at the start; the result follows " -> ".
+        var depth = 0
+        var end = body.startIndex
+        for index in body.indices {
+            if body[index] == "(" { depth += 1 }
+            if body[index] == ")" { depth -= 1 }
+            if depth == 0 { end = index; break }
+        }
+        guard end > body.startIndex else { return ([], String(body)) }
+        let parameters = splitTopLevel(body[body.index(after: body.startIndex)..<end])
+        let result = body[body.index(after: end)...].drop { $0 == " " || $0 == "-" || $0 == ">" }
+        return (parameters, String(result))
+    }
+}

@@ -1,0 +1,76 @@
+import CSQLite
+import DelegateKit
+import DelegateKitFixtures
+import Testing
+
+/// Declared with the throwing initializer: a mismatch is thrown, not a stop.
+final class ReportingMisdeclaredStream: BlockDelegate {
+    @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int64)?
+    init() throws { try super.init(validatingSlotsOf: cookieIO) }
+}
+
+/// The C signature fits `transform`, the Swift type does not.
+final class ReportingMistypedPlugin: BlockDelegate {
+    @Slot(\fx_plugin.transform) var onTransform: ((OpaquePointer?, Int64) -> Int64)?
+    init() throws { try super.init(validatingSlotsFor: fx_plugin.self) }
+}
+
+/// Well declared, made with the throwing initializer.
+final class ReportingPlugin: BlockDelegate {
+    @Slot(\fx_plugin.start) var onStart: ((UnsafeMutableRawPointer?) -> Int32)?
+    @Slot(\fx_plugin.transform) var onTransform: ((UnsafeMutableRawPointer?, Int64) -> Int64)?
+    init() throws { try super.init(validatingSlotsFor: fx_plugin.self) }
+}
+
+@Suite struct BlockDelegateValidationTests {
+    @Test func aThrowingInitializerReportsASlotOfAnotherCSignature() {
+        let error = #expect(throws: DelegateError.self) { _ = try ReportingMisdeclaredStream() }
+        #expect(error == .slotMismatch(
+            property: "ReportingMisdeclaredStream.onClose", slot: "\"close\"",
+            error: .signatureMismatch(method: "close", protocol: "cookie_io_functions_t",
+                                      expected: CSignature(.int32, [.pointer]), actual: CSignature(.int64, [.pointer]))))
+        #expect(error?.description == "ReportingMisdeclaredStream.onClose (@Slot(\"close\")): method 'close' of "
+            + "cookie_io_functions_t has C signature `int32_t (void *)`, but the closure has C signature `int64_t (void *)`")
+    }
+
+    @Test func aThrowingInitializerReportsASlotOfAnotherSwiftType() {
+        #expect(throws: DelegateError.slotMismatch(
+            property: "ReportingMistypedPlugin.onTransform", slot: "\\fx_plugin.transform",
+            error: .typeMismatch(member: "transform", protocol: "fx_plugin",
+                                 expected: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.Int64",
+                                 actual: "@convention(c) (Swift.Optional<Swift.OpaquePointer>, Swift.Int64) -> Swift.Int64"))) {
+            _ = try ReportingMistypedPlugin()
+        }
+    }
+
+    @Test func theTypedTableServesTheFixtureLibrary() throws {
+        let plugin = try ReportingPlugin()
+        let table = try plugin.typedTable(as: fx_plugin.self)
+        #expect(UnsafeMutableRawPointer(table) == plugin.table)
+        table.pointee.version = 2
+        plugin.onStart = { _ in 0 }
+        plugin.onTransform = { _, value in value * 3 }
+        var called: UInt32 = 0
+        let values: [Int64] = [1, 2, 3, 4]
+        #expect(fx_plugin_run(table, nil, values, values.count, &called) == 30)
+        #expect(called == UInt32(FX_CALLED_START | FX_CALLED_TRANSFORM))
+        #expect(try plugin.dynamicDelegate.field("version", as: Int32.self) == 2)
+        // The type can also come from the context.
+        let other = TypedPlugin()
+        let inferred: UnsafeMutablePointer<fx_plugin> = try other.typedTable()
+        #expect(inferred.pointee.transform == nil)
+        withExtendedLifetime(other) {}
+    }
+
+    @Test func theTypedTableAsAnotherTypeIsRefusedNamingBoth() throws {
+        let plugin = try ReportingPlugin()
+        #expect(throws: DelegateError.tableTypeMismatch(
+            call: "ReportingPlugin.typedTable(as:)", requested: "sqlite3_io_methods", actual: "fx_plugin")) {
+            _ = try plugin.typedTable(as: sqlite3_io_methods.self)
+        }
+        let stream = CookieStream()
+        let error = #expect(throws: DelegateError.self) { _ = try stream.typedTable(as: fx_plugin.self) }
+        #expect(error?.description == "CookieStream.typedTable(as:): the table was asked for as fx_plugin, but it is "
+            + "cookie_io_functions_t, described by a ProtocolDescriptor (make the object with init(for:) to type its table)")
+    }
+}
