@@ -9,6 +9,8 @@ enum Misuse: String, CaseIterable {
     case slotNamingNoMethod = "slot-naming-no-method"
     case slotOfAnotherSignature = "slot-of-another-signature"
     case slotIntoAnotherStruct = "slot-into-another-struct"
+    case slotOfAnotherSwiftType = "slot-of-another-swift-type"
+    case functionPointerOfAnotherType = "function-pointer-of-another-type"
     case argumentOfAnotherType = "argument-of-another-type"
     case argumentOutOfRange = "argument-out-of-range"
     case returnValueOfAnotherType = "return-value-of-another-type"
@@ -24,6 +26,11 @@ enum Misuse: String, CaseIterable {
         case .slotNamingNoMethod: _ = MisnamedPlugin()
         case .slotOfAnotherSignature: _ = MisdeclaredPlugin()
         case .slotIntoAnotherStruct: _ = CrossedPlugin()
+        case .slotOfAnotherSwiftType: _ = MistypedPlugin()
+        case .functionPointerOfAnotherType:
+            let closure = try CClosure { (x: Int32) -> Int32 in x }
+            let function: @convention(c) (Double) -> Int32 = closure.functionPointer()
+            _ = function(1)
         case .argumentOfAnotherType:
             try callTransform { call in _ = call.argument(1, as: Double.self) }
         case .argumentOutOfRange:
@@ -50,6 +57,12 @@ final class MisnamedPlugin: BlockDelegate {
 
 final class MisdeclaredPlugin: BlockDelegate {
     @Slot("transform") var onTransform: ((UnsafeMutableRawPointer?, Int32) -> Int64)?
+    init() { super.init(for: fx_plugin.self) }
+}
+
+/// The C signature fits (`int64_t (void *, int64_t)`); the Swift types are not the member's.
+final class MistypedPlugin: BlockDelegate {
+    @Slot(\fx_plugin.transform) var onTransform: ((OpaquePointer?, Int64) -> Int64)?
     init() { super.init(for: fx_plugin.self) }
 }
 

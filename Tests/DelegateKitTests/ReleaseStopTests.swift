@@ -36,6 +36,13 @@ import Testing
         ("slot-into-another-struct",
          "CrossedPlugin.onClose (@Slot(\\sqlite3_io_methods.xClose)): member 'xClose' of fx_plugin cannot be used: "
             + "the slot's key path is into sqlite3_io_methods, not fx_plugin"),
+        ("slot-of-another-swift-type",
+         "MistypedPlugin.onTransform (@Slot(\\fx_plugin.transform)): member 'transform' of fx_plugin has type "
+            + "`@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.Int64`, but the "
+            + "closure has type `@convention(c) (Swift.Optional<Swift.OpaquePointer>, Swift.Int64) -> Swift.Int64`"),
+        ("function-pointer-of-another-type",
+         "CClosure.functionPointer(as:): `@convention(c) (Swift.Double) -> Swift.Int32` does not fit the closure's "
+            + "C signature `int32_t (int32_t)`: its parameter 1 is `Swift.Double` (C type `double`), but the closure's is `int32_t`"),
         ("argument-of-another-type",
          "argument 1 of `int64_t (void *, int64_t)` has C type `int64_t`, not `double` (Double)"),
         ("argument-out-of-range",
