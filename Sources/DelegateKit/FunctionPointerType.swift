@@ -76,23 +76,3 @@ enum FunctionPointerType {
         return "is `\(name)` (C type `\(stated)`), but the closure's is `\(cType)`"
     }
 }
-
-extension SwiftTypeName {
-    /// The parameter type names and the result type name of a `@convention(c) (…) -> …` name, read as
-    /// ``signature(ofFunctionType:)`` reads it, without asking for C types.
-    static func parts(ofFunctionType name: String) -> (parameters: [String], result: String) {
-        let body = name.dropFirst("@convention(c) ".count)
-        // The parameter list is the parenthesized group at the start; the result follows " -> ".
-        var depth = 0
-        var end = body.startIndex
-        for index in body.indices {
-            if body[index] == "(" { depth += 1 }
-            if body[index] == ")" { depth -= 1 }
-            if depth == 0 { end = index; break }
-        }
-        guard end > body.startIndex else { return ([], String(body)) }
-        let parameters = splitTopLevel(body[body.index(after: body.startIndex)..<end])
-        let result = body[body.index(after: end)...].drop { $0 == " " || $0 == "-" || $0 == ">" }
-        return (parameters, String(result))
-    }
-}

@@ -177,6 +177,16 @@ enum SwiftTypeName {
 
     /// The C signature of a `@convention(c)` function type name.
     static func signature(ofFunctionType name: String) throws -> CSignature {
+        let (parameters, result) = parts(ofFunctionType: name)
+        let returnType = try cType(result, allowVoid: true) ?? byValueType(result, role: "returns")
+        let parameterTypes = try parameters.map { parameter in
+            try cType(parameter, allowVoid: false) ?? byValueType(parameter, role: "takes")
+        }
+        return CSignature(returnType, parameterTypes)
+    }
+
+    /// The parameter type names and the result type name of a `@convention(c) (…) -> …` name.
+    static func parts(ofFunctionType name: String) -> (parameters: [String], result: String) {
         let body = name.dropFirst("@convention(c) ".count)
         // The parameter list is the parenthesized group at the start (parentheses nest only in pairs,
         // unlike `>`, which also ends every `->`); the result follows " -> ".
@@ -187,13 +197,10 @@ enum SwiftTypeName {
             if body[index] == ")" { depth -= 1 }
             if depth == 0 { end = index; break }
         }
-        let parameters = body[body.index(after: body.startIndex)..<end]
+        guard end > body.startIndex else { return ([], String(body)) }
+        let parameters = splitTopLevel(body[body.index(after: body.startIndex)..<end])
         let result = body[body.index(after: end)...].drop { $0 == " " || $0 == "-" || $0 == ">" }
-        let returnType = try cType(String(result), allowVoid: true) ?? byValueType(String(result), role: "returns")
-        let parameterTypes = try splitTopLevel(parameters).map { parameter in
-            try cType(parameter, allowVoid: false) ?? byValueType(parameter, role: "takes")
-        }
-        return CSignature(returnType, parameterTypes)
+        return (parameters, String(result))
     }
 
     /// Why a function type has no C signature DelegateKit can know; the text follows "its type `…` ".
@@ -279,7 +286,7 @@ enum SwiftTypeName {
     }
 
     /// The comma-separated items of a list, ignoring commas nested in `<>` or `()`.
-    static func splitTopLevel(_ list: Substring) -> [String] {
+    private static func splitTopLevel(_ list: Substring) -> [String] {
         var items: [String] = []
         var current = ""
         var depth = 0
