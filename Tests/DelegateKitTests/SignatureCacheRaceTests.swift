@@ -1,6 +1,5 @@
-@testable import DelegateKit  // CClosure.prepared: which prepared signature a closure shares
+@testable import DelegateKit  // CClosure.prepared, and Locked: a lock ThreadSanitizer can see
 import Foundation
-import Synchronization
 import Testing
 
 /// Threads that prepare the same signature at the same moment. Each round uses a signature no closure
@@ -16,8 +15,8 @@ import Testing
             // A struct argument whose shape no other test uses: 41 to 190 bytes of uint16_t and int8_t.
             let members = (0...(round + 40)).map { $0 % 3 == 0 ? CType.uint16 : CType.int8 }
             let signature = CSignature(.int64, [.pointer, .structure(members), .double])
-            let prepared = Mutex<[ObjectIdentifier]>([])
-            let failures = Mutex<[String]>([])
+            let prepared = Locked<[ObjectIdentifier]>([])
+            let failures = Locked<[String]>([])
             let start = Barrier(count: threads)
             let done = DispatchGroup()
             for _ in 0..<threads {
