@@ -132,6 +132,8 @@ void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *user
 
 void cffi_guard_retire(cffi_guard *guard) { __atomic_store_n(&guard->retired, 1, __ATOMIC_SEQ_CST); }
 
+void cffi_guard_publish(cffi_guard *guard) { __atomic_store_n(&guard->retired, 0, __ATOMIC_SEQ_CST); }
+
 static int is_running(cffi_thread_calls *record, const void *object) {
     if (__atomic_load_n(&record->overflow, __ATOMIC_SEQ_CST) > 0) return 1;
     for (int i = 0; i < CFFI_CALL_DEPTH; i++) {
@@ -140,13 +142,19 @@ static int is_running(cffi_thread_calls *record, const void *object) {
     return 0;
 }
 
-void cffi_wait_until_not_running(const void *object) {
+int cffi_is_running_elsewhere(const void *object) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     cffi_thread_calls *mine = cffi_current_calls;
     for (cffi_thread_calls *record = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); record; record = record->next) {
-        if (record == mine) continue; /* a closure may remove itself: its own call finishes after */
-        for (unsigned spins = 0; is_running(record, object); spins++) {
-            if (spins > 64) sched_yield();
-        }
+        if (record != mine && is_running(record, object)) return 1;
     }
+    return 0;
+}
+
+int cffi_is_running(const void *object) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (cffi_thread_calls *record = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); record; record = record->next) {
+        if (is_running(record, object)) return 1;
+    }
+    return 0;
 }

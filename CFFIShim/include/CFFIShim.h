@@ -86,13 +86,19 @@ static inline void cffi_leave(long index) {
     calls->depth = index;
 }
 
-/* Waits until no thread but the calling one is running `object` (call after retiring it). */
-void cffi_wait_until_not_running(const void *object);
+/* Whether a thread other than the calling one is running `object` (a closure may remove itself: its own
+   call finishes after). A remover retires the object, then waits for this to be 0. */
+int cffi_is_running_elsewhere(const void *object);
+/* Whether any thread, the calling one included, is running `object`. Once `object` is retired, an
+   answer of 0 is final: no call can start it any more, so what it uses may be freed or reused. */
+int cffi_is_running(const void *object);
 
 /* What a closure C calls directly runs through, so its removal can be waited for: a call marks the
    guard as running, then runs `handler` with `user_data` unless the guard was retired, in which case it
    calls what `slot` holds now (or returns zero when that is NULL). The whole check is C, so it costs a
-   few instructions and no call into Swift. */
+   few instructions and no call into Swift. A guard is retired whenever the slot does not hold its
+   closure; once retired and no longer running, its handler and user data may be changed and the guard
+   published again, for another closure of the same slot. */
 typedef struct cffi_guard {
     cffi_closure_handler handler;
     void *user_data;
@@ -104,5 +110,8 @@ typedef struct cffi_guard {
 void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *guard);
 /* Retires the guard (sequentially consistent, against cffi_enter): later calls no longer run it. */
 void cffi_guard_retire(cffi_guard *guard);
+/* Un-retires the guard (sequentially consistent): calls run its handler again. Set the handler and user
+   data first; publish before the slot points at the guard's closure. */
+void cffi_guard_publish(cffi_guard *guard);
 
 #endif

@@ -63,24 +63,6 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         cffi_closure_set_user_data(closure, Unmanaged.passUnretained(target ?? self).toOpaque())
     }
 
-    /// A closure whose calls go through `guard` (see `cffi_guarded_entry`): the guard's handler and user
-    /// data are set to this closure's own, and libffi hands the guard to the C check first.
-    init(thunk: CallThunk, guard guardian: UnsafeMutablePointer<cffi_guard>) throws {
-        prepared = thunk.prepared
-        body = thunk.body
-        target = nil
-        swiftType = thunk.swiftType
-        var code: UnsafeMutableRawPointer?
-        guard let closure = cffi_closure_create(prepared.cif, cffi_guarded_entry, nil, &code), let code else {
-            throw DelegateError.closureAllocationFailed(prepared.signature)
-        }
-        self.closure = closure
-        address = UnsafeRawPointer(code)
-        guardian.pointee.handler = CClosure.entry
-        guardian.pointee.user_data = Unmanaged.passUnretained(self).toOpaque()
-        cffi_closure_set_user_data(closure, guardian)
-    }
-
     /// The one function libffi calls for every DelegateKit closure but slot dispatchers.
     static let entry: cffi_closure_handler = { _, result, arguments, userData in
         // libffi passes a valid result buffer always, and an argument array that is only empty when

@@ -16,9 +16,11 @@ import Synchronization
 ///
 /// ## Lifetime
 /// The delegate owns ``table`` and every closure it installed, and frees them when it is deinitialized.
-/// C must not read the table or call its function pointers after that. An implementation that is
-/// replaced or removed may still be running on another thread, so its code is retired, not freed: it
-/// stays valid until the delegate goes away, or until ``reclaimRetiredImplementations()``.
+/// C must not read the table or call its function pointers after that. When a removal (or a replacing
+/// `implement`, or an observation's `cancel()`) returns, no thread runs what it removed, and the delegate
+/// holds nothing of it any more: the closure and what it captured are released then. Only the small,
+/// fixed-size code a C caller may still hold a pointer to stays, owned by the slot: a late call through
+/// it goes to what the slot holds now, and the slot's next implementation reuses it.
 ///
 /// ## Threads
 /// The delegate is `Sendable`. C may call any slot from any thread while other threads change it: each
@@ -46,14 +48,15 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         var dispatcher: CClosure?
         var plan: SlotPlan?
         var published: UnsafeRawPointer?
-        /// Retired plans and closures that calls may still be running, until a removal waits for them.
+        /// Retired plans and implementations that calls may still be running; each is released as soon as
+        /// a change of the slot finds no thread running it (see ``sweep(_:)``).
         var unsettled: [any Retirable] = []
+        /// Stubs no implementation uses, idle and forwarding to the slot, for the next one to take.
+        var freeStubs: [SlotStub] = []
     }
 
     struct State: @unchecked Sendable {  // Likewise: only touched under the lock.
         var slots: [SlotState]
-        /// Replaced closures and plans a C call may still be running; freed with the delegate.
-        var retired: [AnyObject] = []
         var forwarding: ForwardingTarget?
         /// Delegates that forward to this one and must hear when a slot starts or stops responding.
         var dependents: [WeakDelegate] = []
@@ -119,11 +122,10 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
                 Graveyard.deadCallMessage(method: descriptor.methods[index].name, descriptor: descriptor.name, origin: "\(origin)")
             }
             for (index, slot) in state.slots.enumerated() {
-                for implementation in slot.entries { implementation.closure?.epitaph = message(index) }
+                for implementation in slot.entries { implementation.stub?.epitaph = message(index) }
+                for case let implementation as Implementation in slot.unsettled { implementation.stub?.epitaph = message(index) }
+                for stub in slot.freeStubs { stub.epitaph = message(index) }
                 slot.dispatcher?.epitaph = message(index)
-            }
-            for case let implementation as Implementation in state.retired {
-                implementation.closure?.epitaph = message(implementation.slotIndex)
             }
         }
         Graveyard.entomb(table: table, descriptor: descriptor, origin: "\(origin)")
@@ -213,10 +215,10 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         }
         try checkSignature(signature, of: index)
         let key = key.map { AnyHashable($0) } ?? DefaultKey.erased
-        let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-        let implementation = try Implementation(key: key, body: body, once: once, typed: typed, slot: slot, index: index)
         // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
-        if implementation.directAddress == nil { try ensureDispatcher(index) }
+        let stub = Implementation.needsStub(body, once: once) ? try takeStub(index) : nil
+        if stub == nil { try ensureDispatcher(index) }
+        let implementation = Implementation(key: key, body: body, once: once, typed: typed, stub: stub, index: index)
         let (dependents, running) = state.withLock { state in
             var replaced: [Implementation] = []
             if let old = state.slots[index].entries.firstIndex(where: { $0.key == key }) {
@@ -315,25 +317,50 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     /// returns everything a call of the slot may still be running, for the caller to wait for once it
     /// has released the lock (a running call may itself be waiting for the lock), then ``settle(_:slot:)``.
     ///
-    /// Every retired plan stays on the list until one remover has waited for it: a call inside an old
-    /// plan can still start any implementation that plan holds, so concurrent removers each wait for all.
+    /// Every retired plan stays on the list until no thread runs it: a call inside an old plan can
+    /// still start any implementation that plan holds, so concurrent removers each wait for all. An
+    /// implementation without a stub needs no entry of its own: only the plans that hold it can run it.
     func retire(_ removed: [Implementation], slot index: Int, _ state: inout State) -> [any Retirable] {
-        state.retired += removed as [AnyObject]
-        for implementation in removed {
-            guard let direct = implementation.direct else { continue }
-            direct.retire()
-            state.slots[index].unsettled.append(direct)
+        for implementation in removed where implementation.stub != nil {
+            implementation.retire()
+            state.slots[index].unsettled.append(implementation)
         }
         return state.slots[index].unsettled
     }
 
-    /// Waits until no other thread runs any of `running` (retired objects of slot `index`), then drops
-    /// them from the slot's list: no call can reach them any more.
+    /// Waits until no other thread runs any of `running` (retired objects of slot `index`), then
+    /// releases what no thread runs any more (see ``sweep(_:)``).
     func settle(_ running: [any Retirable], slot index: Int) {
-        guard !running.isEmpty else { return }
-        waitUntilNotRunning(running)
-        let settled = Set(running.map { ObjectIdentifier($0) })
-        state.withLock { $0.slots[index].unsettled.removeAll { settled.contains(ObjectIdentifier($0)) } }
+        if !running.isEmpty { waitUntilNotRunning(running) }
+        sweep(index)
+    }
+
+    /// Releases every retired object of slot `index` that no thread runs, without waiting: a plan, and
+    /// an implementation's closure with what it captured; its stub goes back to the slot for reuse. A
+    /// retired object no thread runs can never run again (calls check retirement after recording what
+    /// they run), so this is final. One still running (a closure that removed itself, on this thread)
+    /// stays listed until a later change of the slot finds it finished, or the delegate goes.
+    func sweep(_ index: Int) {
+        let released: [any Retirable] = state.withLock { state in
+            var released: [any Retirable] = []
+            state.slots[index].unsettled.removeAll { object in
+                guard cffi_is_running(object.runningIdentity) == 0 else { return false }
+                released.append(object)
+                return true
+            }
+            for case let implementation as Implementation in released {
+                if let stub = implementation.releaseStub() { state.slots[index].freeStubs.append(stub) }
+            }
+            return released
+        }
+        _ = released  // The last references go here, outside the lock: deinitializers run user code.
+    }
+
+    /// A stub for a new plain implementation of slot `index`: an idle one of the slot's, or a new one.
+    func takeStub(_ index: Int) throws -> SlotStub {
+        if let stub = state.withLock({ $0.slots[index].freeStubs.popLast() }) { return stub }
+        let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        return try SlotStub(slot: slot, prepared: FFISignature.prepared(descriptor.methods[index].signature))
     }
 
     /// Whether a call of `method` reaches more than a default value: it has an implementation, an
@@ -390,17 +417,10 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         return cffi_load_pointer(slot).map(UnsafeRawPointer.init)
     }
 
-    /// Frees the code of every implementation replaced or removed so far.
-    ///
-    /// Call it only when no C call can be running a replaced implementation (for example when the C
-    /// library that uses the table is idle). Without it, retired code is freed with the delegate.
-    public func reclaimRetiredImplementations() {
-        let retired = state.withLock { state in
-            defer { state.retired = [] }
-            return state.retired
-        }
-        _ = retired  // Released here, outside the lock: deinitializers may run user code.
-    }
+    /// Does nothing: a removal now releases what it removed as soon as no thread runs it, and the code a
+    /// C caller may still hold is reused by the slot. Kept so that existing callers compile.
+    @available(*, deprecated, message: "removal releases what it removed; there is nothing left to reclaim")
+    public func reclaimRetiredImplementations() {}
 
     // MARK: Policy
 
@@ -412,6 +432,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
             state.slots[index].policy = policy
             republish(index, &state)
         }
+        sweep(index)
     }
 
     /// Sets the policy of every slot.
@@ -452,20 +473,26 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
                 before: slot.observers.filter { $0.timing == .before },
                 after: slot.observers.filter { $0.timing == .after },
                 original: slot.original, forward: route?.route)
-            // The plan first: a dispatcher reached through the new pointer must find it.
-            cell.plan.store(Unmanaged.passUnretained(plan).toOpaque(), ordering: .releasing)
-            if let old = slot.plan {
-                old.retire()
-                state.retired.append(old)
-                state.slots[index].unsettled.append(old)
-            }
+            // The plan first: a dispatcher reached through the new pointer must find it. Sequentially
+            // consistent, against the check a dispatched call makes after recording the plan it loaded.
+            cell.plan.store(Unmanaged.passUnretained(plan).toOpaque(), ordering: .sequentiallyConsistent)
+            if let old = slot.plan { state.slots[index].unsettled.append(old) }
             state.slots[index].plan = plan
         }
         require(target != nil || !responds || slot.dispatcher != nil,
                      "slot '\(method.name)' needs its dispatcher before publishing")
+        // A stub runs its implementation only while the slot holds it, so that a call through a stale
+        // pointer reaches what the slot holds now: published before the slot points at it, retired
+        // after the slot points elsewhere. (A stub C could enter with the slot pointing back at it while
+        // retired would forward to itself forever.)
+        let targetStub = top?.stub.flatMap { $0.address == target ? $0 : nil }
+        targetStub?.publish()
         let address = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         cffi_store_pointer(address, target)
         state.slots[index].published = target
+        for entry in slot.entries {
+            if let stub = entry.stub, stub !== targetStub, stub.isPublished { stub.retire() }
+        }
     }
 }
 

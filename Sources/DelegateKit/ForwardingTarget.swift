@@ -59,6 +59,7 @@ extension DynamicDelegate {
         state.withLock { state in
             for index in descriptor.methods.indices { republish(index, &state) }
         }
+        for index in descriptor.methods.indices { sweep(index) }
         for method in descriptor.methods { notify(dependents, method.name) }
     }
 
@@ -118,6 +119,7 @@ extension DynamicDelegate {
                 delegate.republish(index, &state)
                 return state.dependents
             }
+            delegate.sweep(index)
             delegate.notify(further, method)
         }
     }

@@ -1,9 +1,10 @@
 import CFFIShim
+import Glibc
 import Synchronization
 
 /// One entry of a slot's stack: a closure and how it is called.
 @usableFromInline
-final class Implementation: @unchecked Sendable {  // Immutable but for the atomic `claimed`.
+final class Implementation: Retirable, @unchecked Sendable {  // Immutable but for the atomic `claimed`.
     /// How the closure runs: on its own, or handed the implementation below it.
     @usableFromInline
     enum Body: Sendable {
@@ -11,16 +12,17 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
         case override(OverrideThunk)
     }
 
-    /// How a call reaches this implementation: as a C closure of its own, or as an override.
+    /// How a call reaches this implementation: as a closure of its own, or as an override.
     enum Callable {
-        case plain(CClosure)
+        case plain(PlainClosure)
         case override(OverrideThunk)
     }
 
     let key: AnyHashable
     let body: Callable
-    /// What C enters when the slot holds this implementation's closure directly (plain ones only).
-    let direct: DirectCall?
+    /// What C enters when the slot holds this implementation directly: plain ones that serve every call.
+    /// Bound to this implementation's closure for as long as the implementation is in the slot.
+    let stub: SlotStub?
     /// The index of its slot in the delegate's descriptor.
     let slotIndex: Int
     /// The closure with its Swift types, when it was given through a fixed-arity API.
@@ -30,38 +32,31 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
     /// Set by the one call a `once` implementation may serve.
     private let claimed = Atomic<Bool>(false)
 
-    /// `slot` is where the implementation's table holds it: a call that arrives after the
-    /// implementation was removed goes to what the slot holds then.
-    init(
-        key: AnyHashable, body: Body, once: Bool, typed: TypedEntry?, slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-        index: Int
-    ) throws {
+    /// `stub` must be given for a plain implementation that is not `once`, and only then.
+    init(key: AnyHashable, body: Body, once: Bool, typed: TypedEntry?, stub: SlotStub?, index: Int) {
         self.key = key
         slotIndex = index
         self.once = once
         self.typed = typed
         switch body {
         case .plain(let thunk):
-            let direct = DirectCall(slot: slot)
-            self.direct = direct
-            self.body = .plain(try CClosure(thunk: thunk, guard: direct.guardian))
+            let closure = PlainClosure(thunk)
+            self.body = .plain(closure)
+            stub?.bind(closure)
         case .override(let thunk):
-            direct = nil
             self.body = .override(thunk)
         }
+        self.stub = stub
     }
 
-    /// The closure of a plain implementation.
-    var closure: CClosure? {
-        guard case .plain(let closure) = body else { return nil }
-        return closure
+    /// Whether this implementation is called through a stub of its own (see ``stub``).
+    static func needsStub(_ body: Body, once: Bool) -> Bool {
+        guard case .plain = body else { return false }
+        return !once
     }
 
     /// The C function a slot can hold directly: a plain implementation that may serve every call.
-    var directAddress: UnsafeRawPointer? {
-        guard case .plain(let closure) = body, !once else { return nil }
-        return closure.address
-    }
+    var directAddress: UnsafeRawPointer? { stub?.address }
 
     /// Whether this call may run the implementation: always, unless it serves one call and that call
     /// has been taken (possibly by another thread at the same moment).
@@ -70,39 +65,50 @@ final class Implementation: @unchecked Sendable {  // Immutable but for the atom
     }
 
     var isSpent: Bool { once && claimed.load(ordering: .acquiring) }
-}
 
-/// The guard of a plain implementation that C calls directly through its slot (`cffi_guard`).
-///
-/// Removing the implementation retires the guard and waits until no thread is running it (see
-/// `cffi_enter` in the shim): a call that loaded the slot just before the removal, and enters only
-/// after it, sees the retirement and goes to what the slot holds now instead.
-final class DirectCall: Retirable, @unchecked Sendable {  // The guard is written once, before C can call.
-    let guardian: UnsafeMutablePointer<cffi_guard>
+    /// Stops calls entering through the stub (they go to what the slot holds now).
+    func retire() { stub?.retire() }
 
-    init(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
-        guardian = .allocate(capacity: 1)
-        guardian.initialize(to: cffi_guard(handler: nil, user_data: nil, slot: UnsafePointer(slot), retired: 0))
+    /// Set once its stub went back to the slot (see ``DynamicDelegate/sweep(_:)``).
+    private let released = Atomic<Bool>(false)
+
+    var isReleased: Bool { released.load(ordering: .acquiring) }
+
+    /// Gives the stub back, idle and unbound, for the slot to reuse.
+    func releaseStub() -> SlotStub? {
+        stub?.unbind()
+        released.store(true, ordering: .releasing)
+        return stub
     }
 
-    deinit { guardian.deallocate() }
-
-    func retire() { cffi_guard_retire(guardian) }
-
-    var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(guardian) }
+    var runningIdentity: UnsafeRawPointer {
+        stub?.runningIdentity ?? UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+    }
 }
 
 /// A closure or plan that calls may be running: a removal retires it (so no call starts it any more)
-/// and then waits until no other thread is running it.
+/// and then waits until no other thread is running it; once no thread runs it, it is released.
 protocol Retirable: AnyObject {
     func retire()
     /// What a running call records (`cffi_enter`).
     var runningIdentity: UnsafeRawPointer { get }
+    /// Whether a sweep found it idle and released what it held (its stub may serve another closure since).
+    var isReleased: Bool { get }
 }
 
 /// Waits until no thread but this one runs any of `objects`, which must already be retired.
+///
+/// An object another remover released meanwhile is done with: that remover saw it idle after it was
+/// retired. Its stub may already serve a new implementation, whose calls record the same guard, so
+/// waiting on would wait for calls that have nothing to do with this removal.
 func waitUntilNotRunning(_ objects: [any Retirable]) {
-    for object in objects { cffi_wait_until_not_running(object.runningIdentity) }
+    for object in objects {
+        var spins = 0
+        while !object.isReleased, cffi_is_running_elsewhere(object.runningIdentity) != 0 {
+            spins += 1
+            if spins > 64 { sched_yield() }
+        }
+    }
 }
 
 /// A layer's closure with its Swift types, so that a `next` of the same types can call it directly

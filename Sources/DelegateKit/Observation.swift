@@ -10,19 +10,26 @@ public enum ObservationTiming: Sendable {
 
 /// Keeps an observation alive: ``cancel()`` ends it, and so does deinitializing the token.
 public final class ObservationToken: Sendable {
-    private let observers: [Observer]
+    /// Emptied by ``cancel()``, so that a kept token does not keep the observer's closure.
+    private let observers: Locked<[Observer]>
 
-    init(_ observers: [Observer]) { self.observers = observers }
+    init(_ observers: [Observer]) { self.observers = Locked(observers) }
 
     deinit { cancel() }
 
     /// Stops the observation. No observer call starts after this returns; one already running finishes.
+    /// When it returns (from outside an observer call), the observer's closure and what it captured are
+    /// released: neither the token nor the delegate keeps them.
     public func cancel() {
+        let observers = self.observers.withLock { observers in
+            defer { observers = [] }
+            return observers
+        }
         for observer in observers { observer.cancel() }
     }
 
     /// Whether ``cancel()`` was called, the token went away, or the observation's owner was deinitialized.
-    public var isCancelled: Bool { observers.allSatisfy(\.isCancelled) }
+    public var isCancelled: Bool { observers.withLock { $0.allSatisfy(\.isCancelled) } }
 }
 
 /// One observer in one or more slots.
@@ -118,6 +125,7 @@ extension DynamicDelegate {
                 republish(index, &state)
             }
         }
+        for index in descriptor.methods.indices { sweep(index) }
         return ObservationToken([observer])
     }
 
@@ -135,6 +143,7 @@ extension DynamicDelegate {
             state.slots[index].observers.append(observer)
             republish(index, &state)
         }
+        sweep(index)
         return ObservationToken([observer])
     }
 

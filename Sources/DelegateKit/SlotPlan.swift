@@ -12,7 +12,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// One implementation as a call sees it.
     @usableFromInline
     struct Step {
-        let thunk: UnsafeMutableRawPointer  // Unmanaged CClosure (plain) or OverrideThunk
+        let thunk: UnsafeMutableRawPointer  // Unmanaged PlainClosure or OverrideThunk
         @usableFromInline let implementation: Unmanaged<Implementation>
         let isOverride: Bool
         let once: Bool
@@ -36,15 +36,15 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     let methodName: String
     // The delegate outlives its plans: they are only reachable through it.
     unowned(unsafe) let owner: DynamicDelegate
-    /// Set once a newer plan replaced this one: a call that finds it set reads the cell again.
-    private let retiredFlag = Atomic<Bool>(false)
 
-    func retire() { retiredFlag.store(true, ordering: .sequentiallyConsistent) }
+    /// Nothing to do: a plan is retired by being replaced in its cell, which a call checks after it
+    /// recorded the plan as running (see ``PlanCell``).
+    func retire() {}
 
     var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
 
-    /// Sequentially consistent, against the store in `cffi_enter`: see the shim.
-    var isRetired: Bool { retiredFlag.load(ordering: .sequentiallyConsistent) }
+    /// Never: a plan's identity is its own address, which no other plan takes while a waiter holds it.
+    var isReleased: Bool { false }
 
     init(
         owner: DynamicDelegate, slot: Int, methodName: String, prepared: FFISignature, levels: [Implementation],
@@ -91,7 +91,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// A whole call of the slot: observers before, the stack, observers after.
     func run(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         if let only {
-            return Unmanaged<CClosure>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
+            return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
         }
         for observer in before { observer._withUnsafeGuaranteedRef { $0.notify(self, result: nil, arguments) } }
         invoke(from: 0, result, arguments)
@@ -113,7 +113,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
                 let context = CallContext(plan: Unmanaged.passUnretained(self), level: index + 1, implementation: step.implementation)
                 Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(context, result, arguments) }
             } else {
-                Unmanaged<CClosure>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
+                Unmanaged<PlainClosure>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
             }
             if step.once { owner.remove(step.implementation.takeUnretainedValue(), slot: slot) }
             return
@@ -156,17 +156,21 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
 
     private static let entry: cffi_closure_handler = { _, result, arguments, userData in
         Unmanaged<PlanCell>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
-            // A plan retired between the load and the entry is skipped: its replacement is in the cell.
+            // A hazard pointer: a replaced plan is freed once no thread records it as running, so the
+            // plan is recorded first and only then checked to be still the cell's, before it is touched.
+            // A plan replaced in between may be gone already; its replacement is in the cell. (Both
+            // loads and the cell's store are sequentially consistent, against `cffi_enter`'s store.)
             while true {
-                let plan = cell.plan.load(ordering: .acquiring).unsafelyUnwrapped
+                let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
                 let token = cffi_enter(plan)
-                let ran = Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { plan in
-                    guard !plan.isRetired else { return false }
-                    plan.run(result.unsafelyUnwrapped, arguments ?? noArguments)
-                    return true
+                if cell.plan.load(ordering: .sequentiallyConsistent) == plan {
+                    Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef {
+                        $0.run(result.unsafelyUnwrapped, arguments ?? noArguments)
+                    }
+                    cffi_leave(token)
+                    return
                 }
                 cffi_leave(token)
-                if ran { return }
             }
         }
     }

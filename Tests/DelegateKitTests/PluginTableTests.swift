@@ -77,8 +77,21 @@ let pluginProtocol = ProtocolDescriptor(name: "fx_plugin", members: [
         #expect(run(delegate, [10]).total == 12)
         // The old code is retired, not freed, and never runs its closure once replaced: it passes the call on.
         #expect(stale(nil, 10) == 12)
-        delegate.reclaimRetiredImplementations()
-        #expect(run(delegate, [10]).total == 12)
+        // The slot reuses that code for its next implementation: a stale call still gets what the slot
+        // holds now, whether the slot holds that code again or, under an override, something else.
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value + 3 }
+        #expect(run(delegate, [10]).total == 13)
+        #expect(stale(nil, 10) == 13)
+        let doubling = try delegate.override("transform") {
+            (next: Next<UnsafeMutableRawPointer?, Int64, Int64>, context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in
+            next(context, value) * 2
+        }
+        #expect(run(delegate, [10]).total == 26)
+        #expect(stale(nil, 10) == 26)
+        doubling.remove()
+        #expect(stale(nil, 10) == 13)
+        #expect(delegate.removeImplementation(for: "transform"))
+        #expect(stale(nil, 10) == 0)  // an empty slot: the default value
     }
 
     @Test func typedCallableOfTheCurrentImplementation() throws {

@@ -1,0 +1,80 @@
+import CFFIShim
+
+/// The C function a slot holds for a plain implementation: a libffi closure that enters through a
+/// `cffi_guard`, owned by the slot and reused by its later implementations.
+///
+/// A C library may keep a function pointer it loaded from a table for as long as it likes (`fopencookie`
+/// copies the whole table) and call it after the implementation behind it was removed. So the code at
+/// that address must stay callable, but it need not keep the removed closure: once retired and no longer
+/// running, the stub holds nothing of the user's (its guard forwards every call to what the slot holds
+/// now), and the slot's next plain implementation takes it over. A slot thus owns at most as many stubs as
+/// it ever had plain implementations at once (plus those still being waited for), whatever the churn.
+///
+/// The guard is published (runs its handler) exactly while the slot holds this stub's address, so a
+/// stale call always reaches what the slot holds now: the implementation bound here if it is the one C
+/// would load, else the slot's current function.
+final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate's lock, while retired and idle.
+    /// The C-callable code.
+    let address: UnsafeRawPointer
+    let guardian: UnsafeMutablePointer<cffi_guard>
+    private let closure: UnsafeMutableRawPointer
+    /// The slot method's signature: every implementation of the slot is laid out alike.
+    private let prepared: FFISignature
+    /// Whether the guard runs its handler, i.e. the slot holds ``address``; under the delegate's lock.
+    private(set) var isPublished = false
+    #if DEBUG
+    /// What a call after the delegate is gone reports (see ``Graveyard``).
+    var epitaph: String?
+    #endif
+
+    init(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, prepared: FFISignature) throws {
+        self.prepared = prepared
+        guardian = .allocate(capacity: 1)
+        guardian.initialize(to: cffi_guard(handler: nil, user_data: nil, slot: UnsafePointer(slot), retired: 1))
+        var code: UnsafeMutableRawPointer?
+        guard let closure = cffi_closure_create(prepared.cif, cffi_guarded_entry, guardian, &code), let code else {
+            guardian.deallocate()
+            throw DelegateError.closureAllocationFailed(prepared.signature)
+        }
+        self.closure = closure
+        address = UnsafeRawPointer(code)
+    }
+
+    deinit {
+        #if DEBUG
+        Graveyard.bury(closure: closure, code: address, prepared: prepared, message: epitaph
+            ?? "DelegateKit: a slot `\(prepared.signature)` was called after its delegate was deinitialized")
+        #else
+        cffi_closure_free(closure)
+        #endif
+        guardian.deallocate()
+    }
+
+    /// Makes calls run `body` once published. Only while retired and idle: no call reads the guard's
+    /// handler then, and publishing orders these writes before any call that sees the guard published.
+    func bind(_ body: PlainClosure) {
+        guardian.pointee.handler = PlainClosure.entry
+        guardian.pointee.user_data = Unmanaged.passUnretained(body).toOpaque()
+    }
+
+    /// Forgets the closure, once retired and idle, so that nothing here refers to the user's closure.
+    func unbind() {
+        guardian.pointee.handler = nil
+        guardian.pointee.user_data = nil
+    }
+
+    /// Lets calls run the bound closure: call before the slot points at ``address``.
+    func publish() {
+        guard !isPublished else { return }
+        isPublished = true
+        cffi_guard_publish(guardian)
+    }
+
+    /// Sends calls on to what the slot holds: call after the slot stopped pointing at ``address``.
+    func retire() {
+        isPublished = false
+        cffi_guard_retire(guardian)
+    }
+
+    var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(guardian) }
+}
