@@ -216,7 +216,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         try checkSignature(signature, of: index)
         let key = key.map { AnyHashable($0) } ?? DefaultKey.erased
         // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
-        let stub = Implementation.needsStub(body, once: once) ? try takeStub(index) : nil
+        let stub = try Implementation.stubSignature(body, once: once).map { try takeStub(index, prepared: $0) }
         if stub == nil { try ensureDispatcher(index) }
         let implementation = Implementation(key: key, body: body, once: once, typed: typed, stub: stub, index: index)
         let (dependents, running) = state.withLock { state in
@@ -356,11 +356,13 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         _ = released  // The last references go here, outside the lock: deinitializers run user code.
     }
 
-    /// A stub for a new plain implementation of slot `index`: an idle one of the slot's, or a new one.
-    func takeStub(_ index: Int) throws -> SlotStub {
+    /// A stub for a new plain implementation of slot `index`: an idle one of the slot's, or a new one
+    /// made with the implementation's prepared signature (every signature a slot accepts is laid out as
+    /// the slot's, so any of them serves every later implementation too).
+    func takeStub(_ index: Int, prepared: FFISignature) throws -> SlotStub {
         if let stub = state.withLock({ $0.slots[index].freeStubs.popLast() }) { return stub }
         let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-        return try SlotStub(slot: slot, prepared: FFISignature.prepared(descriptor.methods[index].signature))
+        return try SlotStub(slot: slot, prepared: prepared)
     }
 
     /// Whether a call of `method` reaches more than a default value: it has an implementation, an

@@ -49,10 +49,11 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
         self.stub = stub
     }
 
-    /// Whether this implementation is called through a stub of its own (see ``stub``).
-    static func needsStub(_ body: Body, once: Bool) -> Bool {
-        guard case .plain = body else { return false }
-        return !once
+    /// The prepared signature for a stub of its own (see ``stub``), or nil when it is called only
+    /// through the slot's plans.
+    static func stubSignature(_ body: Body, once: Bool) -> FFISignature? {
+        guard case .plain(let thunk) = body, !once else { return nil }
+        return thunk.prepared
     }
 
     /// The C function a slot can hold directly: a plain implementation that may serve every call.

@@ -18,7 +18,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     let address: UnsafeRawPointer
     let guardian: UnsafeMutablePointer<cffi_guard>
     private let closure: UnsafeMutableRawPointer
-    /// The slot method's signature: every implementation of the slot is laid out alike.
+    /// The first implementation's signature: every signature the slot accepts is laid out alike.
     private let prepared: FFISignature
     /// Whether the guard runs its handler, i.e. the slot holds ``address``; under the delegate's lock.
     private(set) var isPublished = false

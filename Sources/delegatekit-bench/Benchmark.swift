@@ -17,6 +17,16 @@ enum Benchmark {
         if let index = arguments.firstIndex(of: "--measure-one") {
             return measureOne(Array(arguments[(index + 1)...]))
         }
+        if let index = arguments.firstIndex(of: "--measure-churn") {
+            return measureChurnOne(Array(arguments[(index + 1)...]))
+        }
+        if arguments.contains("--churn-only") {
+            // Only the long-lived delegate's cycles: quick to compare two versions of the library.
+            for cost in (try? measureChurn(cycles: 200_000)) ?? [] {
+                print("\(cost.kind.rawValue): \(cost.nanoseconds.formatted(0)) ns, \(cost.bytesKeptPerCycle.formatted(1)) bytes kept per cycle")
+            }
+            return
+        }
         if let index = arguments.firstIndex(of: "--measure-create"), index + 2 < arguments.count, let n = Int(arguments[index + 2]) {
             // For callgrind: what making and freeing n of something costs.
             switch arguments[index + 1] {
@@ -139,13 +149,7 @@ enum Benchmark {
         for _ in 0..<delegates { _ = try makeDelegate16() }
         costs.delegate16Create = Double(bench_now() - start) / Double(delegates)
 
-        let delegate = DynamicDelegate(protocol: BenchSignature.i64.descriptor)
-        start = bench_now()
-        for _ in 0..<n {
-            try implement(delegate, .i64)
-            delegate.removeImplementation(for: "f")
-        }
-        costs.implementRemove = Double(bench_now() - start) / Double(n)
+        costs.churn = try measureChurn(cycles: Int(n))
 
         // Memory per live closure: resident memory and heap in use, 100,000 alive at once.
         let live = 100_000
@@ -211,6 +215,7 @@ struct MemoryUse {
 
 struct Costs {
     var rawCreate = Double.nan, closureCreate = Double.nan, delegate16Create = Double.nan
-    var implementRemove = Double.nan, rawBytes = Double.nan, closureBytes = Double.nan
+    var churn: [ChurnCost] = []
+    var rawBytes = Double.nan, closureBytes = Double.nan
     var rawCreateInstructions = Double.nan, closureCreateInstructions = Double.nan, delegate16CreateInstructions = Double.nan
 }

@@ -66,9 +66,13 @@ struct Report {
                 + "\(costs.closureCreateInstructions.formatted(0)) (\((costs.closureCreateInstructions / costs.rawCreateInstructions).formatted(1))× raw) |",
             "| 16-slot `DynamicDelegate`: create, implement 16, destroy | \(costs.delegate16Create.formatted(0)) ns (\((costs.delegate16Create / (16 * costs.rawCreate)).formatted(1))× 16 raw) | "
                 + "\(costs.delegate16CreateInstructions.formatted(0)) (\((costs.delegate16CreateInstructions / (16 * costs.rawCreateInstructions)).formatted(1))× 16 raw) |",
-            "| `implement` + `removeImplementation` (with periodic reclaim) | \(costs.implementRemove.formatted(0)) ns | |",
             "| memory per live raw libffi closure (100,000 alive) | \(costs.rawBytes.formatted(0)) bytes | |",
             "| memory per live `CClosure` (100,000 alive) | \(costs.closureBytes.formatted(0)) bytes (\((costs.closureBytes - costs.rawBytes).formatted(0)) more than raw) | |",
+            "", "One long-lived delegate, one cycle adding to its implemented slot, calling it once and removing again:", "",
+            "| cycle | time | memory kept per cycle |", "|---|---:|---:|",
+        ]
+        lines += costs.churn.map { "| \($0.kind.rawValue) | \($0.nanoseconds.formatted(0)) ns | \($0.bytesKeptPerCycle.formatted(1)) bytes |" }
+        lines += [
             "", "## Two threads calling one function", "",
             "| path | throughput, 2 threads ÷ 1 thread |", "|---|---:|",
         ]
@@ -175,11 +179,14 @@ struct Report {
             "costs": [
                 "rawLibffiCreateFreeNanoseconds": costs.rawCreate, "closureCreateDestroyNanoseconds": costs.closureCreate,
                 "delegate16CreateImplementDestroyNanoseconds": costs.delegate16Create,
-                "implementRemoveNanoseconds": costs.implementRemove, "rawLibffiBytesPerClosure": costs.rawBytes,
+                "rawLibffiBytesPerClosure": costs.rawBytes,
                 "closureBytesPerClosure": costs.closureBytes, "rawLibffiCreateFreeInstructions": costs.rawCreateInstructions,
                 "closureCreateDestroyInstructions": costs.closureCreateInstructions,
                 "delegate16CreateInstructions": costs.delegate16CreateInstructions,
             ].mapValues { $0.isFinite ? $0 : -1 },
+            "churnPerCycle": Dictionary(uniqueKeysWithValues: costs.churn.map {
+                ($0.kind.key, ["nanoseconds": $0.nanoseconds, "bytesKept": $0.bytesKeptPerCycle])
+            }),
             "twoThreadThroughputRatio": Dictionary(uniqueKeysWithValues: threads.map { ($0.0.rawValue, $0.1) }),
             "pythonPeersNanosecondsPerCall": peers,
             "pythonPeersInstructionsPerInt64Call": peerInstructions,

@@ -1,2 +1,2 @@
-// `swift run -c release delegatekit-bench [--quick] [--no-callgrind] [--no-peers]`
+// `swift run -c release delegatekit-bench [--quick] [--no-callgrind] [--no-peers]`, or `--churn-only`
 Benchmark.main(CommandLine.arguments)

@@ -87,22 +87,37 @@ func residentBytes() -> Int {
         }
     }
 
+    /// Ends an exit test: prints `report` with the growth, and succeeds when the growth is under `bound`.
+    /// A sanitizer holds freed memory back on purpose (AddressSanitizer's quarantine), so the bound only
+    /// means something without one; .ci/run names the sanitizer it runs under.
+    static func finish(growth: Int, bound: Int, report: String) -> Never {
+        print("\(report), growth \(growth >> 10) KiB")
+        let bounded = growth < bound || ProcessInfo.processInfo.environment["DELEGATEKIT_SANITIZER"] != nil
+        exit(bounded ? 0 : 1)
+    }
+
+    /// Resident memory before `cycles` cycles of churn on one delegate (after a warm-up), and its growth.
+    /// The delegates are gone when it returns: LeakSanitizer, run at exit, takes the side table of a weak
+    /// reference to a live object for a leak.
+    static func residentGrowthOfOneDelegate(cycles: Int) throws -> (start: Int, growth: Int) {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        let other = DynamicDelegate(protocol: pluginProtocol)
+        try other.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x * 2 }
+        try churnOneDelegate(min(cycles, 20_000), delegate, forwardingTo: other)
+        let start = residentBytes()
+        try churnOneDelegate(cycles, delegate, forwardingTo: other)
+        return (start, residentBytes() - start)
+    }
+
     /// 1,000,000 cycles of each kind on one delegate by default (`DELEGATEKIT_CHURN_SCALE` divides them),
     /// in a process of its own: resident memory after the warm-up grows by less than 4 MiB.
     @Test func aLongLivedDelegateStaysFlatUnderChurn() async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             let cycles = 1_000_000 / MemoryChurnTests.scale
             do {
-                let delegate = DynamicDelegate(protocol: pluginProtocol)
-                let other = DynamicDelegate(protocol: pluginProtocol)
-                try other.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x * 2 }
-                try MemoryChurnTests.churnOneDelegate(min(cycles, 20_000), delegate, forwardingTo: other)
-                let start = residentBytes()
-                try MemoryChurnTests.churnOneDelegate(cycles, delegate, forwardingTo: other)
-                let growth = residentBytes() - start
-                print("one delegate: \(cycles) cycles of each kind; resident \(start >> 20) MiB before, growth \(growth >> 10) KiB")
-                let bounded = growth < 4 << 20 || ProcessInfo.processInfo.environment["DELEGATEKIT_SANITIZER"] != nil
-                exit(bounded ? 0 : 1)
+                let (start, growth) = try MemoryChurnTests.residentGrowthOfOneDelegate(cycles: cycles)
+                MemoryChurnTests.finish(growth: growth, bound: 4 << 20,
+                                        report: "one delegate: \(cycles) cycles of each kind; resident \(start >> 20) MiB before")
             } catch {
                 print("churn failed: \(error)")
                 exit(2)
@@ -124,12 +139,8 @@ func residentBytes() -> Int {
                 let start = residentBytes()
                 try MemoryChurnTests.churnClosures(closures)
                 try MemoryChurnTests.churnDelegates(delegates)
-                let growth = residentBytes() - start
-                print("churn: \(closures) closures and \(delegates) delegates; resident \(start >> 20) MiB before, growth \(growth >> 10) KiB")
-                // A sanitizer holds freed memory back on purpose (AddressSanitizer's quarantine), so the
-                // bound only means something without one; .ci/run names the sanitizer it runs under.
-                let bounded = growth < 16 << 20 || ProcessInfo.processInfo.environment["DELEGATEKIT_SANITIZER"] != nil
-                exit(bounded ? 0 : 1)
+                MemoryChurnTests.finish(growth: residentBytes() - start, bound: 16 << 20,
+                                        report: "churn: \(closures) closures and \(delegates) delegates; resident \(start >> 20) MiB before")
             } catch {
                 print("churn failed: \(error)")
                 exit(2)
