@@ -95,6 +95,7 @@ import Testing
         try implement(0)
         let hammer = try #require(fx_hammer_start(delegate.table.assumingMemoryBound(to: fx_plugin.self), 4, iterations, implementations))
         var rounds: Int64 = 0
+        var roundsDuringCalls = 0
         var leftAlive = 0
         while !fx_hammer_finished(hammer) {
             rounds += 1
@@ -110,13 +111,16 @@ import Testing
                 leftAlive = max(leftAlive, alive.value)
                 try implement(rounds % implementations)
             }
+            if !fx_hammer_finished(hammer) { roundsDuringCalls += 1 }
         }
         var wrong: Int64 = 0, nullSlots: Int64 = 0
         let calls = fx_hammer_join(hammer, &wrong, &nullSlots)
         #expect(calls + nullSlots == 4 * iterations)
         #expect(wrong == 0)
         #expect(leftAlive == 0, "a removed closure outlived its removal")
-        #expect(rounds > 10)
+        // How many rounds fit in the calls depends on the machine (9 under ThreadSanitizer on 2 cores,
+        // about 100 without); a few are enough to have raced with every kind of change.
+        #expect(roundsDuringCalls >= 3)
         delegate.removeImplementation(for: "transform")
         #expect(alive.value == 0)
     }
