@@ -21,22 +21,14 @@ public struct CCallback: @unchecked Sendable {  // The code it points to is kept
     /// ``CClosure/functionPointer(as:)`` checks it: a type that does not fit stops the program with a
     /// message naming both types.
     public func functionPointer<F>(as type: F.Type = F.self) -> F {
-        do {
-            return try checkedFunctionPointer(as: type, call: "CCallback.functionPointer(as:)")
-        } catch {
-            misuse("\(error)")
-        }
+        FunctionPointerType.pointer(address, as: type, fits: signature, closureType: swiftType, call: "CCallback.functionPointer(as:)")
     }
 
     /// ``functionPointer(as:)``, but a type that does not fit ``signature`` throws
     /// ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` instead of stopping.
     public func checkedFunctionPointer<F>(as type: F.Type = F.self) throws -> F {
-        try checkedFunctionPointer(as: type, call: "CCallback.checkedFunctionPointer(as:)")
-    }
-
-    private func checkedFunctionPointer<F>(as type: F.Type, call: String) throws -> F {
-        try FunctionPointerType.check(type, fits: signature, closureType: swiftType, call: call)
-        return unsafeBitCast(address, to: F.self)
+        try FunctionPointerType.checkedPointer(
+            address, as: type, fits: signature, closureType: swiftType, call: "CCallback.checkedFunctionPointer(as:)")
     }
 }
 

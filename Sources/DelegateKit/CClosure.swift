@@ -112,23 +112,15 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// a mismatch is a programming error, so it stops the program with a message naming both types
     /// rather than throwing at every call site that hands the pointer straight to C.
     public func functionPointer<F>(as type: F.Type = F.self) -> F {
-        do {
-            return try checkedFunctionPointer(as: type, call: "CClosure.functionPointer(as:)")
-        } catch {
-            misuse("\(error)")
-        }
+        FunctionPointerType.pointer(address, as: type, fits: signature, closureType: swiftType, call: "CClosure.functionPointer(as:)")
     }
 
     /// ``functionPointer(as:)``, but a type that does not fit ``signature`` throws
     /// ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` instead of stopping: for
     /// code that receives `F` from elsewhere and would rather report it.
     public func checkedFunctionPointer<F>(as type: F.Type = F.self) throws -> F {
-        try checkedFunctionPointer(as: type, call: "CClosure.checkedFunctionPointer(as:)")
-    }
-
-    private func checkedFunctionPointer<F>(as type: F.Type, call: String) throws -> F {
-        try FunctionPointerType.check(type, fits: signature, closureType: swiftType, call: call)
-        return unsafeBitCast(address, to: F.self)
+        try FunctionPointerType.checkedPointer(
+            address, as: type, fits: signature, closureType: swiftType, call: "CClosure.checkedFunctionPointer(as:)")
     }
 }
 

@@ -34,6 +34,26 @@ enum FunctionPointerType {
         }
     }
 
+    /// `address` as `F`, after checking that `F` fits `signature` (see ``check(_:fits:closureType:call:)``).
+    static func checkedPointer<F>(
+        _ address: UnsafeRawPointer, as type: F.Type, fits signature: CSignature, closureType: Any.Type?, call: String
+    ) throws -> F {
+        try check(type, fits: signature, closureType: closureType, call: call)
+        return unsafeBitCast(address, to: F.self)
+    }
+
+    /// ``checkedPointer(_:as:fits:closureType:call:)``, stopping with the error's message instead of
+    /// throwing: asking for a type that does not fit is a programming error.
+    static func pointer<F>(
+        _ address: UnsafeRawPointer, as type: F.Type, fits signature: CSignature, closureType: Any.Type?, call: String
+    ) -> F {
+        do {
+            return try checkedPointer(address, as: type, fits: signature, closureType: closureType, call: call)
+        } catch {
+            misuse("\(error)")
+        }
+    }
+
     /// Why `requested` does not fit `signature`, or nil.
     private static func mismatch<F>(_ requested: F.Type, _ signature: CSignature, _ closureType: Any.Type?) -> String? {
         // The size first: `unsafeBitCast` to anything else would trap without a word.
