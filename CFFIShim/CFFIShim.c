@@ -151,6 +151,11 @@ int cffi_is_running_elsewhere(const void *object) {
     return 0;
 }
 
+int cffi_is_running_here(const void *object) {
+    cffi_thread_calls *mine = cffi_current_calls;
+    return mine != NULL && is_running(mine, object);
+}
+
 int cffi_is_running(const void *object) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (cffi_thread_calls *record = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); record; record = record->next) {

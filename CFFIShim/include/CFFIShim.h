@@ -92,6 +92,8 @@ int cffi_is_running_elsewhere(const void *object);
 /* Whether any thread, the calling one included, is running `object`. Once `object` is retired, an
    answer of 0 is final: no call can start it any more, so what it uses may be freed or reused. */
 int cffi_is_running(const void *object);
+/* Whether the calling thread is running `object` (a closure that removed itself, still in its call). */
+int cffi_is_running_here(const void *object);
 
 /* What a closure C calls directly runs through, so its removal can be waited for: a call marks the
    guard as running, then runs `handler` with `user_data` unless the guard was retired, in which case it

@@ -49,7 +49,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         var plan: SlotPlan?
         var published: UnsafeRawPointer?
         /// Retired plans and implementations that calls may still be running; each is released as soon as
-        /// a change of the slot finds no thread running it (see ``sweep(_:)``).
+        /// a change of the slot finds no thread running it (see ``sweep(_:waitedFor:)``).
         var unsettled: [any Retirable] = []
         /// Stubs no implementation uses, idle and forwarding to the slot, for the next one to take.
         var freeStubs: [SlotStub] = []
@@ -329,22 +329,29 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     }
 
     /// Waits until no other thread runs any of `running` (retired objects of slot `index`), then
-    /// releases what no thread runs any more (see ``sweep(_:)``).
+    /// releases them and whatever else no thread runs any more (see ``sweep(_:waitedFor:)``).
     func settle(_ running: [any Retirable], slot index: Int) {
         if !running.isEmpty { waitUntilNotRunning(running) }
-        sweep(index)
+        sweep(index, waitedFor: Set(running.map { ObjectIdentifier($0) }))
     }
 
-    /// Releases every retired object of slot `index` that no thread runs, without waiting: a plan, and
-    /// an implementation's closure with what it captured; its stub goes back to the slot for reuse. A
-    /// retired object no thread runs can never run again (calls check retirement after recording what
-    /// they run), so this is final. One still running (a closure that removed itself, on this thread)
-    /// stays listed until a later change of the slot finds it finished, or the delegate goes.
-    func sweep(_ index: Int) {
+    /// Releases the retired objects of slot `index` that no call can use any more: a plan, and an
+    /// implementation's closure with what it captured; its stub goes back to the slot for reuse.
+    ///
+    /// A call records what it runs before it checks that it was retired (a stub's guard) or replaced (a
+    /// plan), so once a wait saw no other thread running an object, a call that records it afresh finds
+    /// it retired and touches nothing it holds (it forwards, or reads the cell again). Objects in
+    /// `waitedFor` are therefore released unless this very thread is inside them (a closure that removed
+    /// itself); the others only once no thread at all records them. What stays is released by a later
+    /// change of the slot, or with the delegate.
+    func sweep(_ index: Int, waitedFor waited: Set<ObjectIdentifier> = []) {
         let released: [any Retirable] = state.withLock { state in
             var released: [any Retirable] = []
             state.slots[index].unsettled.removeAll { object in
-                guard cffi_is_running(object.runningIdentity) == 0 else { return false }
+                let identity = object.runningIdentity
+                let running = waited.contains(ObjectIdentifier(object))
+                    ? cffi_is_running_here(identity) : cffi_is_running(identity)
+                guard running == 0 else { return false }
                 released.append(object)
                 return true
             }
