@@ -2,9 +2,15 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 ffi_type *cffi_type_void(void) { return &ffi_type_void; }
 ffi_type *cffi_type_uint8(void) { return &ffi_type_uint8; }
@@ -78,7 +84,33 @@ static void release_record(void *record) {
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, release_record); }
 
+int cffi_calls_need_no_fence = 0;
+static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
+
+static void register_membarrier(void) {
+#if defined(__linux__) && defined(SYS_membarrier)
+    long supported = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (supported < 0 || !(supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return;
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return;
+    cffi_calls_need_no_fence = 1;
+#endif
+}
+
+void cffi_synchronize_calls(void) {
+    /* Every thread that can be running an object registered first, which ran this once too, so callers
+       and removers agree on who fences. */
+    pthread_once(&membarrier_once, register_membarrier);
+#if defined(__linux__) && defined(SYS_membarrier)
+    if (cffi_calls_need_no_fence) {
+        if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+        abort(); /* registered, so it cannot fail; a scan without the fence could free running code */
+    }
+#endif
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 cffi_thread_calls *cffi_register_thread(void) {
+    pthread_once(&membarrier_once, register_membarrier);
     cffi_thread_calls *record = NULL;
     for (cffi_thread_calls *candidate = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); candidate; candidate = candidate->next) {
         int expected = 0;
@@ -115,7 +147,7 @@ void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *user
     }
     cffi_guard *guard = user_data;
     long token = cffi_enter(guard);
-    if (__builtin_expect(!__atomic_load_n(&guard->retired, __ATOMIC_SEQ_CST), 1)) {
+    if (__builtin_expect(cffi_guard_is_published(guard), 1)) {
         guard->handler(cif, result, arguments, guard->user_data);
     } else {
         /* Removed since C loaded the slot: behave as if C had loaded it a moment later. */
@@ -135,15 +167,14 @@ void cffi_guard_retire(cffi_guard *guard) { __atomic_store_n(&guard->retired, 1,
 void cffi_guard_publish(cffi_guard *guard) { __atomic_store_n(&guard->retired, 0, __ATOMIC_SEQ_CST); }
 
 static int is_running(cffi_thread_calls *record, const void *object) {
-    if (__atomic_load_n(&record->overflow, __ATOMIC_SEQ_CST) > 0) return 1;
+    if (__atomic_load_n(&record->overflow, __ATOMIC_ACQUIRE) > 0) return 1;
     for (int i = 0; i < CFFI_CALL_DEPTH; i++) {
-        if (__atomic_load_n(&record->running[i], __ATOMIC_SEQ_CST) == object) return 1;
+        if (__atomic_load_n(&record->running[i], __ATOMIC_ACQUIRE) == object) return 1;
     }
     return 0;
 }
 
 int cffi_is_running_elsewhere(const void *object) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     cffi_thread_calls *mine = cffi_current_calls;
     for (cffi_thread_calls *record = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); record; record = record->next) {
         if (record != mine && is_running(record, object)) return 1;
@@ -157,9 +188,111 @@ int cffi_is_running_here(const void *object) {
 }
 
 int cffi_is_running(const void *object) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (cffi_thread_calls *record = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); record; record = record->next) {
         if (is_running(record, object)) return 1;
     }
     return 0;
 }
+
+/* ---- The register path ---- */
+
+#if defined(__x86_64__) && !defined(_WIN32)
+/* endbr64 (a valid indirect-branch target under CET), then r8->r9, rcx->r8, rdx->rcx, rsi->rdx,
+   rdi->rsi, the context into rdi and a jump to the entry; both loaded from the closure's `user_data`
+   and `fun` words, after the code. No stack access: the caller's alignment and red zone are untouched,
+   and the entry returns straight to the C caller. */
+static const unsigned char register_trampoline[32] = {
+    0xf3, 0x0f, 0x1e, 0xfa,                    /* endbr64 */
+    0x4d, 0x89, 0xc1,                          /* mov %r8, %r9 */
+    0x49, 0x89, 0xc8,                          /* mov %rcx, %r8 */
+    0x48, 0x89, 0xd1,                          /* mov %rdx, %rcx */
+    0x48, 0x89, 0xf2,                          /* mov %rsi, %rdx */
+    0x48, 0x89, 0xfe,                          /* mov %rdi, %rsi */
+    0x48, 0x8b, 0x3d, 0, 0, 0, 0,              /* mov user_data(%rip), %rdi */
+    0xff, 0x25, 0, 0, 0, 0,                    /* jmp *fun(%rip) */
+};
+
+static void write_trampoline(ffi_closure *closure, cffi_register_entry entry, void *context) {
+    /* The words first: a caller can only reach the code through an address published after this. */
+    closure->user_data = context;
+    closure->fun = (void (*)(ffi_cif *, void *, void **, void *))(void (*)(void))entry;
+    unsigned char code[32];
+    memcpy(code, register_trampoline, sizeof code);
+    int32_t context_offset = (int32_t)offsetof(ffi_closure, user_data) - 26;
+    int32_t entry_offset = (int32_t)offsetof(ffi_closure, fun) - 32;
+    memcpy(code + 22, &context_offset, 4);
+    memcpy(code + 28, &entry_offset, 4);
+    memcpy(closure->tramp, code, sizeof code);
+}
+
+/* The probe's entry, also safe when libffi calls it as a closure handler (cif, result, arguments,
+   user_data): then its first argument is the cif, not the probe's context. */
+static char probe_context;
+
+static cffi_registers probe_entry(void *context, uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4,
+                                  double d0, double d1, double d2, double d3, double d4, double d5, double d6,
+                                  double d7) {
+    (void)i2; (void)i3; (void)i4; (void)d0; (void)d1; (void)d2; (void)d3; (void)d4; (void)d5; (void)d6; (void)d7;
+    cffi_registers registers = {0, 0};
+    if (context == &probe_context) {
+        registers.integer = i0 ^ 0x5a5a5a5a5a5a5a5aULL;
+    } else {
+        memset((void *)(uintptr_t)i0, 0, sizeof(ffi_arg)); /* libffi's result buffer: answer 0 */
+        (void)i1;
+    }
+    return registers;
+}
+
+static void probe_handler(ffi_cif *cif, void *result, void **arguments, void *user_data) {
+    (void)cif; (void)arguments; (void)user_data;
+    memset(result, 0, sizeof(ffi_arg));
+}
+
+static int register_path_available = 0;
+static pthread_once_t register_path_once = PTHREAD_ONCE_INIT;
+
+static void probe_register_path(void) {
+    const char *setting = getenv("DELEGATEKIT_FAST_PATH");
+    if (setting != NULL && strcmp(setting, "0") == 0) return;
+    if (FFI_TRAMPOLINE_SIZE < sizeof register_trampoline) return;
+    static ffi_cif cif;
+    static ffi_type *arguments[1];
+    arguments[0] = &ffi_type_uint64;
+    if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_uint64, arguments) != FFI_OK) return;
+    void *code = NULL;
+    ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
+    if (closure == NULL) return;
+    /* A working libffi closure first, so that whatever runs at `code` is safe to call. */
+    if (ffi_prep_closure_loc(closure, &cif, probe_handler, NULL, code) == FFI_OK) {
+        /* Restored before freeing: where libffi keeps a static trampoline's address there instead. */
+        ffi_closure saved = *closure;
+        write_trampoline(closure, probe_entry, &probe_context);
+        uint64_t answer = ((uint64_t (*)(uint64_t))code)(0x0123456789abcdefULL);
+        register_path_available = answer == (0x0123456789abcdefULL ^ 0x5a5a5a5a5a5a5a5aULL);
+        *closure = saved;
+    }
+    ffi_closure_free(closure);
+}
+
+int cffi_register_path_available(void) {
+    pthread_once(&register_path_once, probe_register_path);
+    return register_path_available;
+}
+
+void *cffi_register_closure_create(cffi_register_entry entry, void *context, void **code) {
+    if (!cffi_register_path_available()) return NULL;
+    void *executable = NULL;
+    ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &executable);
+    if (closure == NULL) return NULL;
+    write_trampoline(closure, entry, context);
+    *code = executable;
+    return closure;
+}
+#else
+int cffi_register_path_available(void) { return 0; }
+
+void *cffi_register_closure_create(cffi_register_entry entry, void *context, void **code) {
+    (void)entry; (void)context; (void)code;
+    return NULL;
+}
+#endif

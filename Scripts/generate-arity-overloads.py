@@ -51,6 +51,13 @@ def block(n):
     arg_list = ", ".join(f"a{i}" for i in range(n))
     prepare_lines.append(f"        let prepared = try FFISignature.prepared(key: {key}) {{ CSignature(returnType, [{arg_list}]) }}")
     prepare = "\n".join(prepare_lines)
+    reg_params = "i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7"
+    reg_var = "var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)\n                " if n else ""
+    reg_args = ", ".join("arguments.next()" for _ in range(n))
+    reg_args_comma = (", " + reg_args) if n else ""
+    agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
+    agree_v = agree
+    agree_sig = "".join(f"\n            && registerClassAgrees(A{i}.self, signature.argumentTypes[{i}])" for i in range(n))
     return forward_function(n) + f'''
 // MARK: {n} argument{"" if n == 1 else "s"}
 
@@ -60,7 +67,13 @@ extension CallThunk {{
         let returnType = try R.checkedCType()
 {prepare}
         let widening = returnType.widening
-        return CallThunk(prepared: prepared, swiftType: ({fn_r}).self) {{ result, arguments in
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
+            registers = {{ {reg_params} in
+                {reg_var}return registerResult(closure({reg_args}), widening)
+            }}
+        }}
+        return CallThunk(prepared: prepared, swiftType: ({fn_r}).self, registers: registers) {{ result, arguments in
             storeResult(closure({args}), to: result, widening)
         }}
     }}
@@ -69,7 +82,14 @@ extension CallThunk {{
     static func typed{g_v_decl}(_ closure: @escaping @Sendable {fn_v}) throws -> CallThunk {{
         let returnType = CType.void
 {prepare}
-        return CallThunk(prepared: prepared, swiftType: ({fn_v}).self) {{ _, arguments in closure({args}) }}
+        var registers: RegisterBody?
+        if prepared.takesRegisters{agree_v} {{
+            registers = {{ {reg_params} in
+                {reg_var}closure({reg_args})
+                return .zero
+            }}
+        }}
+        return CallThunk(prepared: prepared, swiftType: ({fn_v}).self, registers: registers) {{ _, arguments in closure({args}) }}
     }}
 }}
 
@@ -78,7 +98,14 @@ extension OverrideThunk {{
     static func typed<{g_r}>(_ closure: @escaping @Sendable (Next<{next_r}>{comma_t}) -> R) throws -> OverrideThunk {{
         let signature = CSignature(try R.checkedCType(), [{checked}])
         let widening = signature.returnType.widening
-        return OverrideThunk(signature: signature) {{ context, result, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(R.self, signature.returnType){agree_sig} {{
+            registers = {{ context, {reg_params} in
+                {reg_var}return registerResult(closure(Next(context, {fwd}){reg_args_comma}), widening)
+            }}
+        }}
+        return OverrideThunk(signature: signature, registers: registers) {{ context, result, arguments in
             storeResult(closure(Next(context, {fwd}){", " + args if args else ""}), to: result, widening)
         }}
     }}
@@ -86,7 +113,14 @@ extension OverrideThunk {{
     @inlinable
     static func typed{g_v_decl}(_ closure: @escaping @Sendable (Next<{next_v}>{comma_t}) -> Void) throws -> OverrideThunk {{
         let signature = CSignature(.void, [{checked}])
-        return OverrideThunk(signature: signature) {{ context, _, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature){agree_sig} {{
+            registers = {{ context, {reg_params} in
+                {reg_var}closure(Next(context, {fwd}){reg_args_comma})
+                return .zero
+            }}
+        }}
+        return OverrideThunk(signature: signature, registers: registers) {{ context, _, arguments in
             closure(Next(context, {fwd}){", " + args if args else ""})
         }}
     }}
@@ -242,6 +276,8 @@ def forward_function(n):
         }}
 """
     closing = "    " + " ".join("}" for _ in range(n)) + "\n"
+    classes = " | ".join(f"(travelsInSSE(A{i}.self) ? {1 << i} : 0)" for i in range(n)) + " | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)"
+    appends = "".join(f"        registers.append(a{i})\n" for i in range(n))
     types = ", ".join([f"A{i}" for i in range(n)] + ["R"])
     plain_fn = "(" + ", ".join(f"A{i}" for i in range(n)) + ") -> R"
     values = ", ".join(f"a{i}" for i in range(n))
@@ -273,6 +309,9 @@ func forward<{generics}>(_ context: CallContext, {params}) -> R {{
             let next = Next<{types}>(context.below, forward)
             return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Override{n}<{types}>.self).call(next, {values}) }}
         }}
+    }} else if let function = context.functionInRegisters(classes: {classes}) {{
+        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+{appends}        return resultValue(registers.call(function))
     }}
 {body}{opening}{inner}{closing}}}
 """

@@ -2,6 +2,7 @@
 #define CFFISHIM_H
 
 #include <ffi.h>
+#include <stdint.h>
 
 /* libffi's type descriptors are mutable C globals, which Swift 6 refuses to take the address of;
    these return the addresses instead. */
@@ -63,13 +64,26 @@ typedef struct cffi_thread_calls {
 extern _Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec")));
 cffi_thread_calls *cffi_register_thread(void);
 
-/* Marks `object` as running on this thread; returns the token cffi_leave needs. */
+/* Whether removers pay for the ordering calls need (Linux's membarrier(2), registered on first use):
+   then a call publishes what it runs with a plain store, and a remover makes every running thread
+   execute a full fence before it scans (cffi_synchronize_calls). Otherwise each call fences itself. */
+extern int cffi_calls_need_no_fence;
+
+/* Marks `object` as running on this thread; returns the token cffi_leave needs. A call then checks
+   whether the object was retired, with an acquiring load, before it touches anything it holds. */
 static inline long cffi_enter(const void *object) {
     cffi_thread_calls *calls = cffi_current_calls;
     if (__builtin_expect(calls == NULL, 0)) calls = cffi_register_thread();
     long index = calls->depth++;
     if (__builtin_expect(index < CFFI_CALL_DEPTH, 1)) {
-        __atomic_store_n(&calls->running[index], object, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&calls->running[index], object, __ATOMIC_RELAXED);
+        /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
+           cell): membarrier does that from the remover's side; the compiler must not reorder either. */
+        if (__builtin_expect(cffi_calls_need_no_fence, 1)) {
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        } else {
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        }
     } else {
         __atomic_fetch_add(&calls->overflow, 1, __ATOMIC_SEQ_CST);
     }
@@ -86,11 +100,16 @@ static inline void cffi_leave(long index) {
     calls->depth = index;
 }
 
+/* Called by a remover after it retired objects and before it asks whether any is running: orders every
+   thread's earlier records before the scans that follow (a full fence on each running thread). */
+void cffi_synchronize_calls(void);
+
 /* Whether a thread other than the calling one is running `object` (a closure may remove itself: its own
-   call finishes after). A remover retires the object, then waits for this to be 0. */
+   call finishes after). A remover retires the object, calls cffi_synchronize_calls, then waits for this
+   to be 0. */
 int cffi_is_running_elsewhere(const void *object);
-/* Whether any thread, the calling one included, is running `object`. Once `object` is retired, an
-   answer of 0 is final: no call can start it any more, so what it uses may be freed or reused. */
+/* Whether any thread, the calling one included, is running `object`. Once `object` is retired (and
+   cffi_synchronize_calls was called after), an answer of 0 is final: no call can start it any more, so what it uses may be freed or reused. */
 int cffi_is_running(const void *object);
 /* Whether the calling thread is running `object` (a closure that removed itself, still in its call). */
 int cffi_is_running_here(const void *object);
@@ -108,6 +127,11 @@ typedef struct cffi_guard {
     int retired;
 } cffi_guard;
 
+/* Whether calls may run the guard's handler (an acquiring load: the handler was set before publishing). */
+static inline int cffi_guard_is_published(const cffi_guard *guard) {
+    return !__atomic_load_n(&guard->retired, __ATOMIC_ACQUIRE);
+}
+
 /* The libffi handler of a guarded closure; its user data is the cffi_guard. */
 void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *guard);
 /* Retires the guard (sequentially consistent, against cffi_enter): later calls no longer run it. */
@@ -115,5 +139,43 @@ void cffi_guard_retire(cffi_guard *guard);
 /* Un-retires the guard (sequentially consistent): calls run its handler again. Set the handler and user
    data first; publish before the slot points at the guard's closure. */
 void cffi_guard_publish(cffi_guard *guard);
+
+/* ---- The register path (x86_64 System V only) ----
+   A signature whose arguments all travel in registers (at most 5 of integer class: integers, bool,
+   pointers; at most 8 of SSE class: float, double) and whose result is void, integer class, float or
+   double can be entered without libffi: a 32-byte trampoline moves the integer argument registers up by
+   one, loads a context pointer into the first and jumps to an entry taking (context, i0..i4, d0..d7).
+   The entry returns both result registers, so one entry serves every such signature; a float travels
+   in the low half of `sse`, an integer narrower than 64 bits in the low bits of `integer`. */
+typedef struct cffi_registers {
+    uint64_t integer;
+    double sse;
+} cffi_registers;
+
+typedef cffi_registers (*cffi_register_entry)(void *context, uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3,
+                                              uint64_t i4, double d0, double d1, double d2, double d3, double d4,
+                                              double d5, double d6, double d7);
+
+/* Whether the register path runs here: an x86_64 System V build, DELEGATEKIT_FAST_PATH not "0", and a
+   trampoline written into libffi's closure memory proven to execute (a libffi with static trampolines
+   executes code of its own at the closure's address, so there it does not). Probed once. */
+int cffi_register_path_available(void);
+
+/* Allocates closure memory and writes the trampoline that enters `entry` with `context`; only when
+   cffi_register_path_available(). Returns the closure to free with cffi_closure_free (or bury) and
+   stores the code address in *code, or returns NULL when the system refuses executable memory. */
+void *cffi_register_closure_create(cffi_register_entry entry, void *context, void **code);
+
+/* Calls `function`, a C function of a register-only signature, with the registers of a call of that
+   signature: a direct call, the same registers in, the same registers out. */
+static inline cffi_registers cffi_call_registers(const void *function, uint64_t i0, uint64_t i1, uint64_t i2,
+                                                 uint64_t i3, uint64_t i4, double d0, double d1, double d2,
+                                                 double d3, double d4, double d5, double d6, double d7) {
+    /* Only the registers matter on x86_64 System V: the callee reads those its own signature names and
+       sets the result register its result type names. */
+    return ((cffi_registers (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double, double,
+                                double, double, double, double, double))function)(i0, i1, i2, i3, i4, d0, d1, d2,
+                                                                                  d3, d4, d5, d6, d7);
+}
 
 #endif

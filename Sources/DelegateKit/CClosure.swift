@@ -24,6 +24,8 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     public let address: UnsafeRawPointer
     /// What a call runs; libffi's user data is this object itself.
     let body: CallThunk.Body
+    /// What a call runs when it enters in register form (see ``RegisterPath``).
+    private let registers: RegisterBody?
     private let closure: UnsafeMutableRawPointer
     /// The prepared signature (kept alive by the cache too, but the closure should not depend on that).
     let prepared: FFISignature
@@ -41,21 +43,32 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
 
     @usableFromInline
     convenience init(thunk: CallThunk) throws {
-        try self.init(prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil, swiftType: thunk.swiftType)
+        try self.init(
+            prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil,
+            swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: CClosure.registerEntry)
     }
 
-    /// A closure whose calls go to `handler` with `target` (or, without one, this closure) as user data.
+    /// A closure whose calls go to `handler` with `target` (or, without one, this closure) as user data;
+    /// or, when the signature takes the register path and `registerEntry` is given, to `registerEntry`
+    /// with the same context.
     init(
         prepared: FFISignature, body: @escaping CallThunk.Body, handler: cffi_closure_handler, target: AnyObject?,
-        swiftType: Any.Type? = nil
+        swiftType: Any.Type? = nil, registers: RegisterBody? = nil, registerEntry: cffi_register_entry? = nil
     ) throws {
         self.prepared = prepared
         self.body = body
         self.target = target
         self.swiftType = swiftType
+        self.registers = registers
         var code: UnsafeMutableRawPointer?
-        // The user data is set once the object exists; libffi reads it only when C calls.
-        guard let closure = cffi_closure_create(prepared.cif, handler, nil, &code), let code else {
+        // The context is set once the object exists; nothing reads it before C calls.
+        let closure: UnsafeMutableRawPointer?
+        if prepared.takesRegisters, let registerEntry {
+            closure = cffi_register_closure_create(registerEntry, nil, &code)
+        } else {
+            closure = cffi_closure_create(prepared.cif, handler, nil, &code)
+        }
+        guard let closure, let code else {
             throw DelegateError.closureAllocationFailed(prepared.signature)
         }
         self.closure = closure
@@ -69,6 +82,13 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         // the signature has no arguments; neither is read beyond what the signature says.
         Unmanaged<CClosure>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.body(result.unsafelyUnwrapped, arguments ?? noArguments)
+        }
+    }
+
+    /// The register path's counterpart of ``entry``.
+    static let registerEntry: cffi_register_entry = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<CClosure>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            $0.registers.unsafelyUnwrapped(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
         }
     }
 

@@ -12,16 +12,31 @@ struct CallThunk: Sendable {
     /// The signature, already prepared for libffi (shared by every closure of that signature).
     @usableFromInline let prepared: FFISignature
     @usableFromInline let body: Body
+    /// The same call in register form, made where the closure's Swift types say which register each
+    /// argument arrives in (see ``RegisterPath``); nil where they cannot or the signature does not.
+    @usableFromInline let registers: RegisterBody?
     /// The Swift function type of the user's closure (`(A0, A1) -> R`), when it has one: what
     /// `functionPointer(as:)` compares a struct or enum parameter with, whose C type its name does not
     /// say. A metatype, so recording it costs no allocation; it is named only when checked.
     let swiftType: Any.Type?
 
     @usableFromInline
-    init(prepared: FFISignature, swiftType: Any.Type? = nil, body: @escaping Body) {
+    init(prepared: FFISignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, body: @escaping Body) {
         self.prepared = prepared
         self.swiftType = swiftType
+        self.registers = registers
         self.body = body
+    }
+
+    /// The call in register form, for a signature that takes registers: the closure's own, or ``body``
+    /// run on an argument array made from the registers.
+    func registerForm() -> RegisterBody? {
+        guard let layout = prepared.registerLayout else { return nil }
+        if let registers { return registers }
+        let body = body
+        return { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            layout.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7), body)
+        }
     }
 
     @usableFromInline

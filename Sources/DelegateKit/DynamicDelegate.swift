@@ -347,6 +347,9 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     func sweep(_ index: Int, waitedFor waited: Set<ObjectIdentifier> = []) {
         let released: [any Retirable] = state.withLock { state in
             var released: [any Retirable] = []
+            guard !state.slots[index].unsettled.isEmpty else { return released }
+            // After every retirement of what is scanned (they happened before it was listed).
+            cffi_synchronize_calls()
             state.slots[index].unsettled.removeAll { object in
                 let identity = object.runningIdentity
                 let running = waited.contains(ObjectIdentifier(object))

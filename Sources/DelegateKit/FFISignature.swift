@@ -12,6 +12,12 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     let cif: UnsafeMutablePointer<ffi_cif>
     /// The argument-type array and every structure's `ffi_type` and element array, which the cif points into.
     private let typeStorage: [UnsafeMutableRawPointer]
+    /// Where the arguments arrive when closures of this signature take the register path (see
+    /// ``RegisterPath``); nil when they enter through libffi.
+    let registerLayout: RegisterLayout?
+
+    /// Whether closures of this signature take the register path.
+    @usableFromInline var takesRegisters: Bool { registerLayout != nil }
 
     /// Keyed by the signature as spelled, not by ``CSignature``'s equality, which takes `size_t` for
     /// `uint64_t`: a closure keeps the spelling it was made with, and ``CInvocation`` lets an `Int` be read
@@ -118,6 +124,7 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
         }
         let returnType = FFISignature.ffiType(signature.returnType, storingInto: &storage)
         typeStorage = storage
+        registerLayout = RegisterPath.isAvailable ? RegisterLayout(signature) : nil
         cif = .allocate(capacity: 1)
         // Every property is set, so a throw below still runs deinit and frees what was allocated.
         let status = cffi_prep_cif(cif, UInt32(signature.argumentTypes.count), returnType, argumentTypes)

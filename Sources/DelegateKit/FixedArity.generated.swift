@@ -12,7 +12,13 @@ extension CallThunk {
         let returnType = try R.checkedCType()
         let prepared = try FFISignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared, swiftType: (() -> R).self) { result, arguments in
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                return registerResult(closure(), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers) { result, arguments in
             storeResult(closure(), to: result, widening)
         }
     }
@@ -21,7 +27,14 @@ extension CallThunk {
     static func typed(_ closure: @escaping @Sendable () -> Void) throws -> CallThunk {
         let returnType = CType.void
         let prepared = try FFISignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
-        return CallThunk(prepared: prepared, swiftType: (() -> Void).self) { _, arguments in closure() }
+        var registers: RegisterBody?
+        if prepared.takesRegisters {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                closure()
+                return .zero
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers) { _, arguments in closure() }
     }
 }
 
@@ -30,7 +43,14 @@ extension OverrideThunk {
     static func typed<R: CValue>(_ closure: @escaping @Sendable (Next<R>) -> R) throws -> OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [])
         let widening = signature.returnType.widening
-        return OverrideThunk(signature: signature) { context, result, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(R.self, signature.returnType) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                return registerResult(closure(Next(context, forwardAnyArity)), widening)
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
             storeResult(closure(Next(context, forwardAnyArity)), to: result, widening)
         }
     }
@@ -38,7 +58,14 @@ extension OverrideThunk {
     @inlinable
     static func typed(_ closure: @escaping @Sendable (Next<Void>) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [])
-        return OverrideThunk(signature: signature) { context, _, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                closure(Next(context, forwardAnyArity))
+                return .zero
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
             closure(Next(context, forwardAnyArity))
         }
     }
@@ -197,6 +224,10 @@ func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
             let next = Next<A0, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override1<A0, R>.self).call(next, a0) }
         }
+    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
+        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        return resultValue(registers.call(function))
     }
     var a0 = a0
     return withUnsafeMutablePointer(to: &a0) { p0 in
@@ -221,7 +252,14 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let prepared = try FFISignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self) { result, arguments in
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers) { result, arguments in
             storeResult(closure(argument(arguments, 0)), to: result, widening)
         }
     }
@@ -231,7 +269,15 @@ extension CallThunk {
         let returnType = CType.void
         let a0 = try A0.checkedCType()
         let prepared = try FFISignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self) { _, arguments in closure(argument(arguments, 0)) }
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(arguments.next())
+                return .zero
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0)) }
     }
 }
 
@@ -240,7 +286,16 @@ extension OverrideThunk {
     static func typed<A0: CValue, R: CValue>(_ closure: @escaping @Sendable (Next<A0, R>, A0) -> R) throws -> OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType()])
         let widening = signature.returnType.widening
-        return OverrideThunk(signature: signature) { context, result, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(R.self, signature.returnType)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(Next(context, forward), arguments.next()), widening)
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
             storeResult(closure(Next(context, forward), argument(arguments, 0)), to: result, widening)
         }
     }
@@ -248,7 +303,16 @@ extension OverrideThunk {
     @inlinable
     static func typed<A0: CValue>(_ closure: @escaping @Sendable (Next<A0, Void>, A0) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType()])
-        return OverrideThunk(signature: signature) { context, _, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(Next(context, forward), arguments.next())
+                return .zero
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
             closure(Next(context, forward), argument(arguments, 0))
         }
     }
@@ -407,6 +471,11 @@ func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: 
             let next = Next<A0, A1, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override2<A0, A1, R>.self).call(next, a0, a1) }
         }
+    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
+        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in
@@ -432,7 +501,14 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let prepared = try FFISignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self) { result, arguments in
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next(), arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
@@ -443,7 +519,15 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let prepared = try FFISignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1)) }
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1)) }
     }
 }
 
@@ -452,7 +536,17 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue, R: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, R>, A0, A1) -> R) throws -> OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType()])
         let widening = signature.returnType.widening
-        return OverrideThunk(signature: signature) { context, result, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(R.self, signature.returnType)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next()), widening)
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
             storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
@@ -460,7 +554,17 @@ extension OverrideThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, Void>, A0, A1) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType()])
-        return OverrideThunk(signature: signature) { context, _, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(Next(context, forward), arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
             closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1))
         }
     }
@@ -619,6 +723,12 @@ func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0
             let next = Next<A0, A1, A2, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override3<A0, A1, A2, R>.self).call(next, a0, a1, a2) }
         }
+    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
+        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1, a2 = a2
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in
@@ -645,7 +755,14 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let prepared = try FFISignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self) { result, arguments in
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next(), arguments.next(), arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, widening)
         }
     }
@@ -657,7 +774,15 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
         let prepared = try FFISignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)) }
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(arguments.next(), arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)) }
     }
 }
 
@@ -666,7 +791,18 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, R>, A0, A1, A2) -> R) throws -> OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType()])
         let widening = signature.returnType.widening
-        return OverrideThunk(signature: signature) { context, result, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(R.self, signature.returnType)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1])
+            && registerClassAgrees(A2.self, signature.argumentTypes[2]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next()), widening)
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
             storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, widening)
         }
     }
@@ -674,7 +810,18 @@ extension OverrideThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, Void>, A0, A1, A2) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType()])
-        return OverrideThunk(signature: signature) { context, _, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1])
+            && registerClassAgrees(A2.self, signature.argumentTypes[2]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
             closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
@@ -833,6 +980,13 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallC
             let next = Next<A0, A1, A2, A3, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override4<A0, A1, A2, A3, R>.self).call(next, a0, a1, a2, a3) }
         }
+    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
+        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in
@@ -860,7 +1014,14 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let prepared = try FFISignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self) { result, arguments in
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, widening)
         }
     }
@@ -873,7 +1034,15 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
         let prepared = try FFISignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)) }
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)) }
     }
 }
 
@@ -882,7 +1051,19 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) throws -> OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()])
         let widening = signature.returnType.widening
-        return OverrideThunk(signature: signature) { context, result, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(R.self, signature.returnType)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1])
+            && registerClassAgrees(A2.self, signature.argumentTypes[2])
+            && registerClassAgrees(A3.self, signature.argumentTypes[3]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
             storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, widening)
         }
     }
@@ -890,7 +1071,19 @@ extension OverrideThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, A3, Void>, A0, A1, A2, A3) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()])
-        return OverrideThunk(signature: signature) { context, _, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1])
+            && registerClassAgrees(A2.self, signature.argumentTypes[2])
+            && registerClassAgrees(A3.self, signature.argumentTypes[3]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
             closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
@@ -1049,6 +1242,14 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ co
             let next = Next<A0, A1, A2, A3, A4, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override5<A0, A1, A2, A3, A4, R>.self).call(next, a0, a1, a2, a3, a4) }
         }
+    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
+        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        registers.append(a4)
+        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in
@@ -1077,7 +1278,14 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let prepared = try FFISignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self) { result, arguments in
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, widening)
         }
     }
@@ -1091,7 +1299,15 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
         let prepared = try FFISignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)) }
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)) }
     }
 }
 
@@ -1100,7 +1316,20 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) throws -> OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType()])
         let widening = signature.returnType.widening
-        return OverrideThunk(signature: signature) { context, result, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(R.self, signature.returnType)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1])
+            && registerClassAgrees(A2.self, signature.argumentTypes[2])
+            && registerClassAgrees(A3.self, signature.argumentTypes[3])
+            && registerClassAgrees(A4.self, signature.argumentTypes[4]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
             storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, widening)
         }
     }
@@ -1108,7 +1337,20 @@ extension OverrideThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, A3, A4, Void>, A0, A1, A2, A3, A4) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType()])
-        return OverrideThunk(signature: signature) { context, _, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1])
+            && registerClassAgrees(A2.self, signature.argumentTypes[2])
+            && registerClassAgrees(A3.self, signature.argumentTypes[3])
+            && registerClassAgrees(A4.self, signature.argumentTypes[4]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
             closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
@@ -1267,6 +1509,15 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CVa
             let next = Next<A0, A1, A2, A3, A4, A5, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override6<A0, A1, A2, A3, A4, A5, R>.self).call(next, a0, a1, a2, a3, a4, a5) }
         }
+    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(A5.self) ? 32 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
+        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        registers.append(a4)
+        registers.append(a5)
+        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4, a5 = a5
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in withUnsafeMutablePointer(to: &a5) { p5 in
@@ -1296,7 +1547,14 @@ extension CallThunk {
         let a5 = try A5.checkedCType()
         let prepared = try FFISignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
         let widening = returnType.widening
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self) { result, arguments in
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, widening)
         }
     }
@@ -1311,7 +1569,15 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let a5 = try A5.checkedCType()
         let prepared = try FFISignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)) }
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
+            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)) }
     }
 }
 
@@ -1320,7 +1586,21 @@ extension OverrideThunk {
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) throws -> OverrideThunk {
         let signature = CSignature(try R.checkedCType(), [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()])
         let widening = signature.returnType.widening
-        return OverrideThunk(signature: signature) { context, result, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(R.self, signature.returnType)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1])
+            && registerClassAgrees(A2.self, signature.argumentTypes[2])
+            && registerClassAgrees(A3.self, signature.argumentTypes[3])
+            && registerClassAgrees(A4.self, signature.argumentTypes[4])
+            && registerClassAgrees(A5.self, signature.argumentTypes[5]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
             storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, widening)
         }
     }
@@ -1328,7 +1608,21 @@ extension OverrideThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ closure: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, Void>, A0, A1, A2, A3, A4, A5) -> Void) throws -> OverrideThunk {
         let signature = CSignature(.void, [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()])
-        return OverrideThunk(signature: signature) { context, _, arguments in
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(A0.self, signature.argumentTypes[0])
+            && registerClassAgrees(A1.self, signature.argumentTypes[1])
+            && registerClassAgrees(A2.self, signature.argumentTypes[2])
+            && registerClassAgrees(A3.self, signature.argumentTypes[3])
+            && registerClassAgrees(A4.self, signature.argumentTypes[4])
+            && registerClassAgrees(A5.self, signature.argumentTypes[5]) {
+            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
             closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }

@@ -103,6 +103,7 @@ protocol Retirable: AnyObject {
 /// retired. Its stub may already serve a new implementation, whose calls record the same guard, so
 /// waiting on would wait for calls that have nothing to do with this removal.
 func waitUntilNotRunning(_ objects: [any Retirable]) {
+    cffi_synchronize_calls()
     for object in objects {
         var spins = 0
         while !object.isReleased, cffi_is_running_elsewhere(object.runningIdentity) != 0 {
@@ -126,13 +127,36 @@ final class OverrideThunk: Sendable {
     @usableFromInline
     typealias Body = @Sendable (CallContext, UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Void
 
+    /// An override in register form (see ``RegisterPath``).
+    @usableFromInline
+    typealias RegisterBody = @Sendable (
+        CallContext, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double, Double, Double
+    ) -> RegisterResult
+
     @usableFromInline let signature: CSignature
     @usableFromInline let body: Body
+    /// The override in register form, when its Swift types say where each argument arrives.
+    @usableFromInline let registers: RegisterBody?
 
     @usableFromInline
-    init(signature: CSignature, body: @escaping Body) {
+    init(signature: CSignature, registers: RegisterBody? = nil, body: @escaping Body) {
         self.signature = signature
+        self.registers = registers
         self.body = body
+    }
+
+    /// Runs the register form (present whenever the plan runs in register form).
+    @inline(__always)
+    func call(_ context: CallContext, _ r: ArgumentRegisters) -> RegisterResult {
+        registers.unsafelyUnwrapped(
+            context, r.integers.0, r.integers.1, r.integers.2, r.integers.3, r.integers.4,
+            r.sse.0, r.sse.1, r.sse.2, r.sse.3, r.sse.4, r.sse.5, r.sse.6, r.sse.7)
+    }
+
+    /// Whether overrides of `signature` can take the register path.
+    @usableFromInline
+    static func takesRegisters(_ signature: CSignature) -> Bool {
+        RegisterPath.isAvailable && RegisterLayout(signature) != nil
     }
 
     /// The thunk for an override whose arguments come after its ``Next``. Specialized in the caller's

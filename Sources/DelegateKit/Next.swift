@@ -110,6 +110,19 @@ struct CallContext {
         plan._withUnsafeGuaranteedRef { $0.steps.count > level ? $0.steps[level].typed : nil }
     }
 
+    /// The C function a call from here reaches directly when the stack has nothing below, as long as the
+    /// slot's signature takes registers with these register `classes` (see ``RegisterLayout/classes``):
+    /// the wrapped original or the forwarding target's function, called in register form.
+    @usableFromInline
+    func functionInRegisters(classes: Int) -> UnsafeRawPointer? {
+        plan._withUnsafeGuaranteedRef { plan in
+            guard level >= plan.steps.count, let layout = plan.prepared.registerLayout, layout.classes == classes else {
+                return nil
+            }
+            return plan.original ?? plan.forward?.function
+        }
+    }
+
     /// The context of a call made by the layer below this one.
     @inlinable
     var below: CallContext {

@@ -32,6 +32,10 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     let original: UnsafeRawPointer?
     let forward: ForwardRoute?
     let prepared: FFISignature
+    /// Whether a call entering in register form can run the whole plan in that form: no observers, and
+    /// every override has a register form (a plain closure always has one where the signature takes
+    /// registers). Otherwise such a call lays its arguments out for libffi once and runs ``run(_:_:)``.
+    private let runsInRegisters: Bool
     let slot: Int
     let methodName: String
     // The delegate outlives its plans: they are only reachable through it.
@@ -80,6 +84,10 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         } else {
             only = nil
         }
+        runsInRegisters = prepared.takesRegisters && observers.isEmpty && levels.allSatisfy { implementation in
+            if case .override(let thunk) = implementation.body { return thunk.registers != nil }
+            return true
+        }
     }
 
     deinit {
@@ -127,6 +135,40 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         }
     }
 
+    /// ``run(_:_:)`` for a call that entered in register form (the signature takes registers).
+    func run(_ registers: ArgumentRegisters) -> RegisterResult {
+        if let only {
+            return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.call(registers) }
+        }
+        guard runsInRegisters else {
+            return prepared.registerLayout.unsafelyUnwrapped.run(registers) { run($0, $1) }
+        }
+        return invoke(from: 0, registers)
+    }
+
+    /// ``invoke(from:_:_:)`` in register form; only when ``runsInRegisters``.
+    private func invoke(from level: Int, _ registers: ArgumentRegisters) -> RegisterResult {
+        var index = level
+        while index < steps.count {
+            let step = steps[index]
+            if step.once, !step.implementation._withUnsafeGuaranteedRef({ $0.claim() }) {
+                index += 1
+                continue
+            }
+            let result: RegisterResult
+            if step.isOverride {
+                let context = CallContext(plan: Unmanaged.passUnretained(self), level: index + 1, implementation: step.implementation)
+                result = Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.call(context, registers) }
+            } else {
+                result = Unmanaged<PlainClosure>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.call(registers) }
+            }
+            if step.once { owner.remove(step.implementation.takeUnretainedValue(), slot: slot) }
+            return result
+        }
+        if let function = original ?? forward?.function { return registers.call(function) }
+        return .zero
+    }
+
     /// Whether a call from `level` would reach more than the default value.
     func isAvailable(from level: Int) -> Bool {
         levels[min(level, levels.count)...].contains { !$0.isSpent } || original != nil || forward?.function != nil
@@ -151,7 +193,27 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     /// The dispatcher: the C function a slot holds whenever a call needs more than one closure. libffi
     /// hands it the cell directly, so a dispatched call adds one atomic load and no closure call.
     static func dispatcher(for cell: PlanCell, signature: CSignature) throws -> CClosure {
-        try CClosure(prepared: FFISignature.prepared(signature), body: { _, _ in }, handler: entry, target: cell)
+        try CClosure(
+            prepared: FFISignature.prepared(signature), body: { _, _ in }, handler: entry, target: cell,
+            registerEntry: registerEntry)
+    }
+
+    /// ``entry`` in register form.
+    private static let registerEntry: cffi_register_entry = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
+            while true {
+                let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
+                let token = cffi_enter(plan)
+                if cell.plan.load(ordering: .sequentiallyConsistent) == plan {
+                    let result = Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef {
+                        $0.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
+                    }
+                    cffi_leave(token)
+                    return result.registers
+                }
+                cffi_leave(token)
+            }
+        }
     }
 
     private static let entry: cffi_closure_handler = { _, result, arguments, userData in

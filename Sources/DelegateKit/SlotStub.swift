@@ -32,7 +32,10 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         guardian = .allocate(capacity: 1)
         guardian.initialize(to: cffi_guard(handler: nil, user_data: nil, slot: UnsafePointer(slot), retired: 1))
         var code: UnsafeMutableRawPointer?
-        guard let closure = cffi_closure_create(prepared.cif, cffi_guarded_entry, guardian, &code), let code else {
+        let closure = prepared.takesRegisters
+            ? cffi_register_closure_create(SlotStub.registerEntry, guardian, &code)
+            : cffi_closure_create(prepared.cif, cffi_guarded_entry, guardian, &code)
+        guard let closure, let code else {
             guardian.deallocate()
             throw DelegateError.closureAllocationFailed(prepared.signature)
         }
@@ -77,4 +80,19 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     }
 
     var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(guardian) }
+
+    /// `cffi_guarded_entry` in register form: the guard is the context.
+    private static let registerEntry: cffi_register_entry = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+        let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: cffi_guard.self)
+        let token = cffi_enter(guardian)
+        defer { cffi_leave(token) }
+        if cffi_guard_is_published(guardian) != 0 {
+            return Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+                $0.registers.unsafelyUnwrapped(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
+            }
+        }
+        // Removed since C loaded the slot: behave as if C had loaded it a moment later.
+        guard let function = cffi_load_pointer(guardian.pointee.slot) else { return cffi_registers(integer: 0, sse: 0) }
+        return cffi_call_registers(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+    }
 }

@@ -1,0 +1,273 @@
+import CFFIShim
+
+/// The register path: how C enters a closure of a *register-only* signature without libffi.
+///
+/// On x86_64 System V, a signature whose arguments are at most 5 of integer class (integers up to 64
+/// bits, `bool`, pointers) and at most 8 of SSE class (`float`, `double`), returning `void`, one of
+/// those or a pointer, travels entirely in registers. Its C address is then a 32-byte trampoline (see
+/// `cffi_register_closure_create`) that moves the integer registers up by one, puts a context pointer
+/// first and jumps to one of DelegateKit's entries, which hands the registers to a ``RegisterBody``:
+/// the user's closure behind a conversion specialized for its Swift types when it was made. libffi's
+/// generic entry, which classifies and copies every argument of every call, is not involved.
+///
+/// Everything else (and every closure when the path is off, see ``isAvailable``) enters through libffi.
+enum RegisterPath {
+    /// Whether closures of register-only signatures take this path: on x86_64 System V, unless the
+    /// environment sets `DELEGATEKIT_FAST_PATH=0`, and only when a trampoline written into libffi's
+    /// closure memory was proven to run (a libffi built with static trampolines runs its own code there).
+    static let isAvailable: Bool = cffi_register_path_available() != 0
+}
+
+/// A call in register form: the 5 integer and 8 SSE argument registers a register-only signature's
+/// arguments arrive in (in order of their class: the first integer-class argument in `i0`, the first
+/// floating-point one in `d0`), and the two result registers. Registers a signature does not use hold
+/// whatever the caller left there.
+@usableFromInline
+typealias RegisterBody = @Sendable (
+    UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double, Double, Double
+) -> RegisterResult
+
+/// The result registers of a call in register form: `rax` and `xmm0`.
+@frozen @usableFromInline
+struct RegisterResult {
+    @usableFromInline var integer: UInt64
+    @usableFromInline var sse: Double
+
+    @inlinable @inline(__always)
+    init(integer: UInt64, sse: Double) {
+        self.integer = integer
+        self.sse = sse
+    }
+
+    @inlinable static var zero: RegisterResult { RegisterResult(integer: 0, sse: 0) }
+
+    var registers: cffi_registers { cffi_registers(integer: integer, sse: sse) }
+
+    init(_ registers: cffi_registers) { self.init(integer: registers.integer, sse: registers.sse) }
+}
+
+/// The argument registers of a call, read in argument order by the specialized conversions.
+@frozen @usableFromInline
+struct ArgumentRegisters {
+    @usableFromInline var integers: (UInt64, UInt64, UInt64, UInt64, UInt64)
+    @usableFromInline var sse: (Double, Double, Double, Double, Double, Double, Double, Double)
+    /// How many of each class the arguments read so far took.
+    @usableFromInline var integersTaken = 0
+    @usableFromInline var sseTaken = 0
+
+    @inlinable @inline(__always)
+    init(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ d0: Double, _ d1: Double,
+        _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) {
+        integers = (i0, i1, i2, i3, i4)
+        sse = (d0, d1, d2, d3, d4, d5, d6, d7)
+    }
+
+    /// The next argument, of Swift type `T`. The counters and the class test are constants once the
+    /// caller is specialized and inlined, so this is one register move (and a truncation).
+    @inlinable @inline(__always)
+    mutating func next<T: CValue>(_ type: T.Type = T.self) -> T {
+        if travelsInSSE(T.self) {
+            defer { sseTaken += 1 }
+            let value: Double
+            switch sseTaken {
+            case 0: value = sse.0
+            case 1: value = sse.1
+            case 2: value = sse.2
+            case 3: value = sse.3
+            case 4: value = sse.4
+            case 5: value = sse.5
+            case 6: value = sse.6
+            default: value = sse.7
+            }
+            // A float is the low half of its register.
+            return withUnsafeBytes(of: value) { $0.loadUnaligned(as: T.self) }
+        }
+        defer { integersTaken += 1 }
+        let value: UInt64
+        switch integersTaken {
+        case 0: value = integers.0
+        case 1: value = integers.1
+        case 2: value = integers.2
+        case 3: value = integers.3
+        default: value = integers.4
+        }
+        // A narrow integer is the low bits; C leaves the rest undefined, and they are not read.
+        return withUnsafeBytes(of: value) { $0.loadUnaligned(as: T.self) }
+    }
+
+    /// Puts `value` in the next register of its class, for calling C in register form.
+    @inlinable @inline(__always)
+    mutating func append<T: CValue>(_ value: T) {
+        if travelsInSSE(T.self) {
+            var bits = Double(0)
+            withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
+            switch sseTaken {
+            case 0: sse.0 = bits
+            case 1: sse.1 = bits
+            case 2: sse.2 = bits
+            case 3: sse.3 = bits
+            case 4: sse.4 = bits
+            case 5: sse.5 = bits
+            case 6: sse.6 = bits
+            default: sse.7 = bits
+            }
+            sseTaken += 1
+            return
+        }
+        var bits = UInt64(0)
+        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
+        switch integersTaken {
+        case 0: integers.0 = bits
+        case 1: integers.1 = bits
+        case 2: integers.2 = bits
+        case 3: integers.3 = bits
+        default: integers.4 = bits
+        }
+        integersTaken += 1
+    }
+
+    /// Calls the C function at `function`, of a register-only signature, with these registers.
+    @inlinable @inline(__always)
+    func call(_ function: UnsafeRawPointer) -> RegisterResult {
+        callInRegisters(
+            function, integers.0, integers.1, integers.2, integers.3, integers.4,
+            sse.0, sse.1, sse.2, sse.3, sse.4, sse.5, sse.6, sse.7)
+    }
+}
+
+/// Whether a Swift type's values travel in SSE registers: decided by the type itself, so that it folds
+/// to a constant in specialized code. Register bodies are only made when this agrees with the C type
+/// each argument states (see ``registerClassesAgree(_:_:)``).
+@inlinable @inline(__always)
+func travelsInSSE<T>(_ type: T.Type) -> Bool {
+    T.self == Double.self || T.self == Float.self
+}
+
+/// Whether `T`'s stated C type is a scalar of the register class ``travelsInSSE(_:)`` gives `T`: the
+/// condition for converting `T` from and to registers by type alone.
+@inlinable
+func registerClassAgrees<T: CValue>(_ type: T.Type, _ cType: CType) -> Bool {
+    switch cType {
+    case .float, .double: return travelsInSSE(T.self)
+    case .bool, .int8, .uint8, .int16, .uint16, .int32, .uint32, .int64, .uint64, .size, .pointer:
+        return !travelsInSSE(T.self) && MemoryLayout<T>.size <= 8
+    case .void: return true
+    case .longDouble, .structure: return false
+    }
+}
+
+/// `value` as the result registers of a call, a narrow integer widened as libffi widens it.
+@inlinable @inline(__always)
+func registerResult<T: CValue>(_ value: T, _ widening: ReturnWidening) -> RegisterResult {
+    if T.self == CVoid.self { return .zero }
+    if travelsInSSE(T.self) {
+        var bits = Double(0)
+        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
+        return RegisterResult(integer: 0, sse: bits)
+    }
+    var bits = UInt64(0)
+    withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
+    if MemoryLayout<T>.size < 8 { bits = widening.widen(bits) }
+    return RegisterResult(integer: bits, sse: 0)
+}
+
+/// The value of type `T` a C function returned in `result`.
+@inlinable @inline(__always)
+func resultValue<T>(_ result: RegisterResult, as type: T.Type = T.self) -> T {
+    if travelsInSSE(T.self) { return withUnsafeBytes(of: result.sse) { $0.loadUnaligned(as: T.self) } }
+    return withUnsafeBytes(of: result.integer) { $0.loadUnaligned(as: T.self) }
+}
+
+/// A direct call of `function` with the given registers.
+@usableFromInline
+func callInRegisters(
+    _ function: UnsafeRawPointer, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
+    _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+) -> RegisterResult {
+    RegisterResult(cffi_call_registers(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
+}
+
+/// Where each argument of a register-only signature arrives, for bodies that read libffi's argument
+/// array (a ``CInvocation`` closure, a pack-based closure, observers): the registers are stored to the
+/// stack and an array of pointers to them is made, which is all libffi's entry would have made, minus
+/// the classification.
+@usableFromInline
+struct RegisterLayout: Sendable {
+    /// Per argument: the register's byte offset in a block of 5 integer registers then 8 SSE registers.
+    let offsets: [Int]
+    /// Bit `i` set when argument `i` travels in an SSE register; ``sseResult`` when the result does.
+    @usableFromInline let classes: Int
+
+    /// The bit of ``classes`` for a floating-point result.
+    @inlinable static var sseResult: Int { 1 << 15 }
+
+    /// The layout of `signature` when it is register-only on this platform, else nil.
+    init?(_ signature: CSignature) {
+        #if arch(x86_64) && !os(Windows)
+        var classes = 0
+        switch signature.returnType {
+        case .longDouble, .structure: return nil
+        case .float, .double: classes = RegisterLayout.sseResult
+        default: break
+        }
+        var integers = 0
+        var sse = 0
+        var offsets: [Int] = []
+        for (index, type) in signature.argumentTypes.enumerated() {
+            switch type {
+            case .float, .double:
+                offsets.append(40 + 8 * sse)
+                sse += 1
+                classes |= 1 << index
+            case .bool, .int8, .uint8, .int16, .uint16, .int32, .uint32, .int64, .uint64, .size, .pointer:
+                offsets.append(8 * integers)
+                integers += 1
+            case .void, .longDouble, .structure:
+                return nil
+            }
+        }
+        guard integers <= 5, sse <= 8 else { return nil }
+        self.offsets = offsets
+        self.classes = classes
+        #else
+        return nil
+        #endif
+    }
+
+    /// Runs `body` (libffi's form) on the arguments in `registers` and returns its result as registers.
+    func run(
+        _ registers: ArgumentRegisters,
+        _ body: (UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Void
+    ) -> RegisterResult {
+        var block = (registers.integers, registers.sse)
+        // libffi's result buffer: a full register for narrow integers, 8 bytes for every result here.
+        var result = UInt64(0)
+        return withUnsafeMutableBytes(of: &block) { block in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(offsets.count, 1)) { arguments in
+                let base = block.baseAddress.unsafelyUnwrapped
+                for (index, offset) in offsets.enumerated() { arguments[index] = base + offset }
+                withUnsafeMutableBytes(of: &result) { body($0.baseAddress.unsafelyUnwrapped, arguments.baseAddress.unsafelyUnwrapped) }
+                // The result is the same 8 bytes whichever register C reads it from.
+                return RegisterResult(integer: result, sse: Double(bitPattern: result))
+            }
+        }
+    }
+}
+
+extension ReturnWidening {
+    /// The register value libffi would make of a narrow integer result held in the low bits of `bits`.
+    @inlinable @inline(__always)
+    func widen(_ bits: UInt64) -> UInt64 {
+        switch self {
+        case .none: return bits
+        case .signExtend8: return UInt64(bitPattern: Int64(Int8(truncatingIfNeeded: bits)))
+        case .signExtend16: return UInt64(bitPattern: Int64(Int16(truncatingIfNeeded: bits)))
+        case .signExtend32: return UInt64(bitPattern: Int64(Int32(truncatingIfNeeded: bits)))
+        case .zeroExtend8: return UInt64(UInt8(truncatingIfNeeded: bits))
+        case .zeroExtend16: return UInt64(UInt16(truncatingIfNeeded: bits))
+        case .zeroExtend32: return UInt64(UInt32(truncatingIfNeeded: bits))
+        }
+    }
+}
