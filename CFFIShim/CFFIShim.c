@@ -196,6 +196,12 @@ int cffi_is_running(const void *object) {
 
 /* ---- The register path ---- */
 
+static _Thread_local int register_path_suppressed = 0;
+
+void cffi_register_path_suppress(int suppress) { register_path_suppressed = suppress; }
+
+int cffi_register_path_suppressed(void) { return register_path_suppressed; }
+
 #if defined(__x86_64__) && !defined(_WIN32)
 /* endbr64 (a valid indirect-branch target under CET), then r8->r9, rcx->r8, rdx->rcx, rsi->rdx,
    rdi->rsi, the context into rdi and a jump to the entry; both loaded from the closure's `user_data`
@@ -280,7 +286,7 @@ int cffi_register_path_available(void) {
 }
 
 void *cffi_register_closure_create(cffi_register_entry entry, void *context, void **code) {
-    if (!cffi_register_path_available()) return NULL;
+    if (!cffi_register_path_available() || register_path_suppressed) return NULL;
     void *executable = NULL;
     ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &executable);
     if (closure == NULL) return NULL;

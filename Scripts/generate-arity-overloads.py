@@ -69,7 +69,7 @@ extension CallThunk {{
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
-            registers = {{ {reg_params} in
+            registers = RegisterBody {{ {reg_params} in
                 {reg_var}return registerResult(closure({reg_args}), widening)
             }}
         }}
@@ -84,7 +84,7 @@ extension CallThunk {{
 {prepare}
         var registers: RegisterBody?
         if prepared.takesRegisters{agree_v} {{
-            registers = {{ {reg_params} in
+            registers = RegisterBody {{ {reg_params} in
                 {reg_var}closure({reg_args})
                 return .zero
             }}
@@ -101,7 +101,7 @@ extension OverrideThunk {{
         var registers: OverrideThunk.RegisterBody?
         if OverrideThunk.takesRegisters(signature)
             && registerClassAgrees(R.self, signature.returnType){agree_sig} {{
-            registers = {{ context, {reg_params} in
+            registers = OverrideThunk.RegisterBody {{ context, {reg_params} in
                 {reg_var}return registerResult(closure(Next(context, {fwd}){reg_args_comma}), widening)
             }}
         }}
@@ -115,7 +115,7 @@ extension OverrideThunk {{
         let signature = CSignature(.void, [{checked}])
         var registers: OverrideThunk.RegisterBody?
         if OverrideThunk.takesRegisters(signature){agree_sig} {{
-            registers = {{ context, {reg_params} in
+            registers = OverrideThunk.RegisterBody {{ context, {reg_params} in
                 {reg_var}closure(Next(context, {fwd}){reg_args_comma})
                 return .zero
             }}

@@ -161,8 +161,13 @@ typedef cffi_registers (*cffi_register_entry)(void *context, uint64_t i0, uint64
    executes code of its own at the closure's address, so there it does not). Probed once. */
 int cffi_register_path_available(void);
 
+/* While set on a thread, closures made on it enter through libffi even where the register path runs:
+   how the tests compare both paths in one process. */
+void cffi_register_path_suppress(int suppress);
+int cffi_register_path_suppressed(void);
+
 /* Allocates closure memory and writes the trampoline that enters `entry` with `context`; only when
-   cffi_register_path_available(). Returns the closure to free with cffi_closure_free (or bury) and
+   cffi_register_path_available() and not suppressed on this thread. Returns the closure to free with cffi_closure_free (or bury) and
    stores the code address in *code, or returns NULL when the system refuses executable memory. */
 void *cffi_register_closure_create(cffi_register_entry entry, void *context, void **code);
 

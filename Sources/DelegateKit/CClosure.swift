@@ -25,7 +25,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// What a call runs; libffi's user data is this object itself.
     let body: CallThunk.Body
     /// What a call runs when it enters in register form (see ``RegisterPath``).
-    private let registers: RegisterBody?
+    private let registers: RegisterBody
     private let closure: UnsafeMutableRawPointer
     /// The prepared signature (kept alive by the cache too, but the closure should not depend on that).
     let prepared: FFISignature
@@ -59,11 +59,11 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         self.body = body
         self.target = target
         self.swiftType = swiftType
-        self.registers = registers
+        self.registers = registers ?? .unused
         var code: UnsafeMutableRawPointer?
         // The context is set once the object exists; nothing reads it before C calls.
         let closure: UnsafeMutableRawPointer?
-        if prepared.takesRegisters, let registerEntry {
+        if RegisterPath.entersInRegisters(prepared), let registerEntry {
             closure = cffi_register_closure_create(registerEntry, nil, &code)
         } else {
             closure = cffi_closure_create(prepared.cif, handler, nil, &code)
@@ -88,7 +88,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// The register path's counterpart of ``entry``.
     static let registerEntry: cffi_register_entry = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<CClosure>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-            $0.registers.unsafelyUnwrapped(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
+            $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
         }
     }
 

@@ -34,7 +34,7 @@ struct CallThunk: Sendable {
         guard let layout = prepared.registerLayout else { return nil }
         if let registers { return registers }
         let body = body
-        return { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+        return RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
             layout.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7), body)
         }
     }

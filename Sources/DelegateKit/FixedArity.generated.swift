@@ -14,7 +14,7 @@ extension CallThunk {
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 return registerResult(closure(), widening)
             }
         }
@@ -29,7 +29,7 @@ extension CallThunk {
         let prepared = try FFISignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         var registers: RegisterBody?
         if prepared.takesRegisters {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 closure()
                 return .zero
             }
@@ -46,7 +46,7 @@ extension OverrideThunk {
         var registers: OverrideThunk.RegisterBody?
         if OverrideThunk.takesRegisters(signature)
             && registerClassAgrees(R.self, signature.returnType) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 return registerResult(closure(Next(context, forwardAnyArity)), widening)
             }
         }
@@ -60,7 +60,7 @@ extension OverrideThunk {
         let signature = CSignature(.void, [])
         var registers: OverrideThunk.RegisterBody?
         if OverrideThunk.takesRegisters(signature) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 closure(Next(context, forwardAnyArity))
                 return .zero
             }
@@ -254,7 +254,7 @@ extension CallThunk {
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(arguments.next()), widening)
             }
@@ -271,7 +271,7 @@ extension CallThunk {
         let prepared = try FFISignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(arguments.next())
                 return .zero
@@ -290,7 +290,7 @@ extension OverrideThunk {
         if OverrideThunk.takesRegisters(signature)
             && registerClassAgrees(R.self, signature.returnType)
             && registerClassAgrees(A0.self, signature.argumentTypes[0]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(Next(context, forward), arguments.next()), widening)
             }
@@ -306,7 +306,7 @@ extension OverrideThunk {
         var registers: OverrideThunk.RegisterBody?
         if OverrideThunk.takesRegisters(signature)
             && registerClassAgrees(A0.self, signature.argumentTypes[0]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(Next(context, forward), arguments.next())
                 return .zero
@@ -503,7 +503,7 @@ extension CallThunk {
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(arguments.next(), arguments.next()), widening)
             }
@@ -521,7 +521,7 @@ extension CallThunk {
         let prepared = try FFISignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(arguments.next(), arguments.next())
                 return .zero
@@ -541,7 +541,7 @@ extension OverrideThunk {
             && registerClassAgrees(R.self, signature.returnType)
             && registerClassAgrees(A0.self, signature.argumentTypes[0])
             && registerClassAgrees(A1.self, signature.argumentTypes[1]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(Next(context, forward), arguments.next(), arguments.next()), widening)
             }
@@ -558,7 +558,7 @@ extension OverrideThunk {
         if OverrideThunk.takesRegisters(signature)
             && registerClassAgrees(A0.self, signature.argumentTypes[0])
             && registerClassAgrees(A1.self, signature.argumentTypes[1]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(Next(context, forward), arguments.next(), arguments.next())
                 return .zero
@@ -757,7 +757,7 @@ extension CallThunk {
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(arguments.next(), arguments.next(), arguments.next()), widening)
             }
@@ -776,7 +776,7 @@ extension CallThunk {
         let prepared = try FFISignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(arguments.next(), arguments.next(), arguments.next())
                 return .zero
@@ -797,7 +797,7 @@ extension OverrideThunk {
             && registerClassAgrees(A0.self, signature.argumentTypes[0])
             && registerClassAgrees(A1.self, signature.argumentTypes[1])
             && registerClassAgrees(A2.self, signature.argumentTypes[2]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next()), widening)
             }
@@ -815,7 +815,7 @@ extension OverrideThunk {
             && registerClassAgrees(A0.self, signature.argumentTypes[0])
             && registerClassAgrees(A1.self, signature.argumentTypes[1])
             && registerClassAgrees(A2.self, signature.argumentTypes[2]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next())
                 return .zero
@@ -1016,7 +1016,7 @@ extension CallThunk {
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
             }
@@ -1036,7 +1036,7 @@ extension CallThunk {
         let prepared = try FFISignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
@@ -1058,7 +1058,7 @@ extension OverrideThunk {
             && registerClassAgrees(A1.self, signature.argumentTypes[1])
             && registerClassAgrees(A2.self, signature.argumentTypes[2])
             && registerClassAgrees(A3.self, signature.argumentTypes[3]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
             }
@@ -1077,7 +1077,7 @@ extension OverrideThunk {
             && registerClassAgrees(A1.self, signature.argumentTypes[1])
             && registerClassAgrees(A2.self, signature.argumentTypes[2])
             && registerClassAgrees(A3.self, signature.argumentTypes[3]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
@@ -1280,7 +1280,7 @@ extension CallThunk {
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
             }
@@ -1301,7 +1301,7 @@ extension CallThunk {
         let prepared = try FFISignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
@@ -1324,7 +1324,7 @@ extension OverrideThunk {
             && registerClassAgrees(A2.self, signature.argumentTypes[2])
             && registerClassAgrees(A3.self, signature.argumentTypes[3])
             && registerClassAgrees(A4.self, signature.argumentTypes[4]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
             }
@@ -1344,7 +1344,7 @@ extension OverrideThunk {
             && registerClassAgrees(A2.self, signature.argumentTypes[2])
             && registerClassAgrees(A3.self, signature.argumentTypes[3])
             && registerClassAgrees(A4.self, signature.argumentTypes[4]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
@@ -1549,7 +1549,7 @@ extension CallThunk {
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
             }
@@ -1571,7 +1571,7 @@ extension CallThunk {
         let prepared = try FFISignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
-            registers = { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
@@ -1595,7 +1595,7 @@ extension OverrideThunk {
             && registerClassAgrees(A3.self, signature.argumentTypes[3])
             && registerClassAgrees(A4.self, signature.argumentTypes[4])
             && registerClassAgrees(A5.self, signature.argumentTypes[5]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
             }
@@ -1616,7 +1616,7 @@ extension OverrideThunk {
             && registerClassAgrees(A3.self, signature.argumentTypes[3])
             && registerClassAgrees(A4.self, signature.argumentTypes[4])
             && registerClassAgrees(A5.self, signature.argumentTypes[5]) {
-            registers = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero

@@ -127,28 +127,43 @@ final class OverrideThunk: Sendable {
     @usableFromInline
     typealias Body = @Sendable (CallContext, UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Void
 
-    /// An override in register form (see ``RegisterPath``).
-    @usableFromInline
-    typealias RegisterBody = @Sendable (
-        CallContext, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double, Double, Double
-    ) -> RegisterResult
+    /// An override in register form (see ``RegisterPath``; a struct for the same reason).
+    @frozen @usableFromInline
+    struct RegisterBody: Sendable {
+        @usableFromInline let call: @Sendable (
+            CallContext, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double, Double, Double
+        ) -> RegisterResult
+
+        @inlinable
+        init(
+            _ call: @escaping @Sendable (
+                CallContext, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double, Double,
+                Double
+            ) -> RegisterResult
+        ) {
+            self.call = call
+        }
+    }
 
     @usableFromInline let signature: CSignature
     @usableFromInline let body: Body
     /// The override in register form, when its Swift types say where each argument arrives.
-    @usableFromInline let registers: RegisterBody?
+    let registers: RegisterBody
+    /// Whether ``registers`` is the override's own (else it is never called).
+    let hasRegisters: Bool
 
     @usableFromInline
     init(signature: CSignature, registers: RegisterBody? = nil, body: @escaping Body) {
         self.signature = signature
-        self.registers = registers
+        self.registers = registers ?? RegisterBody { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in .zero }
+        hasRegisters = registers != nil
         self.body = body
     }
 
     /// Runs the register form (present whenever the plan runs in register form).
     @inline(__always)
     func call(_ context: CallContext, _ r: ArgumentRegisters) -> RegisterResult {
-        registers.unsafelyUnwrapped(
+        registers.call(
             context, r.integers.0, r.integers.1, r.integers.2, r.integers.3, r.integers.4,
             r.sse.0, r.sse.1, r.sse.2, r.sse.3, r.sse.4, r.sse.5, r.sse.6, r.sse.7)
     }

@@ -5,11 +5,11 @@ import CFFIShim
 final class PlainClosure: Sendable {
     let body: CallThunk.Body
     /// The call in register form, for a slot whose signature takes registers (see ``RegisterPath``).
-    let registers: RegisterBody?
+    let registers: RegisterBody
 
     init(_ thunk: CallThunk) {
         body = thunk.body
-        registers = thunk.registerForm()
+        registers = thunk.registerForm() ?? .unused
     }
 
     /// The handler a published ``SlotStub`` runs, with this object (unretained) as user data.
@@ -22,7 +22,7 @@ final class PlainClosure: Sendable {
     /// Runs the register form (present whenever the call entered in register form).
     @inline(__always)
     func call(_ r: ArgumentRegisters) -> RegisterResult {
-        registers.unsafelyUnwrapped(
+        registers.call(
             r.integers.0, r.integers.1, r.integers.2, r.integers.3, r.integers.4,
             r.sse.0, r.sse.1, r.sse.2, r.sse.3, r.sse.4, r.sse.5, r.sse.6, r.sse.7)
     }

@@ -16,16 +16,49 @@ enum RegisterPath {
     /// environment sets `DELEGATEKIT_FAST_PATH=0`, and only when a trampoline written into libffi's
     /// closure memory was proven to run (a libffi built with static trampolines runs its own code there).
     static let isAvailable: Bool = cffi_register_path_available() != 0
+
+    /// Whether a closure made now on this thread gets a register trampoline for `prepared`.
+    static func entersInRegisters(_ prepared: FFISignature) -> Bool {
+        prepared.takesRegisters && cffi_register_path_suppressed() == 0
+    }
+
+    /// Runs `body` with closures, stubs and dispatchers made on this thread entering through libffi, as
+    /// with `DELEGATEKIT_FAST_PATH=0`: for tests that compare both paths in one process. (Register
+    /// forms are still made, and a `Next` still calls an original function directly.)
+    static func withLibffiEntry<T>(_ body: () throws -> T) rethrows -> T {
+        cffi_register_path_suppress(1)
+        defer { cffi_register_path_suppress(0) }
+        return try body()
+    }
 }
 
 /// A call in register form: the 5 integer and 8 SSE argument registers a register-only signature's
 /// arguments arrive in (in order of their class: the first integer-class argument in `i0`, the first
 /// floating-point one in `d0`), and the two result registers. Registers a signature does not use hold
 /// whatever the caller left there.
-@usableFromInline
-typealias RegisterBody = @Sendable (
-    UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double, Double, Double
-) -> RegisterResult
+///
+/// The function is wrapped in a struct so that an optional one is stored as it is: a function value in a
+/// generic payload (as in `Optional<Function>`) is stored in its most general form, and each call then
+/// goes through a conversion thunk.
+@frozen @usableFromInline
+struct RegisterBody: Sendable {
+    @usableFromInline let call: @Sendable (
+        UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double, Double, Double
+    ) -> RegisterResult
+
+    @inlinable
+    init(
+        _ call: @escaping @Sendable (
+            UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double, Double, Double
+        ) -> RegisterResult
+    ) {
+        self.call = call
+    }
+
+    /// Stands in where a closure has no register form, so that the form is stored without an optional
+    /// (loading an optional function copies it, a retain and a release on every call); never called.
+    static let unused = RegisterBody { _, _, _, _, _, _, _, _, _, _, _, _, _ in .zero }
+}
 
 /// The result registers of a call in register form: `rax` and `xmm0`.
 @frozen @usableFromInline

@@ -85,7 +85,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
             only = nil
         }
         runsInRegisters = prepared.takesRegisters && observers.isEmpty && levels.allSatisfy { implementation in
-            if case .override(let thunk) = implementation.body { return thunk.registers != nil }
+            if case .override(let thunk) = implementation.body { return thunk.hasRegisters }
             return true
         }
     }

@@ -32,7 +32,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         guardian = .allocate(capacity: 1)
         guardian.initialize(to: cffi_guard(handler: nil, user_data: nil, slot: UnsafePointer(slot), retired: 1))
         var code: UnsafeMutableRawPointer?
-        let closure = prepared.takesRegisters
+        let closure = RegisterPath.entersInRegisters(prepared)
             ? cffi_register_closure_create(SlotStub.registerEntry, guardian, &code)
             : cffi_closure_create(prepared.cif, cffi_guarded_entry, guardian, &code)
         guard let closure, let code else {
@@ -86,13 +86,19 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: cffi_guard.self)
         let token = cffi_enter(guardian)
         defer { cffi_leave(token) }
-        if cffi_guard_is_published(guardian) != 0 {
-            return Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-                $0.registers.unsafelyUnwrapped(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
-            }
+        guard cffi_guard_is_published(guardian) != 0 else {
+            return forward(guardian, ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
         }
-        // Removed since C loaded the slot: behave as if C had loaded it a moment later.
+        return Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
+        }
+    }
+
+    /// A call that found its stub retired: it behaves as if C had loaded the slot a moment later. Out of
+    /// line, so that the common path saves no registers for it.
+    @inline(never)
+    private static func forward(_ guardian: UnsafeMutablePointer<cffi_guard>, _ registers: ArgumentRegisters) -> cffi_registers {
         guard let function = cffi_load_pointer(guardian.pointee.slot) else { return cffi_registers(integer: 0, sse: 0) }
-        return cffi_call_registers(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+        return registers.call(function).registers
     }
 }

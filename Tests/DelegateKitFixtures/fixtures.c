@@ -11,6 +11,12 @@
     T fx_call_##NAME(const void *f, T a, T b) { return ((T (*)(T, T))f)(a, b); }
 FX_SCALARS(FX_DEFINE_SCALAR)
 
+int64_t fx_call_dirty_narrow(const void *f) {
+    /* The same registers a call of int64_t (int8_t, int16_t, bool) uses, passed as whole words. */
+    return ((int64_t (*)(uint64_t, uint64_t, uint64_t))f)(0xdeadbeef000000ffULL, 0x123456789abc8001ULL,
+                                                          0xffffffffffffff01ULL);
+}
+
 bool fx_ref_bool(bool a, bool b) { return a != b; }
 int8_t fx_ref_i8(int8_t a, int8_t b) { return (int8_t)(a - b); }
 uint8_t fx_ref_u8(uint8_t a, uint8_t b) { return (uint8_t)(a - b); }

@@ -48,4 +48,10 @@ size_t bench_heap_in_use(void);
 /* Heap allocations (malloc, calloc, realloc, aligned allocations) made by this process so far. */
 int64_t bench_allocations(void);
 
+/* The qsort benchmark: a plain C three-way comparator of int32_t, and glibc's qsort of `count` int32_t
+   with the comparator at `compare` (any C function pointer of qsort's comparator type); returns the
+   nanoseconds the sort took. */
+int bench_compare_int32(const void *a, const void *b);
+int64_t bench_qsort_int32(int32_t *data, size_t count, const void *compare);
+
 #endif

@@ -19,6 +19,10 @@
     T fx_ref_##NAME(T a, T b);
 FX_SCALARS(FX_DECLARE_SCALAR)
 
+/* Calls f, an int64_t (int8_t, int16_t, bool), with whole registers whose bits above each narrow
+   argument are set: the System V ABI leaves them undefined, and a callee must not read them. */
+int64_t fx_call_dirty_narrow(const void *f);
+
 /* ---- Many arguments: 16 mixed (8 integer, 8 floating), and 20 (10 int64 + 10 double) so both
    register files spill to the stack. Each argument is weighted by its position so order matters. ---- */
 double fx_call_many16(const void *f);

@@ -1,0 +1,214 @@
+@testable import DelegateKit  // FFISignature (libffi's ffi_call, as a C caller) and RegisterPath
+import DelegateKitFixtures
+import Testing
+
+/// The register path and libffi's path do one job: for every shape of signature, a closure, a slot and
+/// a stack made each way must hand a C caller the same bytes. Each case is called through libffi's
+/// `ffi_call` (a C caller for any signature), once per path, in one process.
+@Suite struct RegisterPathAgreementTests {
+    /// A C type stated by a struct whose Swift type does not say it is floating point: its closures
+    /// enter in register form but run through the argument array (the general adapter).
+    struct Meters: CValue, Equatable {
+        var value: Double
+        static var cType: CType { .double }
+    }
+
+    /// An integer-class struct: converted from registers by its layout.
+    struct Code: CValue, Equatable {
+        var raw: Int32
+        static var cType: CType { .int32 }
+    }
+
+    /// Whether C entering `address` runs DelegateKit's register trampoline (its second instruction is
+    /// `mov %r8, %r9`, 0x4d) rather than libffi's (`lea …, %r10`, 0x4c).
+    func entersInRegisters(_ address: UnsafeRawPointer) -> Bool {
+        address.load(fromByteOffset: 4, as: UInt8.self) == 0x4d
+    }
+
+    /// What a C caller gets from `function`: the result bytes libffi's `ffi_call` stores (a narrow
+    /// integer widened to 8 bytes, as libffi does).
+    func callFromC<each A: CValue>(_ function: UnsafeRawPointer, _ signature: CSignature, _ argument: repeat each A) throws -> [UInt8] {
+        let prepared = try FFISignature.prepared(signature)
+        let count = signature.returnType.widening == .none ? signature.returnType.size : 8
+        var result: (UInt64, UInt64) = (0, 0)
+        withArgumentArray(repeat each argument) { arguments in
+            withUnsafeMutableBytes(of: &result) { prepared.call(function, result: $0.baseAddress!, arguments: arguments) }
+        }
+        return withUnsafeBytes(of: result) { Array($0.prefix(count)) }
+    }
+
+    /// The value `T` whose bytes C received.
+    func decode<T: CValue>(_ bytes: [UInt8], as type: T.Type) -> T {
+        var storage: (UInt64, UInt64) = (0, 0)
+        bytes.withUnsafeBytes { source in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) } }
+        return withUnsafeBytes(of: storage) { $0.loadUnaligned(as: T.self) }
+    }
+
+    func descriptor(_ signature: CSignature) -> ProtocolDescriptor {
+        ProtocolDescriptor(name: "one", methods: [MethodDescriptor(name: "f", signature: signature)])
+    }
+
+    func slotFunction(_ delegate: DynamicDelegate) -> UnsafeRawPointer { delegate.table.load(as: UnsafeRawPointer.self) }
+
+    /// Checks a two-argument closure: a `CClosure`, a slot and a slot with an override calling `next`, made
+    /// on each path, all give C the closure's result.
+    func agree<A0: CValue, A1: CValue, R: CValue & Equatable>(
+        _ body: @escaping @Sendable (A0, A1) -> R, _ a0: A0, _ a1: A1, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
+        let expected = body(a0, a1)
+        let fast = try CClosure(body)
+        let slow = try RegisterPath.withLibffiEntry { try CClosure(body) }
+        let signature = fast.signature
+        let takesRegisters = try RegisterPath.isAvailable && FFISignature.prepared(signature).takesRegisters
+        #expect(entersInRegisters(fast.address) == takesRegisters, sourceLocation: sourceLocation)
+        #expect(!entersInRegisters(slow.address), sourceLocation: sourceLocation)
+
+        func delegates(override: Bool) throws -> [DynamicDelegate] {
+            func make() throws -> DynamicDelegate {
+                let delegate = DynamicDelegate(protocol: descriptor(signature))
+                try delegate.implement("f", body)
+                if override { try delegate.override("f") { (next: Next<A0, A1, R>, a: A0, b: A1) -> R in next(a, b) } }
+                return delegate
+            }
+            return [try make(), try RegisterPath.withLibffiEntry { try make() }]
+        }
+        let plain = try delegates(override: false)
+        let stacked = try delegates(override: true)
+        #expect(entersInRegisters(slotFunction(plain[0])) == takesRegisters, sourceLocation: sourceLocation)
+        #expect(!entersInRegisters(slotFunction(plain[1])), sourceLocation: sourceLocation)
+
+        let viaFast = try callFromC(fast.address, signature, a0, a1)
+        #expect(decode(viaFast, as: R.self) == expected, sourceLocation: sourceLocation)
+        for function in [slow.address] + (plain + stacked).map(slotFunction) {
+            #expect(try callFromC(function, signature, a0, a1) == viaFast, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func everyScalarAgrees() throws {
+        try agree({ (a: Bool, b: Bool) -> Bool in a != b }, true, false)
+        try agree({ (a: Int8, b: Int8) -> Int8 in a &- b }, -100, 27)
+        try agree({ (a: UInt8, b: UInt8) -> UInt8 in a &- b }, 3, 200)
+        try agree({ (a: Int16, b: Int16) -> Int16 in a &- b }, -30000, 2767)
+        try agree({ (a: UInt16, b: UInt16) -> UInt16 in a &- b }, 5, 65000)
+        try agree({ (a: Int32, b: Int32) -> Int32 in a &- b }, -2_000_000_000, 147_483_648)
+        try agree({ (a: UInt32, b: UInt32) -> UInt32 in a &- b }, 7, 4_000_000_000)
+        try agree({ (a: Int64, b: Int64) -> Int64 in a &- b }, .min + 5, 3)
+        try agree({ (a: UInt64, b: UInt64) -> UInt64 in a &- b }, 1, .max)
+        try agree({ (a: Int, b: UInt) -> Int in a &+ Int(bitPattern: b) }, -9, 4)
+        try agree({ (a: Float, b: Float) -> Float in a - b }, 1.5, -2.25)
+        try agree({ (a: Double, b: Double) -> Double in a - b }, 1e300, -0.5)
+        try agree({ (a: Float, b: Int8) -> Double in Double(a) * Double(b) }, 0.375, -3)
+        try agree({ (a: Int16, b: Double) -> Float in Float(a) + Float(b) }, -7, 0.25)
+        let base = UnsafeMutableRawPointer(bitPattern: 0x7000_0000_1000)
+        try agree({ (a: UnsafeMutableRawPointer?, b: Int) -> UnsafeMutableRawPointer? in a! + b }, base, 0x37)
+        try agree({ (a: OpaquePointer?, b: UInt8) -> Bool in a == nil && b == 9 }, OpaquePointer?.none, 9)
+        // A long double travels on the stack: both closures enter through libffi.
+        try agree({ (a: Float80, b: Float80) -> Float80 in a - b }, 1.5, 0.25)
+    }
+
+    @Test func statedTypesAgreeThroughTheAdapterToo() throws {
+        try agree({ (a: Meters, b: Code) -> Meters in Meters(value: a.value * Double(b.raw)) }, Meters(value: 2.5), Code(raw: -4))
+        try agree({ (a: Code, b: Meters) -> Code in Code(raw: a.raw &+ Int32(b.value)) }, Code(raw: 40), Meters(value: 2))
+    }
+
+    @Test func sixArgumentsInEveryRegisterMix() throws {
+        let mixed = { @Sendable (a: Double, b: Int32, c: Float, d: Int64, e: Double, f: UInt8) -> Float in
+            Float(a) + Float(b) * 2 + c * 3 + Float(d) * 4 + Float(e) * 5 + Float(f) * 6
+        }
+        let sig = CSignature(.float, [.double, .int32, .float, .int64, .double, .uint8])
+        for path in [false, true] {
+            let closure = try path ? RegisterPath.withLibffiEntry { try CClosure(mixed) } : CClosure(mixed)
+            let bytes = try callFromC(closure.address, sig, 1.5, Int32(-2), Float(0.5), Int64(7), 0.125, UInt8(200))
+            #expect(decode(bytes, as: Float.self) == mixed(1.5, -2, 0.5, 7, 0.125, 200))
+        }
+        // Five integers and a double: the most a register closure takes of integers.
+        let fiveIntegers = { @Sendable (a: Int64, b: Int32, c: Int16, d: Int8, e: UInt64, f: Double) -> Double in
+            Double(a) + Double(b) * 10 + Double(c) * 100 + Double(d) * 1000 + Double(e) * 3 + f
+        }
+        // Six integers: the sixth would need the register the context takes, so both enter through libffi.
+        let sixIntegers = { @Sendable (a: Int64, b: Int32, c: Int16, d: Int8, e: UInt64, f: Int64) -> Int64 in
+            a &+ Int64(b) &* 10 &+ Int64(c) &* 100 &+ Int64(d) &* 1000 &+ Int64(bitPattern: e) &* 3 &+ f &* 7
+        }
+        let sixDoubles = { @Sendable (a: Double, b: Float, c: Double, d: Float, e: Double, f: Float) -> Double in
+            a + Double(b) * 2 + c * 3 + Double(d) * 4 + e * 5 + Double(f) * 6
+        }
+        let fastFive = try CClosure(fiveIntegers), slowFive = try RegisterPath.withLibffiEntry { try CClosure(fiveIntegers) }
+        let fastSix = try CClosure(sixIntegers), slowSix = try RegisterPath.withLibffiEntry { try CClosure(sixIntegers) }
+        let fastDoubles = try CClosure(sixDoubles), slowDoubles = try RegisterPath.withLibffiEntry { try CClosure(sixDoubles) }
+        #expect(entersInRegisters(fastFive.address) == RegisterPath.isAvailable)
+        #expect(!entersInRegisters(fastSix.address))
+        #expect(entersInRegisters(fastDoubles.address) == RegisterPath.isAvailable)
+        let five = (Int64(-3), Int32(44), Int16(-5), Int8(6), UInt64(1) << 40, 0.5)
+        for closure in [fastFive, slowFive] {
+            let bytes = try callFromC(closure.address, closure.signature, five.0, five.1, five.2, five.3, five.4, five.5)
+            #expect(decode(bytes, as: Double.self) == fiveIntegers(five.0, five.1, five.2, five.3, five.4, five.5))
+        }
+        for closure in [fastSix, slowSix] {
+            let bytes = try callFromC(closure.address, closure.signature, Int64(1), Int32(-2), Int16(3), Int8(-4), UInt64.max, Int64(9))
+            #expect(decode(bytes, as: Int64.self) == sixIntegers(1, -2, 3, -4, .max, 9))
+        }
+        for closure in [fastDoubles, slowDoubles] {
+            let bytes = try callFromC(closure.address, closure.signature, 1.0, Float(2), 3.0, Float(4), 5.0, Float(6))
+            #expect(decode(bytes, as: Double.self) == sixDoubles(1, 2, 3, 4, 5, 6))
+        }
+    }
+
+    @Test func voidAndNoArgumentsAgree() throws {
+        let seen = Locked<[Int64]>([])
+        let record = { @Sendable (a: Int64, b: Double) in seen.withLock { $0.append(a &* Int64(b)) } }
+        let constant = { @Sendable () -> Int32 in -77 }
+        for path in [false, true] {
+            let recorder = try path ? RegisterPath.withLibffiEntry { try CClosure(record) } : CClosure(record)
+            _ = try callFromC(recorder.address, recorder.signature, Int64(6), 7.0)
+            let answer = try path ? RegisterPath.withLibffiEntry { try CClosure(constant) } : CClosure(constant)
+            #expect(try decode(callFromC(answer.address, answer.signature), as: Int32.self) == -77)
+        }
+        #expect(seen.withLock { $0 } == [42, 42])
+    }
+
+    @Test func invocationClosuresAgree() throws {
+        let signature = CSignature(.int16, [.double, .int32, .float])
+        let body: @Sendable (CInvocation) -> Void = { call in
+            let value = call.argument(0, as: Double.self) * Double(call.argument(1, as: Int32.self)) + Double(call.argument(2, as: Float.self))
+            call.setReturnValue(Int16(value))
+        }
+        let fast = try CClosure(signature: signature, body)
+        let slow = try RegisterPath.withLibffiEntry { try CClosure(signature: signature, body) }
+        #expect(entersInRegisters(fast.address) == RegisterPath.isAvailable)
+        let viaFast = try callFromC(fast.address, signature, 2.5, Int32(-4), Float(0.5))
+        #expect(decode(viaFast, as: Int16.self) == -9)
+        #expect(try callFromC(slow.address, signature, 2.5, Int32(-4), Float(0.5)) == viaFast)
+    }
+
+    @Test func narrowArgumentsIgnoreTheRestOfTheirRegisters() throws {
+        let body = { @Sendable (a: Int8, b: Int16, c: Bool) -> Int64 in Int64(a) * 1_000_000 + Int64(b) * 10 + (c ? 1 : 0) }
+        let expected: Int64 = -1_000_000 - 327_670 + 1
+        for path in [false, true] {
+            let closure = try path ? RegisterPath.withLibffiEntry { try CClosure(body) } : CClosure(body)
+            #expect(fx_call_dirty_narrow(closure.address) == expected)
+            let delegate = DynamicDelegate(protocol: descriptor(closure.signature))
+            if path { try RegisterPath.withLibffiEntry { _ = try delegate.implement("f", body) } } else { try delegate.implement("f", body) }
+            #expect(fx_call_dirty_narrow(slotFunction(delegate)) == expected)
+        }
+    }
+
+    @Test func aWrappedOriginalIsReachedDirectlyAndAlike() throws {
+        // The original is a C function of the fixtures; `next` past the stack calls it in register form.
+        let original = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: 1)
+        defer { original.deallocate() }
+        original.initialize(to: unsafeBitCast(fx_ref_i32 as @convention(c) (Int32, Int32) -> Int32, to: UnsafeRawPointer.self))
+        let signature = CSignature(.int32, [.int32, .int32])
+        var results: [[UInt8]] = []
+        for path in [false, true] {
+            func make() throws -> DynamicDelegate {
+                let delegate = DynamicDelegate(protocol: descriptor(signature), wrapping: UnsafeRawPointer(original))
+                try delegate.override("f") { (next: Next<Int32, Int32, Int32>, a: Int32, b: Int32) -> Int32 in next(a, b) &* 2 }
+                return delegate
+            }
+            let delegate = try path ? RegisterPath.withLibffiEntry { try make() } : make()
+            results.append(try callFromC(slotFunction(delegate), signature, Int32(-2_000_000_000), Int32(147_483_648)))
+        }
+        #expect(decode(results[0], as: Int32.self) == fx_ref_i32(-2_000_000_000, 147_483_648) &* 2)
+        #expect(results[0] == results[1])
+    }
+}
