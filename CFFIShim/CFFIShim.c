@@ -203,19 +203,17 @@ void cffi_register_path_suppress(int suppress) { register_path_suppressed = supp
 int cffi_register_path_suppressed(void) { return register_path_suppressed; }
 
 #if defined(__x86_64__) && !defined(_WIN32)
-/* endbr64 (a valid indirect-branch target under CET), then r8->r9, rcx->r8, rdx->rcx, rsi->rdx,
-   rdi->rsi, the context into rdi and a jump to the entry; both loaded from the closure's `user_data`
-   and `fun` words, after the code. No stack access: the caller's alignment and red zone are untouched,
-   and the entry returns straight to the C caller. */
+/* endbr64 (a valid indirect-branch target under CET), the context into r9 (the sixth integer argument
+   register, free since a register-only signature uses at most five) and a jump to the entry, both loaded
+   from the closure's `user_data` and `fun` words after the code. Every other argument register is left
+   as the caller set it, so the entry receives them in place. No stack access: the caller's alignment and
+   red zone are untouched, and the entry returns straight to the C caller. */
 static const unsigned char register_trampoline[32] = {
     0xf3, 0x0f, 0x1e, 0xfa,                    /* endbr64 */
-    0x4d, 0x89, 0xc1,                          /* mov %r8, %r9 */
-    0x49, 0x89, 0xc8,                          /* mov %rcx, %r8 */
-    0x48, 0x89, 0xd1,                          /* mov %rdx, %rcx */
-    0x48, 0x89, 0xf2,                          /* mov %rsi, %rdx */
-    0x48, 0x89, 0xfe,                          /* mov %rdi, %rsi */
-    0x48, 0x8b, 0x3d, 0, 0, 0, 0,              /* mov user_data(%rip), %rdi */
+    0x4c, 0x8b, 0x0d, 0, 0, 0, 0,              /* mov user_data(%rip), %r9 */
     0xff, 0x25, 0, 0, 0, 0,                    /* jmp *fun(%rip) */
+    0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,  /* int3: never reached */
+    0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
 };
 
 static void write_trampoline(ffi_closure *closure, cffi_register_entry entry, void *context) {
@@ -224,18 +222,18 @@ static void write_trampoline(ffi_closure *closure, cffi_register_entry entry, vo
     closure->fun = (void (*)(ffi_cif *, void *, void **, void *))(void (*)(void))entry;
     unsigned char code[32];
     memcpy(code, register_trampoline, sizeof code);
-    int32_t context_offset = (int32_t)offsetof(ffi_closure, user_data) - 26;
-    int32_t entry_offset = (int32_t)offsetof(ffi_closure, fun) - 32;
-    memcpy(code + 22, &context_offset, 4);
-    memcpy(code + 28, &entry_offset, 4);
+    int32_t context_offset = (int32_t)offsetof(ffi_closure, user_data) - 11;
+    int32_t entry_offset = (int32_t)offsetof(ffi_closure, fun) - 17;
+    memcpy(code + 7, &context_offset, 4);
+    memcpy(code + 13, &entry_offset, 4);
     memcpy(closure->tramp, code, sizeof code);
 }
 
 /* The probe's entry, also safe when libffi calls it as a closure handler (cif, result, arguments,
-   user_data): then its first argument is the cif, not the probe's context. */
+   user_data): then its sixth integer argument is not the probe's context. */
 static char probe_context;
 
-static cffi_registers probe_entry(void *context, uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4,
+static cffi_registers probe_entry(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4, void *context,
                                   double d0, double d1, double d2, double d3, double d4, double d5, double d6,
                                   double d7) {
     (void)i2; (void)i3; (void)i4; (void)d0; (void)d1; (void)d2; (void)d3; (void)d4; (void)d5; (void)d6; (void)d7;
@@ -243,8 +241,7 @@ static cffi_registers probe_entry(void *context, uint64_t i0, uint64_t i1, uint6
     if (context == &probe_context) {
         registers.integer = i0 ^ 0x5a5a5a5a5a5a5a5aULL;
     } else {
-        memset((void *)(uintptr_t)i0, 0, sizeof(ffi_arg)); /* libffi's result buffer: answer 0 */
-        (void)i1;
+        memset((void *)(uintptr_t)i1, 0, sizeof(ffi_arg)); /* libffi's result buffer: answer 0 */
     }
     return registers;
 }

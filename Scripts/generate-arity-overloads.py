@@ -57,6 +57,8 @@ def block(n):
     reg_args_comma = (", " + reg_args) if n else ""
     agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
     agree_v = agree
+    obs_prepare = "".join(f"        let a{i} = try A{i}.checkedCType()\n" for i in range(n))
+    obs_types = ", ".join(f"a{i}" for i in range(n))
     agree_sig = "".join(f"\n            && registerClassAgrees(A{i}.self, signature.argumentTypes[{i}])" for i in range(n))
     return forward_function(n) + f'''
 // MARK: {n} argument{"" if n == 1 else "s"}
@@ -205,7 +207,15 @@ extension DynamicDelegate {{
     public func observe{g_v_decl}(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable {fn_v}
     ) throws -> ObservationToken {{
-        try addObserver(method, timing, owner: owner, arguments: [{checked}], result: nil) {{ _, _, arguments in
+{obs_prepare}        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable{agree} {{
+            registers = Observer.RegisterBody {{ _, {reg_params} in
+                {reg_var}body({reg_args})
+            }}
+        }}
+        return try addObserver(
+            method, timing, owner: owner, arguments: [{obs_types}], result: nil, registers: registers
+        ) {{ _, _, arguments in
             body({args})
         }}
     }}
@@ -296,10 +306,13 @@ final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}
     @usableFromInline init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{ self.call = call }}
 }}
 
-/// What lies below an override, called with {n} argument{"" if n == 1 else "s"}: directly when the layer below
-/// has these very Swift types, else laid out for libffi and run through the slot's plan.
+/// What lies below an override, called with {n} argument{"" if n == 1 else "s"}: in register form when the plan runs
+/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
+/// through the slot's plan.
 @inlinable
 func forward<{generics}>(_ context: CallContext, {params}) -> R {{
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+{appends}    if registers.fits, let result = context.invoke(classes: {classes}, registers) {{ return resultValue(result) }}
     if let entry = context.typedBelow {{
         let kind = entry._withUnsafeGuaranteedRef {{ ObjectIdentifier(type(of: $0)) }}
         if kind == ObjectIdentifier(Plain{n}<{types}>.self) {{
@@ -309,9 +322,6 @@ func forward<{generics}>(_ context: CallContext, {params}) -> R {{
             let next = Next<{types}>(context.below, forward)
             return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Override{n}<{types}>.self).call(next, {values}) }}
         }}
-    }} else if let function = context.functionInRegisters(classes: {classes}) {{
-        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-{appends}        return resultValue(registers.call(function))
     }}
 {body}{opening}{inner}{closing}}}
 """

@@ -143,8 +143,8 @@ void cffi_guard_publish(cffi_guard *guard);
 /* ---- The register path (x86_64 System V only) ----
    A signature whose arguments all travel in registers (at most 5 of integer class: integers, bool,
    pointers; at most 8 of SSE class: float, double) and whose result is void, integer class, float or
-   double can be entered without libffi: a 32-byte trampoline moves the integer argument registers up by
-   one, loads a context pointer into the first and jumps to an entry taking (context, i0..i4, d0..d7).
+   double can be entered without libffi: a trampoline loads a context pointer into the sixth integer
+   register, which such a signature leaves free, and jumps to an entry taking (i0..i4, context, d0..d7).
    The entry returns both result registers, so one entry serves every such signature; a float travels
    in the low half of `sse`, an integer narrower than 64 bits in the low bits of `integer`. */
 typedef struct cffi_registers {
@@ -152,8 +152,8 @@ typedef struct cffi_registers {
     double sse;
 } cffi_registers;
 
-typedef cffi_registers (*cffi_register_entry)(void *context, uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3,
-                                              uint64_t i4, double d0, double d1, double d2, double d3, double d4,
+typedef cffi_registers (*cffi_register_entry)(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4,
+                                              void *context, double d0, double d1, double d2, double d3, double d4,
                                               double d5, double d6, double d7);
 
 /* Whether the register path runs here: an x86_64 System V build, DELEGATEKIT_FAST_PATH not "0", and a

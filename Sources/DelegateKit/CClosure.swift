@@ -86,7 +86,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 
     /// The register path's counterpart of ``entry``.
-    static let registerEntry: cffi_register_entry = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let registerEntry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<CClosure>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
         }

@@ -150,7 +150,15 @@ extension DynamicDelegate {
     public func observe(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable () -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [], result: nil) { _, _, arguments in
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable {
+            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                body()
+            }
+        }
+        return try addObserver(
+            method, timing, owner: owner, arguments: [], result: nil, registers: registers
+        ) { _, _, arguments in
             body()
         }
     }
@@ -211,10 +219,14 @@ final class Override1<A0: CValue, R>: TypedEntry {
     @usableFromInline init(_ call: @escaping (Next<A0, R>, A0) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 1 argument: directly when the layer below
-/// has these very Swift types, else laid out for libffi and run through the slot's plan.
+/// What lies below an override, called with 1 argument: in register form when the plan runs
+/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
+/// through the slot's plan.
 @inlinable
 func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain1<A0, R>.self) {
@@ -224,10 +236,6 @@ func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
             let next = Next<A0, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override1<A0, R>.self).call(next, a0) }
         }
-    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
-        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        return resultValue(registers.call(function))
     }
     var a0 = a0
     return withUnsafeMutablePointer(to: &a0) { p0 in
@@ -397,7 +405,17 @@ extension DynamicDelegate {
     public func observe<A0: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType()], result: nil) { _, _, arguments in
+        let a0 = try A0.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) {
+            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(arguments.next())
+            }
+        }
+        return try addObserver(
+            method, timing, owner: owner, arguments: [a0], result: nil, registers: registers
+        ) { _, _, arguments in
             body(argument(arguments, 0))
         }
     }
@@ -458,10 +476,15 @@ final class Override2<A0: CValue, A1: CValue, R>: TypedEntry {
     @usableFromInline init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 2 arguments: directly when the layer below
-/// has these very Swift types, else laid out for libffi and run through the slot's plan.
+/// What lies below an override, called with 2 arguments: in register form when the plan runs
+/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
+/// through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1) -> R {
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain2<A0, A1, R>.self) {
@@ -471,11 +494,6 @@ func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: 
             let next = Next<A0, A1, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override2<A0, A1, R>.self).call(next, a0, a1) }
         }
-    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
-        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in
@@ -649,7 +667,18 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType()], result: nil) { _, _, arguments in
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, timing, owner: owner, arguments: [a0, a1], result: nil, registers: registers
+        ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1))
         }
     }
@@ -710,10 +739,16 @@ final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry {
     @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 3 arguments: directly when the layer below
-/// has these very Swift types, else laid out for libffi and run through the slot's plan.
+/// What lies below an override, called with 3 arguments: in register form when the plan runs
+/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
+/// through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2) -> R {
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain3<A0, A1, A2, R>.self) {
@@ -723,12 +758,6 @@ func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0
             let next = Next<A0, A1, A2, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override3<A0, A1, A2, R>.self).call(next, a0, a1, a2) }
         }
-    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
-        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-        registers.append(a2)
-        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1, a2 = a2
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in
@@ -906,7 +935,19 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue, A2: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType()], result: nil) { _, _, arguments in
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
+            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(arguments.next(), arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, timing, owner: owner, arguments: [a0, a1, a2], result: nil, registers: registers
+        ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
@@ -967,10 +1008,17 @@ final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedE
     @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 4 arguments: directly when the layer below
-/// has these very Swift types, else laid out for libffi and run through the slot's plan.
+/// What lies below an override, called with 4 arguments: in register form when the plan runs
+/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
+/// through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) -> R {
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain4<A0, A1, A2, A3, R>.self) {
@@ -980,13 +1028,6 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallC
             let next = Next<A0, A1, A2, A3, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override4<A0, A1, A2, A3, R>.self).call(next, a0, a1, a2, a3) }
         }
-    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
-        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-        registers.append(a2)
-        registers.append(a3)
-        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in
@@ -1168,7 +1209,20 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType()], result: nil) { _, _, arguments in
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
+            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(arguments.next(), arguments.next(), arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, timing, owner: owner, arguments: [a0, a1, a2, a3], result: nil, registers: registers
+        ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
@@ -1229,10 +1283,18 @@ final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
     @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 5 arguments: directly when the layer below
-/// has these very Swift types, else laid out for libffi and run through the slot's plan.
+/// What lies below an override, called with 5 arguments: in register form when the plan runs
+/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
+/// through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) -> R {
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        registers.append(a4)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain5<A0, A1, A2, A3, A4, R>.self) {
@@ -1242,14 +1304,6 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ co
             let next = Next<A0, A1, A2, A3, A4, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override5<A0, A1, A2, A3, A4, R>.self).call(next, a0, a1, a2, a3, a4) }
         }
-    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
-        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-        registers.append(a2)
-        registers.append(a3)
-        registers.append(a4)
-        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in
@@ -1435,7 +1489,21 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType()], result: nil) { _, _, arguments in
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
+            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, timing, owner: owner, arguments: [a0, a1, a2, a3, a4], result: nil, registers: registers
+        ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
@@ -1496,10 +1564,19 @@ final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
     @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 6 arguments: directly when the layer below
-/// has these very Swift types, else laid out for libffi and run through the slot's plan.
+/// What lies below an override, called with 6 arguments: in register form when the plan runs
+/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
+/// through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) -> R {
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        registers.append(a4)
+        registers.append(a5)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(A5.self) ? 32 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain6<A0, A1, A2, A3, A4, A5, R>.self) {
@@ -1509,15 +1586,6 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CVa
             let next = Next<A0, A1, A2, A3, A4, A5, R>(context.below, forward)
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override6<A0, A1, A2, A3, A4, A5, R>.self).call(next, a0, a1, a2, a3, a4, a5) }
         }
-    } else if let function = context.functionInRegisters(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(A5.self) ? 32 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0)) {
-        var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-        registers.append(a2)
-        registers.append(a3)
-        registers.append(a4)
-        registers.append(a5)
-        return resultValue(registers.call(function))
     }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4, a5 = a5
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in withUnsafeMutablePointer(to: &a5) { p5 in
@@ -1707,7 +1775,22 @@ extension DynamicDelegate {
     public func observe<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
     ) throws -> ObservationToken {
-        try addObserver(method, timing, owner: owner, arguments: [try A0.checkedCType(), try A1.checkedCType(), try A2.checkedCType(), try A3.checkedCType(), try A4.checkedCType(), try A5.checkedCType()], result: nil) { _, _, arguments in
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let a5 = try A5.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
+            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, timing, owner: owner, arguments: [a0, a1, a2, a3, a4, a5], result: nil, registers: registers
+        ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }

@@ -110,16 +110,15 @@ struct CallContext {
         plan._withUnsafeGuaranteedRef { $0.steps.count > level ? $0.steps[level].typed : nil }
     }
 
-    /// The C function a call from here reaches directly when the stack has nothing below, as long as the
-    /// slot's signature takes registers with these register `classes` (see ``RegisterLayout/classes``):
-    /// the wrapped original or the forwarding target's function, called in register form.
+    /// Runs what lies below in register form, when the slot's plan runs in registers and its signature
+    /// puts the arguments where `classes` (the caller's Swift types, see ``RegisterLayout/classes``) says:
+    /// a layer below is then called without laying the arguments out, and the wrapped original or a
+    /// forwarding target's function with a direct call. Nil when the caller must take another way.
     @usableFromInline
-    func functionInRegisters(classes: Int) -> UnsafeRawPointer? {
+    func invoke(classes: Int, _ registers: ArgumentRegisters) -> RegisterResult? {
         plan._withUnsafeGuaranteedRef { plan in
-            guard level >= plan.steps.count, let layout = plan.prepared.registerLayout, layout.classes == classes else {
-                return nil
-            }
-            return plan.original ?? plan.forward?.function
+            guard plan.runsInRegisters, plan.prepared.registerLayout.unsafelyUnwrapped.classes == classes else { return nil }
+            return plan.invoke(from: level, registers)
         }
     }
 

@@ -40,16 +40,44 @@ final class Observer: @unchecked Sendable {  // Weak references load safely from
         _ plan: SlotPlan, _ result: UnsafeMutableRawPointer?, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> Void
 
+    /// An observer in register form (see ``RegisterPath``), given the call's result registers (zero
+    /// before the call); a struct so that it is stored as it is.
+    @frozen @usableFromInline
+    struct RegisterBody: Sendable {
+        @usableFromInline let call: @Sendable (
+            RegisterResult, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double,
+            Double, Double
+        ) -> Void
+
+        @inlinable
+        init(
+            _ call: @escaping @Sendable (
+                RegisterResult, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double,
+                Double, Double
+            ) -> Void
+        ) {
+            self.call = call
+        }
+    }
+
     let timing: ObservationTiming
     private let body: Body
+    private let registers: RegisterBody
+    /// Whether ``registers`` is the observer's own (else it is never called).
+    let hasRegisters: Bool
     private let cancelled = Atomic<Bool>(false)
     private let tiedToOwner: Bool
     private weak var owner: AnyObject?
     private weak var delegate: DynamicDelegate?
 
-    init(timing: ObservationTiming, owner: AnyObject?, delegate: DynamicDelegate, body: @escaping Body) {
+    init(
+        timing: ObservationTiming, owner: AnyObject?, delegate: DynamicDelegate, registers: RegisterBody?,
+        body: @escaping Body
+    ) {
         self.timing = timing
         self.body = body
+        self.registers = registers ?? RegisterBody { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in }
+        hasRegisters = registers != nil
         self.tiedToOwner = owner != nil
         self.owner = owner
         self.delegate = delegate
@@ -63,6 +91,21 @@ final class Observer: @unchecked Sendable {  // Weak references load safely from
         // Holding the owner for the call keeps it from dying halfway; a dead owner ends the observation.
         guard let owner else { return cancel() }
         withExtendedLifetime(owner) { body(plan, result, arguments) }
+    }
+
+    /// ``notify(_:result:_:)`` for a call in register form; only when ``hasRegisters``.
+    func notify(result: RegisterResult, _ r: ArgumentRegisters) {
+        guard !isCancelled else { return }
+        guard tiedToOwner else { return call(result, r) }
+        guard let owner else { return cancel() }
+        withExtendedLifetime(owner) { call(result, r) }
+    }
+
+    @inline(__always)
+    private func call(_ result: RegisterResult, _ r: ArgumentRegisters) {
+        registers.call(
+            result, r.integers.0, r.integers.1, r.integers.2, r.integers.3, r.integers.4,
+            r.sse.0, r.sse.1, r.sse.2, r.sse.3, r.sse.4, r.sse.5, r.sse.6, r.sse.7)
     }
 
     func cancel() {
@@ -109,7 +152,7 @@ extension DynamicDelegate {
     public func observeAll(
         _ timing: ObservationTiming = .after, owner: AnyObject? = nil, _ body: @escaping @Sendable (ObservedCall) -> Void
     ) -> ObservationToken {
-        let observer = Observer(timing: timing, owner: owner, delegate: self) { plan, result, arguments in
+        let observer = Observer(timing: timing, owner: owner, delegate: self, registers: nil) { plan, result, arguments in
             body(ObservedCall(method: plan.methodName, signature: plan.prepared.signature, result: result, arguments: arguments))
         }
         for index in descriptor.methods.indices {
@@ -132,13 +175,13 @@ extension DynamicDelegate {
     @usableFromInline
     func addObserver(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject?, arguments: [CType], result: CType?,
-        body: @escaping Observer.Body
+        registers: Observer.RegisterBody? = nil, body: @escaping Observer.Body
     ) throws -> ObservationToken {
         let index = try descriptor.methodIndex(of: method)
         let expected = descriptor.methods[index].signature
         try checkSignature(CSignature(result ?? expected.returnType, arguments), of: index)
         try ensureDispatcher(index)
-        let observer = Observer(timing: timing, owner: owner, delegate: self, body: body)
+        let observer = Observer(timing: timing, owner: owner, delegate: self, registers: registers, body: body)
         state.withLock { state in
             state.slots[index].observers.append(observer)
             republish(index, &state)

@@ -11,11 +11,12 @@ import CFFIShim
 /// generic entry, which classifies and copies every argument of every call, is not involved.
 ///
 /// Everything else (and every closure when the path is off, see ``isAvailable``) enters through libffi.
+@usableFromInline
 enum RegisterPath {
     /// Whether closures of register-only signatures take this path: on x86_64 System V, unless the
     /// environment sets `DELEGATEKIT_FAST_PATH=0`, and only when a trampoline written into libffi's
     /// closure memory was proven to run (a libffi built with static trampolines runs its own code there).
-    static let isAvailable: Bool = cffi_register_path_available() != 0
+    @usableFromInline static let isAvailable: Bool = cffi_register_path_available() != 0
 
     /// Whether a closure made now on this thread gets a register trampoline for `prepared`.
     static func entersInRegisters(_ prepared: FFISignature) -> Bool {
@@ -87,6 +88,9 @@ struct ArgumentRegisters {
     /// How many of each class the arguments read so far took.
     @usableFromInline var integersTaken = 0
     @usableFromInline var sseTaken = 0
+    /// False once ``append(_:)`` was given a value wider than a register: these registers cannot carry
+    /// the call (a constant where the types are known).
+    @usableFromInline var fits = true
 
     @inlinable @inline(__always)
     init(
@@ -133,6 +137,10 @@ struct ArgumentRegisters {
     /// Puts `value` in the next register of its class, for calling C in register form.
     @inlinable @inline(__always)
     mutating func append<T: CValue>(_ value: T) {
+        guard MemoryLayout<T>.size <= 8 else {
+            fits = false
+            return
+        }
         if travelsInSSE(T.self) {
             var bits = Double(0)
             withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }

@@ -32,10 +32,10 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     let original: UnsafeRawPointer?
     let forward: ForwardRoute?
     let prepared: FFISignature
-    /// Whether a call entering in register form can run the whole plan in that form: no observers, and
-    /// every override has a register form (a plain closure always has one where the signature takes
+    /// Whether a call entering in register form can run the whole plan in that form: every observer
+    /// and every override has a register form (a plain closure always has one where the signature takes
     /// registers). Otherwise such a call lays its arguments out for libffi once and runs ``run(_:_:)``.
-    private let runsInRegisters: Bool
+    let runsInRegisters: Bool
     let slot: Int
     let methodName: String
     // The delegate outlives its plans: they are only reachable through it.
@@ -84,7 +84,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         } else {
             only = nil
         }
-        runsInRegisters = prepared.takesRegisters && observers.isEmpty && levels.allSatisfy { implementation in
+        runsInRegisters = prepared.takesRegisters && observers.allSatisfy(\.hasRegisters) && levels.allSatisfy { implementation in
             if case .override(let thunk) = implementation.body { return thunk.hasRegisters }
             return true
         }
@@ -143,11 +143,14 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         guard runsInRegisters else {
             return prepared.registerLayout.unsafelyUnwrapped.run(registers) { run($0, $1) }
         }
-        return invoke(from: 0, registers)
+        for observer in before { observer._withUnsafeGuaranteedRef { $0.notify(result: .zero, registers) } }
+        let result = invoke(from: 0, registers)
+        for observer in after { observer._withUnsafeGuaranteedRef { $0.notify(result: result, registers) } }
+        return result
     }
 
-    /// ``invoke(from:_:_:)`` in register form; only when ``runsInRegisters``.
-    private func invoke(from level: Int, _ registers: ArgumentRegisters) -> RegisterResult {
+    /// ``invoke(from:_:_:)`` in register form: the plan must run in registers (see ``runsInRegisters``).
+    func invoke(from level: Int, _ registers: ArgumentRegisters) -> RegisterResult {
         var index = level
         while index < steps.count {
             let step = steps[index]
@@ -199,7 +202,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     }
 
     /// ``entry`` in register form.
-    private static let registerEntry: cffi_register_entry = { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+    private static let registerEntry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
             while true {
                 let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped

@@ -20,9 +20,9 @@ import Testing
     }
 
     /// Whether C entering `address` runs DelegateKit's register trampoline (its second instruction is
-    /// `mov %r8, %r9`, 0x4d) rather than libffi's (`lea …, %r10`, 0x4c).
+    /// `mov …(%rip), %r9`, opcode 0x8b) rather than libffi's (`lea …(%rip), %r10`, opcode 0x8d).
     func entersInRegisters(_ address: UnsafeRawPointer) -> Bool {
-        address.load(fromByteOffset: 4, as: UInt8.self) == 0x4d
+        address.load(fromByteOffset: 5, as: UInt8.self) == 0x8b
     }
 
     /// What a C caller gets from `function`: the result bytes libffi's `ffi_call` stores (a narrow
