@@ -306,13 +306,11 @@ final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}
     @usableFromInline init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{ self.call = call }}
 }}
 
-/// What lies below an override, called with {n} argument{"" if n == 1 else "s"}: in register form when the plan runs
-/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
-/// through the slot's plan.
+/// What lies below an override, called with {n} argument{"" if n == 1 else "s"}: directly when the layer below has
+/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
+/// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<{generics}>(_ context: CallContext, {params}) -> R {{
-    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-{appends}    if registers.fits, let result = context.invoke(classes: {classes}, registers) {{ return resultValue(result) }}
     if let entry = context.typedBelow {{
         let kind = entry._withUnsafeGuaranteedRef {{ ObjectIdentifier(type(of: $0)) }}
         if kind == ObjectIdentifier(Plain{n}<{types}>.self) {{
@@ -323,6 +321,8 @@ func forward<{generics}>(_ context: CallContext, {params}) -> R {{
             return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Override{n}<{types}>.self).call(next, {values}) }}
         }}
     }}
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+{appends}    if registers.fits, let result = context.invoke(classes: {classes}, registers) {{ return resultValue(result) }}
 {body}{opening}{inner}{closing}}}
 """
 

@@ -219,14 +219,11 @@ final class Override1<A0: CValue, R>: TypedEntry {
     @usableFromInline init(_ call: @escaping (Next<A0, R>, A0) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 1 argument: in register form when the plan runs
-/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
-/// through the slot's plan.
+/// What lies below an override, called with 1 argument: directly when the layer below has
+/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
+/// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
-    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain1<A0, R>.self) {
@@ -237,6 +234,9 @@ func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override1<A0, R>.self).call(next, a0) }
         }
     }
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     var a0 = a0
     return withUnsafeMutablePointer(to: &a0) { p0 in
         var pointers: (UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0))
@@ -476,15 +476,11 @@ final class Override2<A0: CValue, A1: CValue, R>: TypedEntry {
     @usableFromInline init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 2 arguments: in register form when the plan runs
-/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
-/// through the slot's plan.
+/// What lies below an override, called with 2 arguments: directly when the layer below has
+/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
+/// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1) -> R {
-    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain2<A0, A1, R>.self) {
@@ -495,6 +491,10 @@ func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: 
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override2<A0, A1, R>.self).call(next, a0, a1) }
         }
     }
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     var a0 = a0, a1 = a1
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1))
@@ -739,16 +739,11 @@ final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry {
     @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 3 arguments: in register form when the plan runs
-/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
-/// through the slot's plan.
+/// What lies below an override, called with 3 arguments: directly when the layer below has
+/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
+/// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2) -> R {
-    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-        registers.append(a2)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain3<A0, A1, A2, R>.self) {
@@ -759,6 +754,11 @@ func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override3<A0, A1, A2, R>.self).call(next, a0, a1, a2) }
         }
     }
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     var a0 = a0, a1 = a1, a2 = a2
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2))
@@ -1008,17 +1008,11 @@ final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedE
     @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 4 arguments: in register form when the plan runs
-/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
-/// through the slot's plan.
+/// What lies below an override, called with 4 arguments: directly when the layer below has
+/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
+/// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) -> R {
-    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-        registers.append(a2)
-        registers.append(a3)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain4<A0, A1, A2, A3, R>.self) {
@@ -1029,6 +1023,12 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallC
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override4<A0, A1, A2, A3, R>.self).call(next, a0, a1, a2, a3) }
         }
     }
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3))
@@ -1283,18 +1283,11 @@ final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
     @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 5 arguments: in register form when the plan runs
-/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
-/// through the slot's plan.
+/// What lies below an override, called with 5 arguments: directly when the layer below has
+/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
+/// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) -> R {
-    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-        registers.append(a2)
-        registers.append(a3)
-        registers.append(a4)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain5<A0, A1, A2, A3, A4, R>.self) {
@@ -1305,6 +1298,13 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ co
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override5<A0, A1, A2, A3, A4, R>.self).call(next, a0, a1, a2, a3, a4) }
         }
     }
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        registers.append(a4)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3), UnsafeMutableRawPointer(p4))
@@ -1564,19 +1564,11 @@ final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
     @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) { self.call = call }
 }
 
-/// What lies below an override, called with 6 arguments: in register form when the plan runs
-/// so, else directly when the layer below has these very Swift types, else laid out for libffi and run
-/// through the slot's plan.
+/// What lies below an override, called with 6 arguments: directly when the layer below has
+/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
+/// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) -> R {
-    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        registers.append(a0)
-        registers.append(a1)
-        registers.append(a2)
-        registers.append(a3)
-        registers.append(a4)
-        registers.append(a5)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(A5.self) ? 32 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     if let entry = context.typedBelow {
         let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
         if kind == ObjectIdentifier(Plain6<A0, A1, A2, A3, A4, A5, R>.self) {
@@ -1587,6 +1579,14 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CVa
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override6<A0, A1, A2, A3, A4, A5, R>.self).call(next, a0, a1, a2, a3, a4, a5) }
         }
     }
+    var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        registers.append(a4)
+        registers.append(a5)
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(A5.self) ? 32 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4, a5 = a5
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in withUnsafeMutablePointer(to: &a5) { p5 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3), UnsafeMutableRawPointer(p4), UnsafeMutableRawPointer(p5))
