@@ -2,37 +2,50 @@
 ///
 /// Valid only during the call it was made for; do not keep it.
 public struct CInvocation {
-    /// The signature of the function being called.
-    public let signature: CSignature
+    @usableFromInline let layout: Unmanaged<InvocationLayout>
     @usableFromInline let result: UnsafeMutableRawPointer
     @usableFromInline let arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    let widening: ReturnWidening
 
-    init(
-        signature: CSignature, result: UnsafeMutableRawPointer,
-        arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, widening: ReturnWidening
-    ) {
-        self.signature = signature
+    /// The closure's layout is kept alive by the closure for as long as C may call it, so a call
+    /// neither retains it nor copies the signature.
+    init(layout: Unmanaged<InvocationLayout>, result: UnsafeMutableRawPointer, arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        self.layout = layout
         self.result = result
         self.arguments = arguments
-        self.widening = widening
     }
 
+    /// The signature of the function being called.
+    public var signature: CSignature { layout.takeUnretainedValue().signature }
+
     /// The number of arguments C passed.
-    public var argumentCount: Int { signature.argumentTypes.count }
+    public var argumentCount: Int { layout._withUnsafeGuaranteedRef { $0.argumentCodes.count } }
 
     /// The argument at `index` (from 0) as a `T` whose C type must be the argument's.
     ///
     /// Asking for an index out of range or for another C type stops the program with a message naming
     /// both types: inside a C callback there is no caller to throw to, and a wrong read is silent corruption.
+    @inlinable
     public func argument<T: CValue>(_ index: Int, as type: T.Type = T.self) -> T {
+        // A scalar's code is a constant here once specialized: the common check is one comparison.
+        let code = T.cType.scalarCode ?? 0
+        let matches = layout._withUnsafeGuaranteedRef { layout in
+            index >= 0 && index < layout.argumentCodes.count && code != 0 && layout.argumentCodes[index] == code
+        }
+        if !matches { checkArgument(index, as: T.self) }
+        return UnsafeRawPointer(arguments[index].unsafelyUnwrapped).loadUnaligned(as: T.self)
+    }
+
+    /// The full check of ``argument(_:as:)``, for what the quick one does not settle (a struct, `Int` for
+    /// `size_t`, a mistake).
+    @usableFromInline
+    func checkArgument<T: CValue>(_ index: Int, as type: T.Type) {
+        let signature = signature
         require(
             signature.argumentTypes.indices.contains(index),
             "argument index \(index) is out of range for C signature `\(signature)`")
         require(
             signature.argumentTypes[index].accepts(T.cType),
             "argument \(index) of `\(signature)` has C type `\(signature.argumentTypes[index])`, not `\(T.cType)` (\(T.self))")
-        return UnsafeRawPointer(arguments[index].unsafelyUnwrapped).loadUnaligned(as: T.self)
     }
 
     /// The address of the argument at `index`, for reading it as raw bytes.
@@ -45,10 +58,42 @@ public struct CInvocation {
 
     /// Sets the value C receives when the closure returns; its C type must be the signature's return type.
     /// A closure that never sets it returns zero (or NULL, or an all-zero struct).
+    @inlinable
     public func setReturnValue<T: CValue>(_ value: T) {
+        let code = T.cType.scalarCode ?? 0
+        let widening = layout._withUnsafeGuaranteedRef { layout in
+            code != 0 && layout.returnCode == code ? layout.widening : nil
+        }
+        storeResult(value, to: result, widening ?? checkedReturnWidening(T.self))
+    }
+
+    /// The full check of ``setReturnValue(_:)``; returns the widening when the type fits.
+    @usableFromInline
+    func checkedReturnWidening<T: CValue>(_ type: T.Type) -> ReturnWidening {
+        let signature = signature
         require(
             signature.returnType.accepts(T.cType),
             "`\(signature)` returns `\(signature.returnType)`, not `\(T.cType)` (\(T.self))")
-        storeResult(value, to: result, widening)
+        return signature.returnType.widening
     }
+}
+
+/// What every ``CInvocation`` of one closure checks against: its signature, and each C type's scalar
+/// code (0 for a structure), made once when the closure is made.
+@usableFromInline
+final class InvocationLayout: @unchecked Sendable {  // Immutable; the buffer is freed in deinit.
+    let signature: CSignature
+    @usableFromInline let argumentCodes: UnsafeMutableBufferPointer<UInt64>
+    @usableFromInline let returnCode: UInt64
+    @usableFromInline let widening: ReturnWidening
+
+    init(_ signature: CSignature) {
+        self.signature = signature
+        argumentCodes = .allocate(capacity: signature.argumentTypes.count)
+        _ = argumentCodes.initialize(from: signature.argumentTypes.map { $0.scalarCode ?? 0 })
+        returnCode = signature.returnType.scalarCode ?? 0
+        widening = signature.returnType.widening
+    }
+
+    deinit { argumentCodes.deallocate() }
 }

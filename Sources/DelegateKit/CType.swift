@@ -116,7 +116,7 @@ public enum CType: Hashable, Sendable {
         return key << 4 | code
     }
 
-    @usableFromInline
+    @inlinable
     var scalarCode: UInt64? {
         switch self {
         case .void: return 1

@@ -73,12 +73,17 @@ struct CallThunk: Sendable {
 
     /// The thunk for a closure that reads its arguments through a ``CInvocation``.
     static func dynamic(_ signature: CSignature, _ closure: @escaping @Sendable (CInvocation) -> Void) throws -> CallThunk {
-        let widening = signature.returnType.widening
+        let layout = InvocationLayout(signature)
         // A closure that forgets to set a result must not hand C stale stack bytes.
-        let resultBytes = widening == .none ? signature.returnType.size : MemoryLayout<UInt64>.size
+        let resultBytes = layout.widening == .none ? signature.returnType.size : MemoryLayout<UInt64>.size
         return try CallThunk(signature: signature) { result, arguments in
-            result.initializeMemory(as: UInt8.self, repeating: 0, count: resultBytes)
-            closure(CInvocation(signature: signature, result: result, arguments: arguments, widening: widening))
+            if resultBytes <= MemoryLayout<UInt64>.size {
+                result.storeBytes(of: 0, as: UInt64.self)  // libffi's buffer always holds a whole register
+            } else {
+                result.initializeMemory(as: UInt8.self, repeating: 0, count: resultBytes)
+            }
+            // The thunk's closure holds the layout for as long as C may call it.
+            closure(CInvocation(layout: Unmanaged.passUnretained(layout), result: result, arguments: arguments))
         }
     }
 

@@ -235,9 +235,9 @@ func callInRegisters(
 /// stack and an array of pointers to them is made, which is all libffi's entry would have made, minus
 /// the classification.
 @usableFromInline
-struct RegisterLayout: Sendable {
+final class RegisterLayout: @unchecked Sendable {  // Immutable; the buffer is freed in deinit.
     /// Per argument: the register's byte offset in a block of 5 integer registers then 8 SSE registers.
-    let offsets: [Int]
+    private let offsets: UnsafeMutableBufferPointer<Int>
     /// Bit `i` set when argument `i` travels in an SSE register; ``sseResult`` when the result does.
     @usableFromInline let classes: Int
 
@@ -270,12 +270,15 @@ struct RegisterLayout: Sendable {
             }
         }
         guard integers <= 5, sse <= 8 else { return nil }
-        self.offsets = offsets
+        self.offsets = .allocate(capacity: offsets.count)
+        _ = self.offsets.initialize(from: offsets)
         self.classes = classes
         #else
         return nil
         #endif
     }
+
+    deinit { offsets.deallocate() }
 
     /// Runs `body` (libffi's form) on the arguments in `registers` and returns its result as registers.
     func run(
@@ -283,17 +286,29 @@ struct RegisterLayout: Sendable {
         _ body: (UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Void
     ) -> RegisterResult {
         var block = (registers.integers, registers.sse)
-        // libffi's result buffer: a full register for narrow integers, 8 bytes for every result here.
+        // One pointer per argument; a register-only signature has at most 13.
+        var pointers: (
+            UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
+            UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
+            UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
+            UnsafeMutableRawPointer?
+        ) = (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+        // libffi's result buffer: 8 bytes hold every result here (a narrow integer as a whole register).
         var result = UInt64(0)
-        return withUnsafeMutableBytes(of: &block) { block in
-            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(offsets.count, 1)) { arguments in
+        withUnsafeMutableBytes(of: &block) { block in
+            withUnsafeMutableBytes(of: &pointers) { list in
                 let base = block.baseAddress.unsafelyUnwrapped
-                for (index, offset) in offsets.enumerated() { arguments[index] = base + offset }
-                withUnsafeMutableBytes(of: &result) { body($0.baseAddress.unsafelyUnwrapped, arguments.baseAddress.unsafelyUnwrapped) }
-                // The result is the same 8 bytes whichever register C reads it from.
-                return RegisterResult(integer: result, sse: Double(bitPattern: result))
+                let arguments = list.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+                var index = 0
+                while index < offsets.count {
+                    arguments[index] = base + offsets[index]
+                    index += 1
+                }
+                withUnsafeMutableBytes(of: &result) { body($0.baseAddress.unsafelyUnwrapped, arguments) }
             }
         }
+        // The same 8 bytes whichever register C reads the result from.
+        return RegisterResult(integer: result, sse: Double(bitPattern: result))
     }
 }
 
