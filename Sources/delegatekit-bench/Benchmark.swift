@@ -10,12 +10,22 @@ struct CallResult {
     var instructions: Double?
     var allocationsPerCall: Double
     var checksumMatches: Bool
+    /// The same path with the register path off (`DELEGATEKIT_FAST_PATH=0`), from a child process.
+    var libffiNanoseconds: Double? = nil
+    var libffiInstructions: Double? = nil
+    var libffiChecksumMatches = true
 }
 
 enum Benchmark {
     static func main(_ arguments: [String]) {
         if let index = arguments.firstIndex(of: "--measure-one") {
             return measureOne(Array(arguments[(index + 1)...]))
+        }
+        if let index = arguments.firstIndex(of: "--measure-calls-json") {
+            return LibffiPathChild.measureCalls(Array(arguments[(index + 1)...]))
+        }
+        if let index = arguments.firstIndex(of: "--measure-qsort-json") {
+            return LibffiPathChild.measureQsort(Array(arguments[(index + 1)...]))
         }
         if let index = arguments.firstIndex(of: "--measure-churn") {
             return measureChurnOne(Array(arguments[(index + 1)...]))
@@ -45,13 +55,25 @@ enum Benchmark {
         do {
             print("timing \(PathKind.allCases.count) paths × \(BenchSignature.allCases.count) signatures, \(rounds) interleaved rounds of \(calls) calls…")
             report.calls = try timeCalls(calls: calls, rounds: rounds)
+            print("the same with DELEGATEKIT_FAST_PATH=0, in a child process…")
+            do {
+                report.calls.merge(libffiPath: try LibffiPathChild.timeCalls(calls: calls, rounds: rounds))
+            } catch {
+                report.notes.append("Libffi path not timed: \(error).")
+            }
+            if LibffiPathChild.parentIsOnLibffiPath {
+                report.notes.append("This run itself had DELEGATEKIT_FAST_PATH=0: its \"fast path\" figures are the libffi path too.")
+            }
             print("creation, memory and threads…")
             report.costs = try measureCosts(quick: quick)
             if !arguments.contains("--no-callgrind") {
                 if let callgrind = Callgrind.prepare() {
-                    print("counting instructions with callgrind…")
+                    print("counting instructions with callgrind, each path as it is and with DELEGATEKIT_FAST_PATH=0…")
                     for index in report.calls.indices {
-                        report.calls[index].instructions = callgrind.instructionsPerCall(report.calls[index].kind, report.calls[index].signature)
+                        let (kind, signature) = (report.calls[index].kind, report.calls[index].signature)
+                        report.calls[index].instructions = callgrind.instructionsPerCall(kind, signature)
+                        report.calls[index].libffiInstructions = callgrind.instructionsPerCall(
+                            kind, signature, environment: LibffiPathChild.environment)
                     }
                     report.costs.rawCreateInstructions = callgrind.instructionsPerCreation("raw") ?? .nan
                     report.costs.closureCreateInstructions = callgrind.instructionsPerCreation("closure") ?? .nan
@@ -61,6 +83,15 @@ enum Benchmark {
                 }
             }
             report.threads = try measureThreads(calls: calls, rounds: quick ? 5 : 11)
+            let sorts = quick ? 3 : 5
+            print("qsort of \(QsortBenchmark.count) Int32, \(sorts) runs per comparator, then the libffi path in a child process…")
+            report.qsort = try QsortBenchmark.measure(QsortComparator.allCases, runs: sorts)
+            do {
+                // The child's own C comparator too, so its closure's ratio is to a sort of the same moment.
+                report.libffiQsort = try LibffiPathChild.measureQsort([.c, .closure], runs: sorts)
+            } catch {
+                report.notes.append("qsort on the libffi path not timed: \(error).")
+            }
             if !arguments.contains("--no-peers") {
                 print("Python peers…")
                 // Our int64 closure timed right before and after, so the time ratio compares one moment.
@@ -84,10 +115,15 @@ enum Benchmark {
         }
         let markdown = report.markdown()
         print(markdown)
+        // `--results-dir DIR` writes the two files elsewhere: for trying the benchmark out without
+        // replacing the recorded results.
+        let directory = arguments.firstIndex(of: "--results-dir").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+            .map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("Benchmarks")
         do {
-            try markdown.write(to: root.appendingPathComponent("Benchmarks/results.md"), atomically: true, encoding: .utf8)
-            try report.json().write(to: root.appendingPathComponent("Benchmarks/results.json"))
-            print("written to Benchmarks/results.md and Benchmarks/results.json")
+            let markdownFile = directory.appendingPathComponent("results.md"), jsonFile = directory.appendingPathComponent("results.json")
+            try markdown.write(to: markdownFile, atomically: true, encoding: .utf8)
+            try report.json().write(to: jsonFile)
+            print("written to \(markdownFile.path) and \(jsonFile.path)")
         } catch {
             print("could not write the results: \(error)")
         }

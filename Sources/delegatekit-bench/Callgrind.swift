@@ -22,8 +22,10 @@ struct Callgrind {
         return Callgrind(binary: copy)
     }
 
-    func instructionsPerCall(_ kind: PathKind, _ signature: BenchSignature) -> Double? {
-        perUnit { ["--measure-one", kind.key, String(describing: signature), String($0)] }
+    /// Instructions per call of one path; `environment` is added to the measured program's (to count
+    /// the libffi path with `DELEGATEKIT_FAST_PATH=0`).
+    func instructionsPerCall(_ kind: PathKind, _ signature: BenchSignature, environment: [String: String] = [:]) -> Double? {
+        perUnit(environment: environment) { ["--measure-one", kind.key, String(describing: signature), String($0)] }
     }
 
     /// Instructions to make and free one closure ("raw", "closure") or one 16-slot delegate ("delegate16").
@@ -31,15 +33,18 @@ struct Callgrind {
         perUnit { ["--measure-create", what, String($0 / 10)] }.map { $0 * 10 }
     }
 
-    private func perUnit(_ arguments: (Int64) -> [String]) -> Double? {
-        guard let few = total(arguments(calls.0)), let many = total(arguments(calls.1)) else { return nil }
+    private func perUnit(environment: [String: String] = [:], _ arguments: (Int64) -> [String]) -> Double? {
+        guard let few = total(arguments(calls.0), environment: environment),
+            let many = total(arguments(calls.1), environment: environment)
+        else { return nil }
         return Double(many - few) / Double(calls.1 - calls.0)
     }
 
-    private func total(_ arguments: [String]) -> Int64? {
+    private func total(_ arguments: [String], environment: [String: String]) -> Int64? {
         let out = binary + "." + arguments.joined(separator: ".") + ".out"
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let status = Self.run("valgrind", ["--tool=callgrind", "--callgrind-out-file=\(out)", binary] + arguments)
+        let status = Self.run("valgrind", ["--tool=callgrind", "--callgrind-out-file=\(out)", binary] + arguments,
+                              environment: environment)
         guard status == 0, let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
         return Self.total(in: text)
     }
@@ -61,11 +66,14 @@ struct Callgrind {
     }
 
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String], output: Pipe? = nil) -> Int32 {
+    static func run(_ tool: String, _ arguments: [String], output: Pipe? = nil, environment: [String: String] = [:]) -> Int32 {
         guard let path = which(tool) else { return -1 }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardOutput = output ?? FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { return -1 }

@@ -7,6 +7,10 @@ struct Report {
     var threads: [(PathKind, Double)] = []
     var peers: [String: [String: Double]] = [:]
     var peerInstructions: [String: Double] = [:]
+    /// Every comparator's sorts in this process, and the C comparator's and `CClosure`'s in the
+    /// libffi-path child.
+    var qsort: [QsortTiming] = []
+    var libffiQsort: [QsortTiming] = []
     /// Our int64 closure's ns per call, timed around the peers.
     var peerBaseline = Double.nan
     var notes: [String] = []
@@ -42,8 +46,14 @@ struct Report {
             "",
             "## Calls",
             "",
-            "| signature | path | ns/call | × raw libffi | × direct | instructions/call | instructions × raw libffi | heap allocations/call |",
-            "|---|---|---:|---:|---:|---:|---:|---:|",
+            "Closures of register-only signatures enter through DelegateKit's register trampoline. The libffi path",
+            "columns are the same path with `DELEGATEKIT_FAST_PATH=0`: times from a child process of this binary, run",
+            "right after this one's with the same rounds and calls; instructions from callgrind with that variable set.",
+            "× fast is libffi path ÷ this process's ns/call (about 1 where the path makes no DelegateKit closure).",
+            "",
+            "| signature | path | ns/call | libffi path ns/call | × fast | × raw libffi | × direct | instructions/call "
+                + "| instructions, libffi path | instructions × raw libffi | heap allocations/call |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for signature in BenchSignature.allCases {
             let raw = result(.rawLibffi, signature)
@@ -51,10 +61,13 @@ struct Report {
             for kind in PathKind.allCases {
                 guard let r = result(kind, signature) else { continue }
                 let instructions = r.instructions ?? .nan
-                let check = r.checksumMatches ? "" : " (WRONG RESULT)"
+                let libffi = r.libffiNanoseconds ?? .nan
+                let check = (r.checksumMatches ? "" : " (WRONG RESULT)") + (r.libffiChecksumMatches ? "" : " (WRONG RESULT on the libffi path)")
                 lines.append("| \(signature.label) | \(kind.rawValue)\(check) | \(r.nanoseconds.formatted(1)) | "
+                    + "\(libffi.formatted(1)) | \((libffi / r.nanoseconds).formatted(2)) | "
                     + "\((r.nanoseconds / (raw?.nanoseconds ?? .nan)).formatted(2)) | \((r.nanoseconds / (direct?.nanoseconds ?? .nan)).formatted(1)) | "
-                    + "\(instructions.formatted(0)) | \((instructions / (raw?.instructions ?? .nan)).formatted(2)) | \(r.allocationsPerCall.formatted(2)) |")
+                    + "\(instructions.formatted(0)) | \((r.libffiInstructions ?? .nan).formatted(0)) | "
+                    + "\((instructions / (raw?.instructions ?? .nan)).formatted(2)) | \(r.allocationsPerCall.formatted(2)) |")
             }
         }
         lines += ["", "## Targets", ""] + targets()
@@ -77,6 +90,7 @@ struct Report {
             "| path | throughput, 2 threads ÷ 1 thread |", "|---|---:|",
         ]
         lines += threads.map { "| \($0.0.rawValue) | \($0.1.formatted(2)) |" }
+        lines += qsortMarkdown()
         if !peers.isEmpty {
             lines += ["", "## Python peers (same C loop, shared library)", "",
                       "The int64 ratio uses DelegateKit's closure timed right before and after the peers "
@@ -174,6 +188,11 @@ struct Report {
                     "checksumMatches": result.checksumMatches,
                 ]
                 if let instructions = result.instructions { entry["instructionsPerCall"] = instructions }
+                if let nanoseconds = result.libffiNanoseconds {
+                    entry["libffiPathNanosecondsPerCall"] = nanoseconds
+                    entry["libffiPathChecksumMatches"] = result.libffiChecksumMatches
+                }
+                if let instructions = result.libffiInstructions { entry["libffiPathInstructionsPerCall"] = instructions }
                 return entry
             },
             "costs": [
@@ -188,6 +207,7 @@ struct Report {
                 ($0.kind.key, ["nanoseconds": $0.nanoseconds, "bytesKept": $0.bytesKeptPerCycle])
             }),
             "twoThreadThroughputRatio": Dictionary(uniqueKeysWithValues: threads.map { ($0.0.rawValue, $0.1) }),
+            "qsort": qsortJSON(),
             "pythonPeersNanosecondsPerCall": peers,
             "pythonPeersInstructionsPerInt64Call": peerInstructions,
             "notes": notes,
