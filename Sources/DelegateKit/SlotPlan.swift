@@ -25,7 +25,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     private let observers: [Observer]
     /// The one closure a call runs when that is all it needs (a plain top, no observers): the common case
     /// of a `.stable` slot, called without walking the plan.
-    private let only: UnsafeMutableRawPointer?
+    let only: UnsafeMutableRawPointer?
     @usableFromInline let steps: UnsafeMutableBufferPointer<Step>
     private let before: UnsafeMutableBufferPointer<Unmanaged<Observer>>
     private let after: UnsafeMutableBufferPointer<Unmanaged<Observer>>
@@ -208,8 +208,14 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
                 let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
                 let token = cffi_enter(plan)
                 if cell.plan.load(ordering: .sequentiallyConsistent) == plan {
-                    let result = Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef {
-                        $0.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
+                    let result = Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { plan in
+                        // The common `.stable` case passes the registers on as they came.
+                        if let only = plan.only {
+                            return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef {
+                                $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                            }
+                        }
+                        return plan.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
                     }
                     cffi_leave(token)
                     return result.registers
