@@ -94,9 +94,16 @@ final class Observer: @unchecked Sendable {  // Weak references load safely from
     }
 
     /// ``notify(_:result:_:)`` for a call in register form; only when ``hasRegisters``.
+    @inline(__always)
     func notify(result: RegisterResult, _ r: ArgumentRegisters) {
         guard !isCancelled else { return }
         guard tiedToOwner else { return call(result, r) }
+        notifyHoldingOwner(result: result, r)
+    }
+
+    /// Out of line, so that a plan's loop over its observers stays small for the common observer.
+    @inline(never)
+    private func notifyHoldingOwner(result: RegisterResult, _ r: ArgumentRegisters) {
         guard let owner else { return cancel() }
         withExtendedLifetime(owner) { call(result, r) }
     }
