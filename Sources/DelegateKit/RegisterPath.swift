@@ -102,36 +102,17 @@ struct ArgumentRegisters {
     }
 
     /// The next argument, of Swift type `T`. The counters and the class test are constants once the
-    /// caller is specialized and inlined, so this is one register move (and a truncation).
+    /// caller is specialized and inlined, so this is one register move (and a truncation): a float is the
+    /// low half of its register, a narrow integer the low bits of its (C leaves the rest undefined, and
+    /// they are not read).
     @inlinable @inline(__always)
     mutating func next<T: CValue>(_ type: T.Type = T.self) -> T {
         if travelsInSSE(T.self) {
             defer { sseTaken += 1 }
-            let value: Double
-            switch sseTaken {
-            case 0: value = sse.0
-            case 1: value = sse.1
-            case 2: value = sse.2
-            case 3: value = sse.3
-            case 4: value = sse.4
-            case 5: value = sse.5
-            case 6: value = sse.6
-            default: value = sse.7
-            }
-            // A float is the low half of its register.
-            return withUnsafeBytes(of: value) { $0.loadUnaligned(as: T.self) }
+            return withUnsafeBytes(of: sse) { $0.loadUnaligned(fromByteOffset: 8 * sseTaken, as: T.self) }
         }
         defer { integersTaken += 1 }
-        let value: UInt64
-        switch integersTaken {
-        case 0: value = integers.0
-        case 1: value = integers.1
-        case 2: value = integers.2
-        case 3: value = integers.3
-        default: value = integers.4
-        }
-        // A narrow integer is the low bits; C leaves the rest undefined, and they are not read.
-        return withUnsafeBytes(of: value) { $0.loadUnaligned(as: T.self) }
+        return withUnsafeBytes(of: integers) { $0.loadUnaligned(fromByteOffset: 8 * integersTaken, as: T.self) }
     }
 
     /// Puts `value` in the next register of its class, for calling C in register form.
@@ -142,31 +123,14 @@ struct ArgumentRegisters {
             return
         }
         if travelsInSSE(T.self) {
-            var bits = Double(0)
-            withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
-            switch sseTaken {
-            case 0: sse.0 = bits
-            case 1: sse.1 = bits
-            case 2: sse.2 = bits
-            case 3: sse.3 = bits
-            case 4: sse.4 = bits
-            case 5: sse.5 = bits
-            case 6: sse.6 = bits
-            default: sse.7 = bits
-            }
+            let offset = 8 * sseTaken
+            withUnsafeMutableBytes(of: &sse) { $0.storeBytes(of: value, toByteOffset: offset, as: T.self) }
             sseTaken += 1
-            return
+        } else {
+            let offset = 8 * integersTaken
+            withUnsafeMutableBytes(of: &integers) { $0.storeBytes(of: value, toByteOffset: offset, as: T.self) }
+            integersTaken += 1
         }
-        var bits = UInt64(0)
-        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
-        switch integersTaken {
-        case 0: integers.0 = bits
-        case 1: integers.1 = bits
-        case 2: integers.2 = bits
-        case 3: integers.3 = bits
-        default: integers.4 = bits
-        }
-        integersTaken += 1
     }
 
     /// Calls the C function at `function`, of a register-only signature, with these registers.

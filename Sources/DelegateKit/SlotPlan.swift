@@ -110,20 +110,15 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// forwarding target, or the default value.
     @usableFromInline
     func invoke(from level: Int, _ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
-        var index = level
-        while index < steps.count {
-            let step = steps[index]
-            if step.once, !step.implementation._withUnsafeGuaranteedRef({ $0.claim() }) {
-                index += 1
-                continue
-            }
+        if let (step, index) = claimStep(from: level) {
             if step.isOverride {
-                let context = CallContext(plan: Unmanaged.passUnretained(self), level: index + 1, implementation: step.implementation)
-                Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(context, result, arguments) }
+                Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef {
+                    $0.body(context(below: index), result, arguments)
+                }
             } else {
                 Unmanaged<PlainClosure>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
             }
-            if step.once { owner.remove(step.implementation.takeUnretainedValue(), slot: slot) }
+            finish(step)
             return
         }
         if let original {
@@ -151,25 +146,45 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
 
     /// ``invoke(from:_:_:)`` in register form: the plan must run in registers (see ``runsInRegisters``).
     func invoke(from level: Int, _ registers: ArgumentRegisters) -> RegisterResult {
-        var index = level
-        while index < steps.count {
-            let step = steps[index]
-            if step.once, !step.implementation._withUnsafeGuaranteedRef({ $0.claim() }) {
-                index += 1
-                continue
-            }
+        if let (step, index) = claimStep(from: level) {
             let result: RegisterResult
             if step.isOverride {
-                let context = CallContext(plan: Unmanaged.passUnretained(self), level: index + 1, implementation: step.implementation)
-                result = Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.call(context, registers) }
+                result = Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef {
+                    $0.call(context(below: index), registers)
+                }
             } else {
                 result = Unmanaged<PlainClosure>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.call(registers) }
             }
-            if step.once { owner.remove(step.implementation.takeUnretainedValue(), slot: slot) }
+            finish(step)
             return result
         }
         if let function = original ?? forward?.function { return registers.call(function) }
         return .zero
+    }
+
+    /// The first layer at or below `level` this call may run, and its index: every layer but a `once`
+    /// layer whose one call another call has taken.
+    @inline(__always)
+    private func claimStep(from level: Int) -> (Step, Int)? {
+        var index = level
+        while index < steps.count {
+            let step = steps[index]
+            if !step.once || step.implementation._withUnsafeGuaranteedRef({ $0.claim() }) { return (step, index) }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The context an override at `index` hands its `Next`.
+    @inline(__always)
+    private func context(below index: Int) -> CallContext {
+        CallContext(plan: Unmanaged.passUnretained(self), level: index + 1, implementation: steps[index].implementation)
+    }
+
+    /// After a layer ran: a `once` layer removes itself.
+    @inline(__always)
+    private func finish(_ step: Step) {
+        if step.once { owner.remove(step.implementation.takeUnretainedValue(), slot: slot) }
     }
 
     /// Whether a call from `level` would reach more than the default value.

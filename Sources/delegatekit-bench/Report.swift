@@ -116,40 +116,49 @@ struct Report {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The performance issue's targets, each with the measured figure and whether it holds.
+    /// The register path's targets (issue 12), each with the measured figure and whether it holds. Times
+    /// are the judge here, as the targets are stated; the instruction counts beside them repeat exactly.
     func targets() -> [String] {
         func mark(_ ok: Bool) -> String { ok ? "met" : "**not met**" }
         var lines: [String] = []
         for signature in BenchSignature.allCases {
-            guard let raw = result(.rawLibffi, signature) else { continue }
-            for kind in [PathKind.closure, .slot] {
-                guard let r = result(kind, signature) else { continue }
-                let time = r.nanoseconds / raw.nanoseconds
-                let instructions = (r.instructions ?? .nan) / (raw.instructions ?? .nan)
-                // Judged by instructions where counted: times on a shared 2-core machine drift run to run.
-                lines.append("- \(kind.rawValue) ≤ 1.15× raw libffi, \(signature.label): instructions \(instructions.formatted(2))×, "
-                    + "time \(time.formatted(2))× — \(mark(instructions.isFinite ? instructions <= 1.15 : time <= 1.15))"
-                    + (instructions.isFinite ? " (by instructions)" : " (by time)"))
+            guard let direct = result(.direct, signature) else { continue }
+            // The register-only signatures; struct32 travels in memory and keeps libffi's path.
+            if signature != .s32 {
+                for kind in [PathKind.closure, .slot] {
+                    guard let r = result(kind, signature) else { continue }
+                    let ratio = r.nanoseconds / direct.nanoseconds
+                    lines.append("- \(kind.rawValue) ≤ 3× a direct C call, \(signature.label): \(ratio.formatted(1))× "
+                        + "(\(r.nanoseconds.formatted(1)) ns, \((r.instructions ?? .nan).formatted(0)) instructions) — \(mark(ratio <= 3))")
+                }
+                if let stable = result(.stable, signature), let stack = result(.stackOnly, signature),
+                    let observed = result(.observersOnly, signature) {
+                    // Both add to a dispatched call, so each is measured over a .stable slot (dispatched, no layers).
+                    let perLevel = (stack.nanoseconds - stable.nanoseconds) / 2
+                    let perObserver = (observed.nanoseconds - stable.nanoseconds) / 2
+                    let levelInstructions = ((stack.instructions ?? .nan) - (stable.instructions ?? .nan)) / 2
+                    let observerInstructions = ((observed.instructions ?? .nan) - (stable.instructions ?? .nan)) / 2
+                    lines.append("- each extra stack level ≤ 5 ns, \(signature.label): \(perLevel.formatted(1)) ns, "
+                        + "\(levelInstructions.formatted(0)) instructions — \(mark(perLevel <= 5))")
+                    lines.append("- each observer ≤ 3 ns, \(signature.label): \(perObserver.formatted(1)) ns, "
+                        + "\(observerInstructions.formatted(0)) instructions — \(mark(perObserver <= 3))")
+                }
+                if let slot = result(.slot, signature), let wrapped = result(.wrappedOverride, signature) {
+                    let ratio = wrapped.nanoseconds / slot.nanoseconds
+                    lines.append("- wrapped slot, override calling the original ≤ 2× a plain slot, \(signature.label): "
+                        + "\(ratio.formatted(1))× — \(mark(ratio <= 2))")
+                }
             }
-            if let slot = result(.slot, signature), let stable = result(.stable, signature),
-                let stack = result(.stackOnly, signature), let observed = result(.observersOnly, signature) {
-                let stableRatio = (stable.instructions ?? .nan) / (slot.instructions ?? .nan)
-                lines.append("- .stable ≤ 1.2× plain slot, \(signature.label): instructions \(stableRatio.formatted(2))×, time "
-                    + "\((stable.nanoseconds / slot.nanoseconds).formatted(2))× — \(mark(stableRatio.isFinite ? stableRatio <= 1.2 : stable.nanoseconds / slot.nanoseconds <= 1.2))")
-                // Both add to a dispatched call, so each is measured over a .stable slot (dispatched, no layers).
-                let perLevel = (stack.nanoseconds - stable.nanoseconds) / 2
-                let perObserver = (observed.nanoseconds - stable.nanoseconds) / 2
-                let levelInstructions = ((stack.instructions ?? .nan) - (stable.instructions ?? .nan)) / 2
-                let observerInstructions = ((observed.instructions ?? .nan) - (stable.instructions ?? .nan)) / 2
-                lines.append("- each extra stack level ≤ 5 ns, \(signature.label): \(perLevel.formatted(1)) ns, "
-                    + "\(levelInstructions.formatted(0)) instructions — \(mark(perLevel <= 5))")
-                lines.append("- each observer ≤ 5 ns, \(signature.label): \(perObserver.formatted(1)) ns, "
-                    + "\(observerInstructions.formatted(0)) instructions — \(mark(perObserver <= 5))")
+            if let closure = result(.closure, signature), let invocation = result(.invocation, signature) {
+                let ratio = invocation.nanoseconds / closure.nanoseconds
+                lines.append("- `CClosure(signature:)` + `CInvocation` ≤ 2× a typed closure, \(signature.label): "
+                    + "\(ratio.formatted(1))× (instructions \(((invocation.instructions ?? .nan) / (closure.instructions ?? .nan)).formatted(1))×) — \(mark(ratio <= 2))")
             }
-            if let direct = result(.direct, signature), let closure = result(.closure, signature) {
-                lines.append("- stretch, within 3× a direct call, \(signature.label): \((closure.nanoseconds / direct.nanoseconds).formatted(1))× — "
-                    + "\(mark(closure.nanoseconds / direct.nanoseconds <= 3))")
-            }
+        }
+        if let c = qsort.first(where: { $0.comparator == .c }), let closure = qsort.first(where: { $0.comparator == .closure }) {
+            let ratio = closure.milliseconds / c.milliseconds
+            lines.append("- qsort of 1,000,000 Int32 with a `CClosure` comparator ≤ 1.5× the plain C comparator: "
+                + "\(ratio.formatted(2))× — \(mark(ratio <= 1.5))")
         }
         let allocationFree = calls.filter { $0.kind != .handWritten && $0.kind != .direct && $0.kind != .rawLibffi }.allSatisfy { $0.allocationsPerCall == 0 }
         lines.append("- zero heap allocations per call on every DelegateKit path — \(mark(allocationFree))")
@@ -158,10 +167,9 @@ struct Report {
             lines.append("- 2 threads ≥ 1.8× the throughput of 1 (CClosure): \(closureThreads.1.formatted(2))× (in the same run a direct C "
                 + "call scaled \(direct.1.formatted(2))×, raw libffi \(raw.1.formatted(2))×) — \(mark(closureThreads.1 >= 1.8))")
         }
-        let creation = costs.closureCreateInstructions / costs.rawCreateInstructions
-        lines.append("- creating a closure ≤ 3× raw alloc + prep: instructions \(creation.formatted(1))×, time "
-            + "\((costs.closureCreate / costs.rawCreate).formatted(1))× — \(mark(creation.isFinite ? creation <= 3 : costs.closureCreate <= 3 * costs.rawCreate))")
-        lines.append("- ≤ 128 bytes per closure on top of libffi's: \((costs.closureBytes - costs.rawBytes).formatted(0)) — \(mark(costs.closureBytes - costs.rawBytes <= 128))")
+        let creation = costs.closureCreate / costs.rawCreate
+        lines.append("- creating a closure ≤ 3× raw alloc + prep: time \(creation.formatted(1))×, instructions "
+            + "\((costs.closureCreateInstructions / costs.rawCreateInstructions).formatted(1))× — \(mark(creation <= 3))")
         if let ours = result(.closure, .i64) {
             for (peer, timings) in peers.sorted(by: { $0.key < $1.key }) {
                 guard let theirs = timings["i64"] else { continue }
@@ -169,7 +177,7 @@ struct Report {
                 let time = theirs / (peerBaseline.isFinite ? peerBaseline : ours.nanoseconds)
                 let instructions = (peerInstructions[peer] ?? .nan) / (ours.instructions ?? .nan)
                 lines.append("- ≥ 10× faster than \(peer), int64: time \(time.formatted(1))×, instructions "
-                    + "\(instructions.formatted(1))× — \(mark(time >= 10)) (by time)")
+                    + "\(instructions.formatted(1))× — \(mark(time >= 10))")
             }
         }
         return lines
