@@ -1,5 +1,6 @@
 @testable import DelegateKit  // FFISignature (libffi's ffi_call, as a C caller) and RegisterPath
 import DelegateKitFixtures
+import Glibc
 import Testing
 
 /// The register path and libffi's path do one job: for every shape of signature, a closure, a slot and
@@ -82,6 +83,21 @@ import Testing
         for function in [slow.address] + (plain + stacked).map(slotFunction) {
             #expect(try callFromC(function, signature, a0, a1) == viaFast, sourceLocation: sourceLocation)
         }
+    }
+
+    /// CI runs the suite twice, the second time with `DELEGATEKIT_FAST_PATH=0`: this is what makes that
+    /// second run exercise libffi's path, and the first the register path (this machine's libffi has no
+    /// static trampolines, so the probe must find the trampoline running).
+    @Test func theSwitchDecidesThePath() throws {
+        let forcedOff = getenv("DELEGATEKIT_FAST_PATH").map { String(cString: $0) == "0" } ?? false
+        #if arch(x86_64) && os(Linux)
+        #expect(RegisterPath.isAvailable == !forcedOff)
+        #else
+        #expect(!RegisterPath.isAvailable)
+        #endif
+        let closure = try CClosure { (a: Int64, b: Int64) -> Int64 in a &* b }
+        #expect(entersInRegisters(closure.address) == RegisterPath.isAvailable)
+        #expect(fx_call_i64(closure.address, 6, -7) == -42)
     }
 
     @Test func everyScalarAgrees() throws {
