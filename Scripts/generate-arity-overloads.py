@@ -34,6 +34,8 @@ def block(n):
     t = ", ".join(types)
     fn_r = f"({t}) -> R"
     fn_v = f"({t}) -> Void"
+    fn_r_throws = f"({t}) throws -> R"
+    fn_v_throws = f"({t}) throws -> Void"
     next_r = ", ".join(types + ["R"])
     next_v = ", ".join(types + ["Void"])
     comma_names = (", " + names) if names else ""
@@ -218,6 +220,87 @@ extension DynamicDelegate {{
         ) {{ _, _, arguments in
             body({args})
         }}
+    }}
+}}
+
+extension DynamicDelegate {{
+    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
+    /// `implement(_:key:returningOnError:errorHandler:_:)`).
+    @inlinable @discardableResult
+    public func implement<{g_r}>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable {fn_r_throws}
+    ) throws -> Registration where R: Sendable {{
+        try push(method, key: key, once: false, .plain(CallThunk.typed {{ ({params}) -> R in
+            do {{
+                return try body({names})
+            }} catch {{
+                errorHandler(error, method)
+                return fallback
+            }}
+        }}))
+    }}
+
+    /// Implements a `void` method with a closure that may throw (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement{g_v_decl}(
+        _ method: String, key: (any Hashable & Sendable)? = nil,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable {fn_v_throws}
+    ) throws -> Registration {{
+        try push(method, key: key, once: false, .plain(CallThunk.typed {{ ({params}) in
+            do {{
+                try body({names})
+            }} catch {{
+                errorHandler(error, method)
+            }}
+        }}))
+    }}
+
+    /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
+    /// the variadic `observeResult`).
+    @inlinable
+    public func observeResult<{g_r}>(
+        _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R{comma_t}) -> Void
+    ) throws -> ObservationToken {{
+        let returnType = try R.checkedCType()
+{obs_prepare}        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType){agree} {{
+            registers = Observer.RegisterBody {{ result, {reg_params} in
+                {reg_var}body(resultValue(result){reg_args_comma})
+            }}
+        }}
+        return try addObserver(
+            method, .after, owner: owner, arguments: [{obs_types}], result: returnType, registers: registers
+        ) {{ _, result, arguments in
+            body(UnsafeRawPointer(result.unsafelyUnwrapped).loadUnaligned(as: R.self){", " + args if args else ""})
+        }}
+    }}
+}}
+
+extension BlockDelegateProtocol where Self: BlockDelegate {{
+    /// Implements `method` with a closure that receives this object first (fixed-arity form of the
+    /// variadic `implement(_:_:)`).
+    @inlinable
+    public func implement<{g_r}>(_ method: String, _ body: @escaping (Self{comma_t}) -> R) throws {{
+        // The object owns the delegate that owns this closure, so it outlives every call C may make; the
+        // closure runs on the thread C calls from, as every BlockDelegate closure does.
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed {{ ({params}) -> R in
+            body(owner{comma_names})
+        }}))
+    }}
+
+    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
+    @inlinable
+    public func implement{g_v_decl}(_ method: String, _ body: @escaping (Self{comma_t}) -> Void) throws {{
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed {{ ({params}) in
+            body(owner{comma_names})
+        }}))
     }}
 }}
 

@@ -164,6 +164,87 @@ extension DynamicDelegate {
     }
 }
 
+extension DynamicDelegate {
+    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
+    /// `implement(_:key:returningOnError:errorHandler:_:)`).
+    @inlinable @discardableResult
+    public func implement<R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable () throws -> R
+    ) throws -> Registration where R: Sendable {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { () -> R in
+            do {
+                return try body()
+            } catch {
+                errorHandler(error, method)
+                return fallback
+            }
+        }))
+    }
+
+    /// Implements a `void` method with a closure that may throw (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable () throws -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { () in
+            do {
+                try body()
+            } catch {
+                errorHandler(error, method)
+            }
+        }))
+    }
+
+    /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
+    /// the variadic `observeResult`).
+    @inlinable
+    public func observeResult<R: CValue>(
+        _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R) -> Void
+    ) throws -> ObservationToken {
+        let returnType = try R.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) {
+            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                body(resultValue(result))
+            }
+        }
+        return try addObserver(
+            method, .after, owner: owner, arguments: [], result: returnType, registers: registers
+        ) { _, result, arguments in
+            body(UnsafeRawPointer(result.unsafelyUnwrapped).loadUnaligned(as: R.self))
+        }
+    }
+}
+
+extension BlockDelegateProtocol where Self: BlockDelegate {
+    /// Implements `method` with a closure that receives this object first (fixed-arity form of the
+    /// variadic `implement(_:_:)`).
+    @inlinable
+    public func implement<R: CValue>(_ method: String, _ body: @escaping (Self) -> R) throws {
+        // The object owns the delegate that owns this closure, so it outlives every call C may make; the
+        // closure runs on the thread C calls from, as every BlockDelegate closure does.
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { () -> R in
+            body(owner)
+        }))
+    }
+
+    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
+    @inlinable
+    public func implement(_ method: String, _ body: @escaping (Self) -> Void) throws {
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { () in
+            body(owner)
+        }))
+    }
+}
+
 extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
@@ -418,6 +499,89 @@ extension DynamicDelegate {
         ) { _, _, arguments in
             body(argument(arguments, 0))
         }
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
+    /// `implement(_:key:returningOnError:errorHandler:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0) throws -> R
+    ) throws -> Registration where R: Sendable {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0) -> R in
+            do {
+                return try body(a0)
+            } catch {
+                errorHandler(error, method)
+                return fallback
+            }
+        }))
+    }
+
+    /// Implements a `void` method with a closure that may throw (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<A0: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0) throws -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0) in
+            do {
+                try body(a0)
+            } catch {
+                errorHandler(error, method)
+            }
+        }))
+    }
+
+    /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
+    /// the variadic `observeResult`).
+    @inlinable
+    public func observeResult<A0: CValue, R: CValue>(
+        _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0) -> Void
+    ) throws -> ObservationToken {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
+            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(resultValue(result), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, .after, owner: owner, arguments: [a0], result: returnType, registers: registers
+        ) { _, result, arguments in
+            body(UnsafeRawPointer(result.unsafelyUnwrapped).loadUnaligned(as: R.self), argument(arguments, 0))
+        }
+    }
+}
+
+extension BlockDelegateProtocol where Self: BlockDelegate {
+    /// Implements `method` with a closure that receives this object first (fixed-arity form of the
+    /// variadic `implement(_:_:)`).
+    @inlinable
+    public func implement<A0: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0) -> R) throws {
+        // The object owns the delegate that owns this closure, so it outlives every call C may make; the
+        // closure runs on the thread C calls from, as every BlockDelegate closure does.
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0) -> R in
+            body(owner, a0)
+        }))
+    }
+
+    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
+    @inlinable
+    public func implement<A0: CValue>(_ method: String, _ body: @escaping (Self, A0) -> Void) throws {
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0) in
+            body(owner, a0)
+        }))
     }
 }
 
@@ -681,6 +845,90 @@ extension DynamicDelegate {
         ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1))
         }
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
+    /// `implement(_:key:returningOnError:errorHandler:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1) throws -> R
+    ) throws -> Registration where R: Sendable {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) -> R in
+            do {
+                return try body(a0, a1)
+            } catch {
+                errorHandler(error, method)
+                return fallback
+            }
+        }))
+    }
+
+    /// Implements a `void` method with a closure that may throw (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1) throws -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) in
+            do {
+                try body(a0, a1)
+            } catch {
+                errorHandler(error, method)
+            }
+        }))
+    }
+
+    /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
+    /// the variadic `observeResult`).
+    @inlinable
+    public func observeResult<A0: CValue, A1: CValue, R: CValue>(
+        _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1) -> Void
+    ) throws -> ObservationToken {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(resultValue(result), arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, .after, owner: owner, arguments: [a0, a1], result: returnType, registers: registers
+        ) { _, result, arguments in
+            body(UnsafeRawPointer(result.unsafelyUnwrapped).loadUnaligned(as: R.self), argument(arguments, 0), argument(arguments, 1))
+        }
+    }
+}
+
+extension BlockDelegateProtocol where Self: BlockDelegate {
+    /// Implements `method` with a closure that receives this object first (fixed-arity form of the
+    /// variadic `implement(_:_:)`).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1) -> R) throws {
+        // The object owns the delegate that owns this closure, so it outlives every call C may make; the
+        // closure runs on the thread C calls from, as every BlockDelegate closure does.
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) -> R in
+            body(owner, a0, a1)
+        }))
+    }
+
+    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue>(_ method: String, _ body: @escaping (Self, A0, A1) -> Void) throws {
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) in
+            body(owner, a0, a1)
+        }))
     }
 }
 
@@ -950,6 +1198,91 @@ extension DynamicDelegate {
         ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
+    /// `implement(_:key:returningOnError:errorHandler:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1, A2) throws -> R
+    ) throws -> Registration where R: Sendable {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in
+            do {
+                return try body(a0, a1, a2)
+            } catch {
+                errorHandler(error, method)
+                return fallback
+            }
+        }))
+    }
+
+    /// Implements a `void` method with a closure that may throw (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1, A2) throws -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) in
+            do {
+                try body(a0, a1, a2)
+            } catch {
+                errorHandler(error, method)
+            }
+        }))
+    }
+
+    /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
+    /// the variadic `observeResult`).
+    @inlinable
+    public func observeResult<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+        _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1, A2) -> Void
+    ) throws -> ObservationToken {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
+            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(resultValue(result), arguments.next(), arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, .after, owner: owner, arguments: [a0, a1, a2], result: returnType, registers: registers
+        ) { _, result, arguments in
+            body(UnsafeRawPointer(result.unsafelyUnwrapped).loadUnaligned(as: R.self), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
+        }
+    }
+}
+
+extension BlockDelegateProtocol where Self: BlockDelegate {
+    /// Implements `method` with a closure that receives this object first (fixed-arity form of the
+    /// variadic `implement(_:_:)`).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2) -> R) throws {
+        // The object owns the delegate that owns this closure, so it outlives every call C may make; the
+        // closure runs on the thread C calls from, as every BlockDelegate closure does.
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in
+            body(owner, a0, a1, a2)
+        }))
+    }
+
+    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue, A2: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2) -> Void) throws {
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) in
+            body(owner, a0, a1, a2)
+        }))
     }
 }
 
@@ -1225,6 +1558,92 @@ extension DynamicDelegate {
         ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
+    /// `implement(_:key:returningOnError:errorHandler:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1, A2, A3) throws -> R
+    ) throws -> Registration where R: Sendable {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
+            do {
+                return try body(a0, a1, a2, a3)
+            } catch {
+                errorHandler(error, method)
+                return fallback
+            }
+        }))
+    }
+
+    /// Implements a `void` method with a closure that may throw (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1, A2, A3) throws -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) in
+            do {
+                try body(a0, a1, a2, a3)
+            } catch {
+                errorHandler(error, method)
+            }
+        }))
+    }
+
+    /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
+    /// the variadic `observeResult`).
+    @inlinable
+    public func observeResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+        _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1, A2, A3) -> Void
+    ) throws -> ObservationToken {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
+            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(resultValue(result), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, .after, owner: owner, arguments: [a0, a1, a2, a3], result: returnType, registers: registers
+        ) { _, result, arguments in
+            body(UnsafeRawPointer(result.unsafelyUnwrapped).loadUnaligned(as: R.self), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
+        }
+    }
+}
+
+extension BlockDelegateProtocol where Self: BlockDelegate {
+    /// Implements `method` with a closure that receives this object first (fixed-arity form of the
+    /// variadic `implement(_:_:)`).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3) -> R) throws {
+        // The object owns the delegate that owns this closure, so it outlives every call C may make; the
+        // closure runs on the thread C calls from, as every BlockDelegate closure does.
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
+            body(owner, a0, a1, a2, a3)
+        }))
+    }
+
+    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3) -> Void) throws {
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) in
+            body(owner, a0, a1, a2, a3)
+        }))
     }
 }
 
@@ -1506,6 +1925,93 @@ extension DynamicDelegate {
         ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
+    /// `implement(_:key:returningOnError:errorHandler:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) throws -> R
+    ) throws -> Registration where R: Sendable {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
+            do {
+                return try body(a0, a1, a2, a3, a4)
+            } catch {
+                errorHandler(error, method)
+                return fallback
+            }
+        }))
+    }
+
+    /// Implements a `void` method with a closure that may throw (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) throws -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in
+            do {
+                try body(a0, a1, a2, a3, a4)
+            } catch {
+                errorHandler(error, method)
+            }
+        }))
+    }
+
+    /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
+    /// the variadic `observeResult`).
+    @inlinable
+    public func observeResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+        _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1, A2, A3, A4) -> Void
+    ) throws -> ObservationToken {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
+            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(resultValue(result), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, .after, owner: owner, arguments: [a0, a1, a2, a3, a4], result: returnType, registers: registers
+        ) { _, result, arguments in
+            body(UnsafeRawPointer(result.unsafelyUnwrapped).loadUnaligned(as: R.self), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
+        }
+    }
+}
+
+extension BlockDelegateProtocol where Self: BlockDelegate {
+    /// Implements `method` with a closure that receives this object first (fixed-arity form of the
+    /// variadic `implement(_:_:)`).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> R) throws {
+        // The object owns the delegate that owns this closure, so it outlives every call C may make; the
+        // closure runs on the thread C calls from, as every BlockDelegate closure does.
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
+            body(owner, a0, a1, a2, a3, a4)
+        }))
+    }
+
+    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> Void) throws {
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in
+            body(owner, a0, a1, a2, a3, a4)
+        }))
     }
 }
 
@@ -1793,6 +2299,94 @@ extension DynamicDelegate {
         ) { _, _, arguments in
             body(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
+    /// `implement(_:key:returningOnError:errorHandler:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) throws -> R
+    ) throws -> Registration where R: Sendable {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
+            do {
+                return try body(a0, a1, a2, a3, a4, a5)
+            } catch {
+                errorHandler(error, method)
+                return fallback
+            }
+        }))
+    }
+
+    /// Implements a `void` method with a closure that may throw (fixed-arity form).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil,
+        errorHandler: @escaping @Sendable (any Error, String) -> Void,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) throws -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in
+            do {
+                try body(a0, a1, a2, a3, a4, a5)
+            } catch {
+                errorHandler(error, method)
+            }
+        }))
+    }
+
+    /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
+    /// the variadic `observeResult`).
+    @inlinable
+    public func observeResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+        _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1, A2, A3, A4, A5) -> Void
+    ) throws -> ObservationToken {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let a5 = try A5.checkedCType()
+        var registers: Observer.RegisterBody?
+        if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
+            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                body(resultValue(result), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+            }
+        }
+        return try addObserver(
+            method, .after, owner: owner, arguments: [a0, a1, a2, a3, a4, a5], result: returnType, registers: registers
+        ) { _, result, arguments in
+            body(UnsafeRawPointer(result.unsafelyUnwrapped).loadUnaligned(as: R.self), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
+        }
+    }
+}
+
+extension BlockDelegateProtocol where Self: BlockDelegate {
+    /// Implements `method` with a closure that receives this object first (fixed-arity form of the
+    /// variadic `implement(_:_:)`).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> R) throws {
+        // The object owns the delegate that owns this closure, so it outlives every call C may make; the
+        // closure runs on the thread C calls from, as every BlockDelegate closure does.
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
+            body(owner, a0, a1, a2, a3, a4, a5)
+        }))
+    }
+
+    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
+    @inlinable
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> Void) throws {
+        nonisolated(unsafe) unowned(unsafe) let owner = self
+        nonisolated(unsafe) let body = body
+        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in
+            body(owner, a0, a1, a2, a3, a4, a5)
+        }))
     }
 }
 

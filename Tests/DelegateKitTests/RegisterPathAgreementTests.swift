@@ -227,4 +227,61 @@ import Testing
         #expect(decode(results[0], as: Int32.self) == fx_ref_i32(-2_000_000_000, 147_483_648) &* 2)
         #expect(results[0] == results[1])
     }
+
+    /// A block delegate whose `@Slot` and owner-passing closures both serve `int64_t (int64_t, double)`.
+    final class Scaler: BlockDelegate {
+        @Slot("scale") var onScale: ((Int64, Double) -> Int64)?
+        let factor: Int64 = 3
+        init() { super.init(protocol: ProtocolDescriptor(name: "scaler", methods: [
+            MethodDescriptor(name: "scale", signature: CSignature(.int64, [.int64, .double])),
+            MethodDescriptor(name: "offset", signature: CSignature(.int64, [.int64, .double])),
+        ])) }
+    }
+
+    /// Every way of giving a closure — throwing, owner-passing, `@Slot`, an observer of results — hands C
+    /// the same results on both paths.
+    @Test func everyEntryPointAgrees() throws {
+        struct Refused: Error {}
+        let signature = CSignature(.int64, [.int64, .double])
+        var outputs: [[Int64]] = []
+        for path in [false, true] {
+            func run<T>(_ body: () throws -> T) rethrows -> T { path ? try RegisterPath.withLibffiEntry(body) : try body() }
+            let errors = Locked(0)
+            let results = Locked<[Int64]>([])
+            let throwing = try run { () -> DynamicDelegate in
+                let delegate = DynamicDelegate(protocol: descriptor(signature))
+                try delegate.implement("f", returningOnError: Int64(-1), errorHandler: { _, _ in errors.withLock { $0 += 1 } }) {
+                    (a: Int64, b: Double) throws -> Int64 in
+                    if a < 0 { throw Refused() }
+                    return a * Int64(b)
+                }
+                return delegate
+            }
+            let token = try run {
+                try throwing.observeResult("f") { (result: Int64, a: Int64, _: Double) in results.withLock { $0.append(result &+ a) } }
+            }
+            let scaler = try run { () -> Scaler in
+                let scaler = Scaler()
+                scaler.onScale = { a, b in a &* Int64(b) &+ 1 }
+                try scaler.implement("offset") { (owner: Scaler, a: Int64, b: Double) -> Int64 in a &+ Int64(b) &* owner.factor }
+                return scaler
+            }
+            let f = slotFunction(throwing)
+            let table = scaler.table.assumingMemoryBound(to: UnsafeRawPointer.self)
+            #expect(entersInRegisters(f) == (RegisterPath.isAvailable && !path))
+            #expect(entersInRegisters(table[0]) == (RegisterPath.isAvailable && !path))
+            var output: [Int64] = []
+            for (a, b) in [(Int64(6), 7.0), (-2, 1.5), (9, -2.0)] {
+                output.append(decode(try callFromC(f, signature, a, b), as: Int64.self))
+                output.append(decode(try callFromC(table[0], signature, a, b), as: Int64.self))
+                output.append(decode(try callFromC(table[1], signature, a, b), as: Int64.self))
+            }
+            output += results.withLock { $0 }
+            output.append(Int64(errors.withLock { $0 }))
+            outputs.append(output)
+            withExtendedLifetime(token) {}
+        }
+        #expect(outputs[0] == [42, 43, 27, -1, -1, 1, -18, -17, 3, 48, -3, -9, 1])
+        #expect(outputs[0] == outputs[1])
+    }
 }
