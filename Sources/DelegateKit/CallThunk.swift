@@ -74,9 +74,19 @@ struct CallThunk: Sendable {
     /// The thunk for a closure that reads its arguments through a ``CInvocation``.
     static func dynamic(_ signature: CSignature, _ closure: @escaping @Sendable (CInvocation) -> Void) throws -> CallThunk {
         let layout = InvocationLayout(signature)
+        let prepared = try FFISignature.prepared(signature)
+        // In register form the closure is handed the argument array made from the registers directly.
+        var registers: RegisterBody?
+        if let registerLayout = prepared.registerLayout {
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                registerLayout.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)) { result, arguments in
+                    closure(CInvocation(layout: Unmanaged.passUnretained(layout), result: result, arguments: arguments))
+                }
+            }
+        }
         // A closure that forgets to set a result must not hand C stale stack bytes.
         let resultBytes = layout.widening == .none ? signature.returnType.size : MemoryLayout<UInt64>.size
-        return try CallThunk(signature: signature) { result, arguments in
+        return CallThunk(prepared: prepared, registers: registers) { result, arguments in
             if resultBytes <= MemoryLayout<UInt64>.size {
                 result.storeBytes(of: 0, as: UInt64.self)  // libffi's buffer always holds a whole register
             } else {

@@ -245,28 +245,21 @@ final class RegisterLayout: @unchecked Sendable {  // Immutable; the buffer is f
     deinit { offsets.deallocate() }
 
     /// Runs `body` (libffi's form) on the arguments in `registers` and returns its result as registers.
+    @inline(__always)
     func run(
         _ registers: ArgumentRegisters,
         _ body: (UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Void
     ) -> RegisterResult {
         var block = (registers.integers, registers.sse)
-        // One pointer per argument; a register-only signature has at most 13.
-        var pointers: (
-            UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
-            UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
-            UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?,
-            UnsafeMutableRawPointer?
-        ) = (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
         // libffi's result buffer: 8 bytes hold every result here (a narrow integer as a whole register).
         var result = UInt64(0)
-        withUnsafeMutableBytes(of: &block) { block in
-            withUnsafeMutableBytes(of: &pointers) { list in
+        // One pointer per argument (a register-only signature has at most 13), each set before it is read.
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 13) { list in
+            withUnsafeMutableBytes(of: &block) { block in
                 let base = block.baseAddress.unsafelyUnwrapped
-                let arguments = list.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-                var index = 0
-                while index < offsets.count {
-                    arguments[index] = base + offsets[index]
-                    index += 1
+                let arguments = list.baseAddress.unsafelyUnwrapped
+                for index in 0..<offsets.count {
+                    (arguments + index).initialize(to: base + offsets[index])
                 }
                 withUnsafeMutableBytes(of: &result) { body($0.baseAddress.unsafelyUnwrapped, arguments) }
             }
