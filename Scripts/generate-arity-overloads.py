@@ -379,14 +379,20 @@ def forward_function(n):
 @usableFromInline
 final class Plain{n}<{types}>: TypedEntry {{
     @usableFromInline let call: {plain_fn}
-    @usableFromInline init(_ call: @escaping {plain_fn}) {{ self.call = call }}
+    @usableFromInline init(_ call: @escaping {plain_fn}) {{
+        self.call = call
+        super.init(functionType: ({plain_fn}).self)
+    }}
 }}
 
 /// An override's closure of {n} argument{"" if n == 1 else "s"}, with its Swift types.
 @usableFromInline
 final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}>: TypedEntry {{
     @usableFromInline let call: (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R
-    @usableFromInline init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{ self.call = call }}
+    @usableFromInline init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{
+        self.call = call
+        super.init(functionType: ({plain_fn}).self)
+    }}
 }}
 
 /// What lies below an override, called with {n} argument{"" if n == 1 else "s"}: directly when the layer below has
@@ -394,18 +400,24 @@ final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}
 /// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<{generics}>(_ context: CallContext, {params}) -> R {{
-    if let entry = context.typedBelow {{
-        let kind = entry._withUnsafeGuaranteedRef {{ ObjectIdentifier(type(of: $0)) }}
-        if kind == ObjectIdentifier(Plain{n}<{types}>.self) {{
+    if let (entry, kind) = context.typedBelow {{
+        // The plan matched the types when it was built: the layer below is a Plain{n} or an Override{n} of
+        // these very types.
+        if kind == .plain {{
             return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Plain{n}<{types}>.self).call({values}) }}
         }}
-        if kind == ObjectIdentifier(Override{n}<{types}>.self) {{
-            let next = Next<{types}>(context.below, forward)
-            return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Override{n}<{types}>.self).call(next, {values}) }}
-        }}
+        let next = Next<{types}>(context.below, forward)
+        return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Override{n}<{types}>.self).call(next, {values}) }}
     }}
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 {appends}    if registers.fits, let result = context.invoke(classes: {classes}, registers) {{ return resultValue(result) }}
+    return forwardLaidOut(context, {values})
+}}
+
+/// ``forward`` for {n} argument{"" if n == 1 else "s"} laid out for libffi and run through the slot's plan. Out of line, so
+/// that the direct cases above need no stack array.
+@inlinable @inline(never)
+func forwardLaidOut<{generics}>(_ context: CallContext, {params}) -> R {{
 {body}{opening}{inner}{closing}}}
 """
 

@@ -290,14 +290,20 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain1<A0, R>: TypedEntry {
     @usableFromInline let call: (A0) -> R
-    @usableFromInline init(_ call: @escaping (A0) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (A0) -> R) {
+        self.call = call
+        super.init(functionType: ((A0) -> R).self)
+    }
 }
 
 /// An override's closure of 1 argument, with its Swift types.
 @usableFromInline
 final class Override1<A0: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, R>, A0) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, R>, A0) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (Next<A0, R>, A0) -> R) {
+        self.call = call
+        super.init(functionType: ((A0) -> R).self)
+    }
 }
 
 /// What lies below an override, called with 1 argument: directly when the layer below has
@@ -305,19 +311,25 @@ final class Override1<A0: CValue, R>: TypedEntry {
 /// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
-    if let entry = context.typedBelow {
-        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
-        if kind == ObjectIdentifier(Plain1<A0, R>.self) {
+    if let (entry, kind) = context.typedBelow {
+        // The plan matched the types when it was built: the layer below is a Plain1 or an Override1 of
+        // these very types.
+        if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain1<A0, R>.self).call(a0) }
         }
-        if kind == ObjectIdentifier(Override1<A0, R>.self) {
-            let next = Next<A0, R>(context.below, forward)
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override1<A0, R>.self).call(next, a0) }
-        }
+        let next = Next<A0, R>(context.below, forward)
+        return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override1<A0, R>.self).call(next, a0) }
     }
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
     if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    return forwardLaidOut(context, a0)
+}
+
+/// ``forward`` for 1 argument laid out for libffi and run through the slot's plan. Out of line, so
+/// that the direct cases above need no stack array.
+@inlinable @inline(never)
+func forwardLaidOut<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
     var a0 = a0
     return withUnsafeMutablePointer(to: &a0) { p0 in
         var pointers: (UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0))
@@ -630,14 +642,20 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain2<A0, A1, R>: TypedEntry {
     @usableFromInline let call: (A0, A1) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (A0, A1) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1) -> R).self)
+    }
 }
 
 /// An override's closure of 2 arguments, with its Swift types.
 @usableFromInline
 final class Override2<A0: CValue, A1: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, R>, A0, A1) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1) -> R).self)
+    }
 }
 
 /// What lies below an override, called with 2 arguments: directly when the layer below has
@@ -645,20 +663,26 @@ final class Override2<A0: CValue, A1: CValue, R>: TypedEntry {
 /// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1) -> R {
-    if let entry = context.typedBelow {
-        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
-        if kind == ObjectIdentifier(Plain2<A0, A1, R>.self) {
+    if let (entry, kind) = context.typedBelow {
+        // The plan matched the types when it was built: the layer below is a Plain2 or an Override2 of
+        // these very types.
+        if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain2<A0, A1, R>.self).call(a0, a1) }
         }
-        if kind == ObjectIdentifier(Override2<A0, A1, R>.self) {
-            let next = Next<A0, A1, R>(context.below, forward)
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override2<A0, A1, R>.self).call(next, a0, a1) }
-        }
+        let next = Next<A0, A1, R>(context.below, forward)
+        return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override2<A0, A1, R>.self).call(next, a0, a1) }
     }
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
         registers.append(a1)
     if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    return forwardLaidOut(context, a0, a1)
+}
+
+/// ``forward`` for 2 arguments laid out for libffi and run through the slot's plan. Out of line, so
+/// that the direct cases above need no stack array.
+@inlinable @inline(never)
+func forwardLaidOut<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1) -> R {
     var a0 = a0, a1 = a1
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1))
@@ -977,14 +1001,20 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain3<A0, A1, A2, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (A0, A1, A2) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1, A2) -> R).self)
+    }
 }
 
 /// An override's closure of 3 arguments, with its Swift types.
 @usableFromInline
 final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, R>, A0, A1, A2) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1, A2) -> R).self)
+    }
 }
 
 /// What lies below an override, called with 3 arguments: directly when the layer below has
@@ -992,21 +1022,27 @@ final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry {
 /// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2) -> R {
-    if let entry = context.typedBelow {
-        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
-        if kind == ObjectIdentifier(Plain3<A0, A1, A2, R>.self) {
+    if let (entry, kind) = context.typedBelow {
+        // The plan matched the types when it was built: the layer below is a Plain3 or an Override3 of
+        // these very types.
+        if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain3<A0, A1, A2, R>.self).call(a0, a1, a2) }
         }
-        if kind == ObjectIdentifier(Override3<A0, A1, A2, R>.self) {
-            let next = Next<A0, A1, A2, R>(context.below, forward)
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override3<A0, A1, A2, R>.self).call(next, a0, a1, a2) }
-        }
+        let next = Next<A0, A1, A2, R>(context.below, forward)
+        return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override3<A0, A1, A2, R>.self).call(next, a0, a1, a2) }
     }
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
         registers.append(a1)
         registers.append(a2)
     if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    return forwardLaidOut(context, a0, a1, a2)
+}
+
+/// ``forward`` for 3 arguments laid out for libffi and run through the slot's plan. Out of line, so
+/// that the direct cases above need no stack array.
+@inlinable @inline(never)
+func forwardLaidOut<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2) -> R {
     var a0 = a0, a1 = a1, a2 = a2
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2))
@@ -1331,14 +1367,20 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain4<A0, A1, A2, A3, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2, A3) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1, A2, A3) -> R).self)
+    }
 }
 
 /// An override's closure of 4 arguments, with its Swift types.
 @usableFromInline
 final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1, A2, A3) -> R).self)
+    }
 }
 
 /// What lies below an override, called with 4 arguments: directly when the layer below has
@@ -1346,15 +1388,14 @@ final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedE
 /// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) -> R {
-    if let entry = context.typedBelow {
-        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
-        if kind == ObjectIdentifier(Plain4<A0, A1, A2, A3, R>.self) {
+    if let (entry, kind) = context.typedBelow {
+        // The plan matched the types when it was built: the layer below is a Plain4 or an Override4 of
+        // these very types.
+        if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain4<A0, A1, A2, A3, R>.self).call(a0, a1, a2, a3) }
         }
-        if kind == ObjectIdentifier(Override4<A0, A1, A2, A3, R>.self) {
-            let next = Next<A0, A1, A2, A3, R>(context.below, forward)
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override4<A0, A1, A2, A3, R>.self).call(next, a0, a1, a2, a3) }
-        }
+        let next = Next<A0, A1, A2, A3, R>(context.below, forward)
+        return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override4<A0, A1, A2, A3, R>.self).call(next, a0, a1, a2, a3) }
     }
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
@@ -1362,6 +1403,13 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallC
         registers.append(a2)
         registers.append(a3)
     if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    return forwardLaidOut(context, a0, a1, a2, a3)
+}
+
+/// ``forward`` for 4 arguments laid out for libffi and run through the slot's plan. Out of line, so
+/// that the direct cases above need no stack array.
+@inlinable @inline(never)
+func forwardLaidOut<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) -> R {
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3))
@@ -1692,14 +1740,20 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain5<A0, A1, A2, A3, A4, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2, A3, A4) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1, A2, A3, A4) -> R).self)
+    }
 }
 
 /// An override's closure of 5 arguments, with its Swift types.
 @usableFromInline
 final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1, A2, A3, A4) -> R).self)
+    }
 }
 
 /// What lies below an override, called with 5 arguments: directly when the layer below has
@@ -1707,15 +1761,14 @@ final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
 /// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) -> R {
-    if let entry = context.typedBelow {
-        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
-        if kind == ObjectIdentifier(Plain5<A0, A1, A2, A3, A4, R>.self) {
+    if let (entry, kind) = context.typedBelow {
+        // The plan matched the types when it was built: the layer below is a Plain5 or an Override5 of
+        // these very types.
+        if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain5<A0, A1, A2, A3, A4, R>.self).call(a0, a1, a2, a3, a4) }
         }
-        if kind == ObjectIdentifier(Override5<A0, A1, A2, A3, A4, R>.self) {
-            let next = Next<A0, A1, A2, A3, A4, R>(context.below, forward)
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override5<A0, A1, A2, A3, A4, R>.self).call(next, a0, a1, a2, a3, a4) }
-        }
+        let next = Next<A0, A1, A2, A3, A4, R>(context.below, forward)
+        return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override5<A0, A1, A2, A3, A4, R>.self).call(next, a0, a1, a2, a3, a4) }
     }
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
@@ -1724,6 +1777,13 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ co
         registers.append(a3)
         registers.append(a4)
     if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    return forwardLaidOut(context, a0, a1, a2, a3, a4)
+}
+
+/// ``forward`` for 5 arguments laid out for libffi and run through the slot's plan. Out of line, so
+/// that the direct cases above need no stack array.
+@inlinable @inline(never)
+func forwardLaidOut<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) -> R {
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3), UnsafeMutableRawPointer(p4))
@@ -2060,14 +2120,20 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain6<A0, A1, A2, A3, A4, A5, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2, A3, A4, A5) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4, A5) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4, A5) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1, A2, A3, A4, A5) -> R).self)
+    }
 }
 
 /// An override's closure of 6 arguments, with its Swift types.
 @usableFromInline
 final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) { self.call = call }
+    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) {
+        self.call = call
+        super.init(functionType: ((A0, A1, A2, A3, A4, A5) -> R).self)
+    }
 }
 
 /// What lies below an override, called with 6 arguments: directly when the layer below has
@@ -2075,15 +2141,14 @@ final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
 /// the original), else laid out for libffi and run through the slot's plan.
 @inlinable
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) -> R {
-    if let entry = context.typedBelow {
-        let kind = entry._withUnsafeGuaranteedRef { ObjectIdentifier(type(of: $0)) }
-        if kind == ObjectIdentifier(Plain6<A0, A1, A2, A3, A4, A5, R>.self) {
+    if let (entry, kind) = context.typedBelow {
+        // The plan matched the types when it was built: the layer below is a Plain6 or an Override6 of
+        // these very types.
+        if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain6<A0, A1, A2, A3, A4, A5, R>.self).call(a0, a1, a2, a3, a4, a5) }
         }
-        if kind == ObjectIdentifier(Override6<A0, A1, A2, A3, A4, A5, R>.self) {
-            let next = Next<A0, A1, A2, A3, A4, A5, R>(context.below, forward)
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override6<A0, A1, A2, A3, A4, A5, R>.self).call(next, a0, a1, a2, a3, a4, a5) }
-        }
+        let next = Next<A0, A1, A2, A3, A4, A5, R>(context.below, forward)
+        return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override6<A0, A1, A2, A3, A4, A5, R>.self).call(next, a0, a1, a2, a3, a4, a5) }
     }
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
@@ -2093,6 +2158,13 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CVa
         registers.append(a4)
         registers.append(a5)
     if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(A5.self) ? 32 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    return forwardLaidOut(context, a0, a1, a2, a3, a4, a5)
+}
+
+/// ``forward`` for 6 arguments laid out for libffi and run through the slot's plan. Out of line, so
+/// that the direct cases above need no stack array.
+@inlinable @inline(never)
+func forwardLaidOut<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) -> R {
     var a0 = a0, a1 = a1, a2 = a2, a3 = a3, a4 = a4, a5 = a5
     return withUnsafeMutablePointer(to: &a0) { p0 in withUnsafeMutablePointer(to: &a1) { p1 in withUnsafeMutablePointer(to: &a2) { p2 in withUnsafeMutablePointer(to: &a3) { p3 in withUnsafeMutablePointer(to: &a4) { p4 in withUnsafeMutablePointer(to: &a5) { p5 in
         var pointers: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (UnsafeMutableRawPointer(p0), UnsafeMutableRawPointer(p1), UnsafeMutableRawPointer(p2), UnsafeMutableRawPointer(p3), UnsafeMutableRawPointer(p4), UnsafeMutableRawPointer(p5))

@@ -118,7 +118,11 @@ func waitUntilNotRunning(_ objects: [any Retirable]) {
 /// `Override2<A0, A1, R>`, …) each hold one closure.
 @usableFromInline
 class TypedEntry {
-    @usableFromInline init() {}
+    /// The closure's Swift function type without `Next` (`(A0, A1) -> R` for a plain layer and an override
+    /// alike): two layers of the same one can call each other directly.
+    let functionType: ObjectIdentifier
+
+    @usableFromInline init(functionType: Any.Type) { self.functionType = ObjectIdentifier(functionType) }
 }
 
 /// An implementation that receives ``Next``, the way to call what lies below it.

@@ -104,10 +104,18 @@ struct CallContext {
 
     var isAvailable: Bool { plan._withUnsafeGuaranteedRef { $0.isAvailable(from: level) } }
 
-    /// The typed closure of the layer a call from here runs, when it has one.
-    @inlinable
-    var typedBelow: Unmanaged<TypedEntry>? {
-        plan._withUnsafeGuaranteedRef { $0.steps.count > level ? $0.steps[level].typed : nil }
+    /// The typed closure of the layer a call from here runs, when it has the very Swift types of the
+    /// override calling (see ``SlotPlan/Step/fromAbove``), and whether it is plain or an override.
+    @inlinable @inline(__always)
+    var typedBelow: (entry: Unmanaged<TypedEntry>, kind: SlotPlan.TypedCall)? {
+        plan._withUnsafeGuaranteedRef { plan in
+            guard level < plan.steps.count else { return nil }
+            // Two fields of one step, without copying the step.
+            let step = plan.steps.baseAddress.unsafelyUnwrapped + level
+            let kind = step.pointer(to: \.fromAbove).unsafelyUnwrapped.pointee
+            guard kind != .none else { return nil }
+            return (step.pointer(to: \.typed).unsafelyUnwrapped.pointee.unsafelyUnwrapped, kind)
+        }
     }
 
     /// Runs what lies below in register form, when the slot's plan runs in registers and its signature

@@ -19,6 +19,16 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         /// The closure with its Swift types, for a `next` of the same types; nil for a `once` layer,
         /// which must go through the claim in ``invoke(from:_:_:)``.
         @usableFromInline let typed: Unmanaged<TypedEntry>?
+        /// How the override above this layer reaches it: ``TypedCall/plain`` or ``TypedCall/override``
+        /// when both have the same Swift types (its `next` then calls ``typed`` directly), else
+        /// ``TypedCall/none``. Settled when the plan is built, so a call compares no types.
+        @usableFromInline var fromAbove: TypedCall = .none
+    }
+
+    /// See ``Step/fromAbove``.
+    @usableFromInline
+    enum TypedCall: UInt8 {
+        case none, plain, override
     }
 
     let levels: [Implementation]
@@ -75,6 +85,12 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
                             typed: implementation.once ? nil : implementation.typed.map { .passUnretained($0) })
             }
         })
+        for index in steps.indices.dropFirst() where steps[index - 1].isOverride {
+            guard let above = steps[index - 1].typed, let below = steps[index].typed,
+                above._withUnsafeGuaranteedRef({ $0.functionType }) == below._withUnsafeGuaranteedRef({ $0.functionType })
+            else { continue }
+            steps[index].fromAbove = steps[index].isOverride ? .override : .plain
+        }
         self.before = .allocate(capacity: before.count)
         _ = self.before.initialize(from: before.map { Unmanaged.passUnretained($0) })
         self.after = .allocate(capacity: after.count)
