@@ -146,7 +146,9 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         }
     }
 
-    /// ``run(_:_:)`` for a call that entered in register form (the signature takes registers).
+    /// ``run(_:_:)`` for a call that entered in register form (the signature takes registers). Inlined
+    /// into the dispatcher's entry, so that the registers stay registers on the way to the closures.
+    @inline(__always)
     func run(_ registers: ArgumentRegisters) -> RegisterResult {
         if let only {
             return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.call(registers) }
@@ -161,6 +163,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     }
 
     /// ``invoke(from:_:_:)`` in register form: the plan must run in registers (see ``runsInRegisters``).
+    @inline(__always)
     func invoke(from level: Int, _ registers: ArgumentRegisters) -> RegisterResult {
         if let (step, index) = claimStep(from: level) {
             let result: RegisterResult
