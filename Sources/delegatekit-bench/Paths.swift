@@ -13,6 +13,7 @@ enum PathKind: String, CaseIterable, Sendable {
     case observersOnly = "slot + 2 observers"
     case stacked = "slot: stack of 3 + 2 observers"
     case stable = ".stable slot"
+    case blockSlot = "BlockDelegate @Slot property"
     case wrapped = "wrapped original slot"
     case wrappedOverride = "wrapped slot, override calling original"
 
@@ -82,6 +83,10 @@ final class PreparedPath {
             try delegate.setPolicy(.stable)
             keep.append(delegate)
             function = slot(delegate)
+        case .blockSlot:
+            let block = try makeBlockSlot(signature)
+            keep.append(block)
+            function = UnsafeRawPointer(block.table.load(as: UnsafeRawPointer.self))
         case .wrapped, .wrappedOverride:
             // An original table whose one slot is the C function.
             let original = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: 1)

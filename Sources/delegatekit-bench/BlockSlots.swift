@@ -1,0 +1,43 @@
+import BenchmarkSupport
+import DelegateKit
+
+// The same computations as `@Slot` properties: a closure property's type is a parameter pack, so its
+// closure runs through the pack-based thunk rather than a fixed-arity one (see README, Performance).
+
+final class BlockI64: BlockDelegate {
+    @Slot("f") var f: ((Int64, Int64) -> Int64)?
+}
+
+final class BlockF64: BlockDelegate {
+    @Slot("f") var f: ((Double, Double) -> Double)?
+}
+
+final class BlockMixed6: BlockDelegate {
+    @Slot("f") var f: ((UnsafeMutableRawPointer?, Int32, Int64, Double, Float, UnsafeMutableRawPointer?) -> Int32)?
+}
+
+final class BlockS32: BlockDelegate {
+    @Slot("f") var f: ((bench_s32) -> bench_s32)?
+}
+
+/// A block delegate for the signature whose one `@Slot` holds the signature's closure.
+func makeBlockSlot(_ signature: BenchSignature) throws -> BlockDelegate {
+    switch signature {
+    case .i64:
+        let block = BlockI64(protocol: signature.descriptor)
+        block.f = addI64
+        return block
+    case .f64:
+        let block = BlockF64(protocol: signature.descriptor)
+        block.f = addF64
+        return block
+    case .mixed6:
+        let block = BlockMixed6(protocol: signature.descriptor)
+        block.f = mixed6
+        return block
+    case .s32:
+        let block = BlockS32(protocol: signature.descriptor)
+        block.f = rotateS32
+        return block
+    }
+}
