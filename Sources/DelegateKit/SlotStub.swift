@@ -1,7 +1,8 @@
 import CFFIShim
 
-/// The C function a slot holds for a plain implementation: a libffi closure that enters through a
-/// `cffi_guard`, owned by the slot and reused by its later implementations.
+/// The C function a slot holds for a plain implementation: a closure that enters through a `cffi_guard`
+/// (by libffi's entry, or by the register path's, see ``RegisterPath``), owned by the slot and reused by
+/// its later implementations.
 ///
 /// A C library may keep a function pointer it loaded from a table for as long as it likes (`fopencookie`
 /// copies the whole table) and call it after the implementation behind it was removed. So the code at
