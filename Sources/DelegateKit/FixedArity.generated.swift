@@ -2502,3 +2502,640 @@ extension TypedDelegate {
         try override(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: Void.self)), key: key, once: once, body)
     }
 }
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 0
+    /// arguments.
+    @inlinable
+    public init<R: CValue>(_ method: String) where Function == () -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { () -> R in closure() }
+        }
+    }
+
+    /// A slot for a method returning `void`: 0 arguments.
+    @inlinable
+    public init(_ method: String) where Function == () -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { () in closure() }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 0 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, R: CValue>(_ member: KeyPath<Table, Member>) where Function == () -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(returning: R.self),
+            signature: Result { try CSignature.of(R.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { () -> R in closure() }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 0
+    /// arguments.
+    @inlinable
+    public init<Table, Member>(_ member: KeyPath<Table, Member>) where Function == () -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { () in closure() }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 1
+    /// argument.
+    @inlinable
+    public init<A0: CValue, R: CValue>(_ method: String) where Function == (A0) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0) -> R in closure(a0) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 1 argument.
+    @inlinable
+    public init<A0: CValue>(_ method: String) where Function == (A0) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0) in closure(a0) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 1 argument. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0) -> R in closure(a0) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 1
+    /// argument.
+    @inlinable
+    public init<Table, Member, A0: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0) in closure(a0) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 2
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, R: CValue>(_ method: String) where Function == (A0, A1) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1) -> R in closure(a0, a1) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 2 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue>(_ method: String) where Function == (A0, A1) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1) in closure(a0, a1) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 2 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1) -> R in closure(a0, a1) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 2
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1) in closure(a0, a1) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 3
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in closure(a0, a1, a2) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 3 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue>(_ method: String) where Function == (A0, A1, A2) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2) in closure(a0, a1, a2) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 3 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in closure(a0, a1, a2) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 3
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2) in closure(a0, a1, a2) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 4
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in closure(a0, a1, a2, a3) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 4 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ method: String) where Function == (A0, A1, A2, A3) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) in closure(a0, a1, a2, a3) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 4 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in closure(a0, a1, a2, a3) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 4
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) in closure(a0, a1, a2, a3) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 5
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in closure(a0, a1, a2, a3, a4) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 5 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in closure(a0, a1, a2, a3, a4) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 5 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in closure(a0, a1, a2, a3, a4) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 5
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in closure(a0, a1, a2, a3, a4) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 6
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in closure(a0, a1, a2, a3, a4, a5) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 6 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in closure(a0, a1, a2, a3, a4, a5) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 6 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in closure(a0, a1, a2, a3, a4, a5) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 6
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in closure(a0, a1, a2, a3, a4, a5) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 7
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6) -> R in closure(a0, a1, a2, a3, a4, a5, a6) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 7 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6) in closure(a0, a1, a2, a3, a4, a5, a6) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 7 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6) -> R in closure(a0, a1, a2, a3, a4, a5, a6) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 7
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6) in closure(a0, a1, a2, a3, a4, a5, a6) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 8
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 8 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7) in closure(a0, a1, a2, a3, a4, a5, a6, a7) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 8 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 8
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7) in closure(a0, a1, a2, a3, a4, a5, a6, a7) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 9
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 9 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8) in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 9 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 9
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8) in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 10
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 10 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9) in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 10 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 10
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9) in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 11
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9, a10: A10) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 11 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9, a10: A10) in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 11 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9, a10: A10) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 11
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9, a10: A10) in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) }
+        }
+    }
+}
+
+extension Slot {
+    /// A slot for the method named `method`, with the C signature of the property's closure type: 12
+    /// arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11) -> R {
+        self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self) }) { closure in
+            // The closure runs on the thread C calls from, as every BlockDelegate closure does.
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9, a10: A10, a11: A11) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) }
+        }
+    }
+
+    /// A slot for a method returning `void`: 12 arguments.
+    @inlinable
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11) -> Void {
+        self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self) }) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9, a10: A10, a11: A11) in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) }
+        }
+    }
+
+    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate`` created
+    /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 12 arguments. The property's
+    /// closure type must be the member's Swift function type exactly (checked when the owner is created).
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11) -> R {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self, returning: R.self),
+            signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9, a10: A10, a11: A11) -> R in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) }
+        }
+    }
+
+    /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 12
+    /// arguments.
+    @inlinable
+    public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11) -> Void {
+        self.init(
+            member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self, returning: Void.self),
+            signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self) }
+        ) { closure in
+            nonisolated(unsafe) let closure = closure
+            return try CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7, a8: A8, a9: A9, a10: A10, a11: A11) in closure(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) }
+        }
+    }
+}

@@ -11,20 +11,28 @@
 /// ```
 ///
 /// The closures need not be `@Sendable`: they run on the thread C calls them from (see ``BlockDelegate``).
+///
+/// A closure property takes up to 12 arguments, each of its own initializer (generated, like the
+/// fixed-arity forms of `implement`, so that a call runs code specialized for the property's types);
+/// implement a method of more with ``DynamicDelegate``.
 @propertyWrapper
-public struct Slot<each A: CValue, R> {
+public struct Slot<Function> {
     /// The closure type of the property.
-    public typealias Closure = (repeat each A) -> R
+    public typealias Closure = Function
 
     /// The name of the method this property fills.
     public let method: String
-    private let signature: Result<CSignature, any Error>
-    private let makeThunk: (AssumedSendable<repeat each A, R>) throws -> CallThunk
+    @usableFromInline let signature: Result<CSignature, any Error>
+    /// Makes the thunk for a closure the property is set to. The initializers, one per arity (0 to 12
+    /// arguments, in FixedArity.generated.swift), are inlinable, so this is specialized for the
+    /// property's types: a closure property type cannot be a parameter pack, whose code Swift 6.3 runs
+    /// with a metadata lookup per argument per call.
+    @usableFromInline let makeThunk: (Function) throws -> CallThunk
     /// For a slot named by a key path: the descriptor of the struct it points into, once the closure
     /// type was found to be the member's, or why not.
-    private var keyPathTable: Result<ProtocolDescriptor, any Error>?
+    @usableFromInline var keyPathTable: Result<ProtocolDescriptor, any Error>?
     /// How the property names its method, for messages: `"read"` or `\cookie_io_functions_t.read`.
-    private(set) var declaration: String
+    @usableFromInline private(set) var declaration: String
     private var value: Closure?
 
     /// Not available: `@Slot` works only on properties of ``BlockDelegate`` subclasses.
@@ -32,6 +40,28 @@ public struct Slot<each A: CValue, R> {
     public var wrappedValue: Closure? {
         get { fatalError("unreachable") }
         set { fatalError("unreachable") }
+    }
+
+    @usableFromInline
+    init(method: String, signature: Result<CSignature, any Error>, makeThunk: @escaping (Function) throws -> CallThunk) {
+        self.method = method
+        self.signature = signature
+        self.makeThunk = makeThunk
+        declaration = "\"\(method)\""
+        value = nil
+    }
+
+    /// A slot named by `member`, a key path into a C struct: `resolved` is the member found for the
+    /// closure type, or why none fits.
+    @usableFromInline
+    init<Table, Member>(
+        _ member: KeyPath<Table, Member>, closureType: String, signature: Result<CSignature, any Error>,
+        makeThunk: @escaping (Function) throws -> CallThunk
+    ) {
+        let resolved = Result { try ReflectedTable.method(member, closureType: closureType) }
+        self.init(method: (try? resolved.get().name) ?? "\(member)", signature: signature, makeThunk: makeThunk)
+        declaration = "\(member)"
+        keyPathTable = resolved.map { _ in ReflectedTable.of(Table.self).descriptor }
     }
 
     /// Reads and writes the property of a ``BlockDelegate``; writing implements or removes the method.
@@ -45,7 +75,7 @@ public struct Slot<each A: CValue, R> {
             let slot = owner[keyPath: storageKeyPath]
             if let newValue {
                 do {
-                    try owner.dynamicDelegate.push(slot.method, key: nil, once: false, .plain(slot.makeThunk(AssumedSendable(newValue))))
+                    try owner.dynamicDelegate.push(slot.method, key: nil, once: false, .plain(slot.makeThunk(newValue)))
                 } catch {
                     // The types were checked when the owner was created, so only the system refusing
                     // executable memory gets here, and a setter has no way to report it.
@@ -57,54 +87,6 @@ public struct Slot<each A: CValue, R> {
             }
             owner[keyPath: storageKeyPath].value = newValue
         }
-    }
-}
-
-extension Slot where R: CValue {
-    /// A slot for the method named `method`, with the C signature of the property's closure type.
-    public init(_ method: String) {
-        self.method = method
-        declaration = "\"\(method)\""
-        value = nil
-        signature = Result { try CSignature.of(R.self, repeat (each A).self) }
-        makeThunk = { closure in try CallThunk.typed { (argument: repeat each A) -> R in closure.call(repeat each argument) } }
-    }
-
-    /// A slot for a function-pointer member of a C struct Swift imports, for a ``BlockDelegate``
-    /// created with ``BlockDelegate/init(for:file:line:)`` for that struct. The property's closure type must be
-    /// the member's Swift function type exactly (checked when the owner is created):
-    ///
-    /// ```swift
-    /// @Slot(\sqlite3_io_methods.xClose) var onClose: ((UnsafeMutablePointer<sqlite3_file>?) -> Int32)?
-    /// ```
-    public init<Table, Member>(_ member: KeyPath<Table, Member>) {
-        let resolved = Result {
-            try ReflectedTable.method(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: R.self))
-        }
-        self.init((try? resolved.get().name) ?? "\(member)")
-        declaration = "\(member)"
-        keyPathTable = resolved.map { _ in ReflectedTable.of(Table.self).descriptor }
-    }
-}
-
-extension Slot where R == Void {
-    /// A slot for a method returning `void`.
-    public init(_ method: String) {
-        self.method = method
-        declaration = "\"\(method)\""
-        value = nil
-        signature = Result { try CSignature.of(CVoid.self, repeat (each A).self) }
-        makeThunk = { closure in try CallThunk.typed { (argument: repeat each A) in closure.call(repeat each argument) } }
-    }
-
-    /// A slot for a function-pointer member returning `void` of a C struct Swift imports.
-    public init<Table, Member>(_ member: KeyPath<Table, Member>) {
-        let resolved = Result {
-            try ReflectedTable.method(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: Void.self))
-        }
-        self.init((try? resolved.get().name) ?? "\(member)")
-        declaration = "\(member)"
-        keyPathTable = resolved.map { _ in ReflectedTable.of(Table.self).descriptor }
     }
 }
 
