@@ -1,8 +1,8 @@
 import BenchmarkSupport
 import DelegateKit
 
-// The same computations as `@Slot` properties: a closure property's type is a parameter pack, so its
-// closure runs through the pack-based thunk rather than a fixed-arity one (see README, Performance).
+// The same computations as `@Slot` properties, whose closures take the fixed-arity path through Slot's
+// generated per-arity initializers (see README, Performance).
 
 final class BlockI64: BlockDelegate {
     @Slot("f") var f: ((Int64, Int64) -> Int64)?
