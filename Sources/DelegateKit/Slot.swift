@@ -33,7 +33,10 @@ public struct Slot<Function> {
     @usableFromInline var keyPathTable: Result<ProtocolDescriptor, any Error>?
     /// How the property names its method, for messages: `"read"` or `\cookie_io_functions_t.read`.
     @usableFromInline private(set) var declaration: String
-    private var value: Closure?
+    /// The closure the property holds, as `Any` so that no stored property's layout depends on
+    /// `Function`: the struct's layout is then fixed when compiling, not computed by the runtime when the
+    /// type is first used (a computation valgrind flags as reading uninitialised memory).
+    private var value: Any?
 
     /// Not available: `@Slot` works only on properties of ``BlockDelegate`` subclasses.
     @available(*, unavailable, message: "@Slot can only be used on properties of BlockDelegate subclasses")
@@ -70,7 +73,7 @@ public struct Slot<Function> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Closure?>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Slot>
     ) -> Closure? {
-        get { owner[keyPath: storageKeyPath].value }
+        get { owner[keyPath: storageKeyPath].value.map { $0 as! Closure } }
         set {
             let slot = owner[keyPath: storageKeyPath]
             if let newValue {
@@ -118,9 +121,9 @@ extension Slot: SlotDeclaration {
     }
 }
 
-/// Carries a closure the compiler cannot prove `Sendable` to the thread C calls it on. Only ``Slot``
-/// uses it; ``BlockDelegate`` documents that contract. (A class, because a variadic function value
-/// cannot be abstracted into a generic `T`.)
+/// Carries a closure the compiler cannot prove `Sendable` to the thread C calls it on: the parameter-pack
+/// form of ``BlockDelegate``'s owner-passing `implement` uses it; ``BlockDelegate`` documents that
+/// contract. (A class, because a variadic function value cannot be abstracted into a generic `T`.)
 final class AssumedSendable<each A, R>: @unchecked Sendable {
     let call: (repeat each A) -> R
     init(_ call: @escaping (repeat each A) -> R) { self.call = call }
