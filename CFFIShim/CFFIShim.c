@@ -30,6 +30,11 @@ int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_t
     return (int)ffi_prep_cif(cif, FFI_DEFAULT_ABI, argument_count, result, arguments);
 }
 
+int cffi_prep_cif_var(ffi_cif *cif, unsigned fixed_count, unsigned argument_count, ffi_type *result,
+                      ffi_type **arguments) {
+    return (int)ffi_prep_cif_var(cif, FFI_DEFAULT_ABI, fixed_count, argument_count, result, arguments);
+}
+
 void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user_data, void **code) {
     void *executable = NULL;
     ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &executable);

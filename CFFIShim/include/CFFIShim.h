@@ -25,6 +25,10 @@ typedef void (*cffi_closure_handler)(ffi_cif *cif, void *result, void **argument
 
 /* ffi_prep_cif with the platform's default ABI; returns an ffi_status (FFI_OK is 0). */
 int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_type **arguments);
+/* ffi_prep_cif_var: a call of a variadic function with `fixed_count` named arguments and these types after
+   them (already promoted: libffi refuses float and integers narrower than int there). */
+int cffi_prep_cif_var(ffi_cif *cif, unsigned fixed_count, unsigned argument_count, ffi_type *result,
+                      ffi_type **arguments);
 
 /* Allocates and prepares a closure. Returns the closure (to free later) and stores its callable code in
    *code, or returns NULL (nothing allocated) when the system refuses executable memory or prep fails. */

@@ -61,6 +61,13 @@ struct CDeclarationParser {
 
     /// The whole text as one function type (`int (void *)`, `int (*)(void *)`, `int f(void *p)`).
     mutating func parseSignature() throws -> CSignature {
+        try parseFunction(allowingVariadic: false).signature
+    }
+
+    /// The whole text as one function type, which may end in `...` when `allowingVariadic` (a function
+    /// Swift calls may be variadic; one a closure implements may not). The signature holds the named
+    /// arguments.
+    mutating func parseFunction(allowingVariadic: Bool) throws -> (signature: CSignature, isVariadic: Bool) {
         let start = current
         let base = try parseSpecifiers()
         let (declared, _) = try parseDeclarator(base, allowName: true)
@@ -69,10 +76,10 @@ struct CDeclarationParser {
         switch declared {
         case .function(let result, let parameters, let variadic, let at),
             .pointer(.function(let result, let parameters, let variadic, let at)):
-            if let ellipsis = variadic {
+            if let ellipsis = variadic, !allowingVariadic {
                 throw syntax("a variadic function cannot be implemented by a closure: libffi has no variadic closures", at: ellipsis)
             }
-            return try signature(returning: result, parameters: parameters, at: at)
+            return (try signature(returning: result, parameters: parameters, at: at), variadic != nil)
         default:
             throw error("a function type such as `int (void *)` or `int (*)(void *)`", at: start)
         }

@@ -47,6 +47,22 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// the error about the method itself (``signatureMismatch(method:protocol:expected:actual:)``,
     /// ``typeMismatch(member:protocol:expected:actual:)``, ``unknownMethod(_:protocol:suggestions:)``, …).
     indirect case slotMismatch(property: String, slot: String, error: DelegateError)
+    /// `dlopen` could not open a library. Carries the path and what `dlerror()` said.
+    case libraryNotFound(path: String, reason: String)
+    /// `dlsym` found no symbol of that name. Carries the symbol, the library's path (or "the process")
+    /// and what `dlerror()` said.
+    case symbolNotFound(String, library: String, reason: String)
+    /// A ``CFunction`` was called with arguments or a result type that do not fit its C signature.
+    /// Carries the function's name, its declaration (`int32_t (void *, uint64_t, void *, ...)`), the
+    /// signature of the call as written (its Swift types' C types) and what does not fit.
+    case callMismatch(function: String, declaration: String, call: CSignature, reason: String)
+    /// A run-time value given to ``CFunction/call(_:variadicTypes:)`` that its C type cannot hold.
+    /// Carries the function's name, the argument's position (from 1), its C type and the value.
+    case valueMismatch(function: String, argument: Int, type: CType, value: CArgumentValue)
+    /// A variadic argument of a C type C never passes through `...`: default argument promotions turn a
+    /// `float` into a `double` and a narrower integer into an `int`. Carries the function's name, the
+    /// argument's position (from 1), the type and what C passes instead.
+    case variadicArgument(function: String, argument: Int, type: CType, reason: String)
 }
 
 extension DelegateError: CustomStringConvertible {
@@ -102,6 +118,16 @@ extension DelegateError: CustomStringConvertible {
             return "\(call): the table was asked for as \(requested), but it is \(actual)"
         case let .slotMismatch(property, slot, error):
             return "\(property) (@Slot(\(slot))): \(error)"
+        case let .libraryNotFound(path, reason):
+            return "cannot open library '\(path)': \(reason)"
+        case let .symbolNotFound(symbol, library, reason):
+            return "no symbol '\(symbol)' in \(library): \(reason)"
+        case let .callMismatch(function, declaration, call, reason):
+            return "\(function) has C signature `\(declaration)`, but the call has C signature `\(call)`: \(reason)"
+        case let .valueMismatch(function, argument, type, value):
+            return "argument \(argument) of \(function) has C type `\(type)`, which cannot hold the value \(value)"
+        case let .variadicArgument(function, argument, type, reason):
+            return "argument \(argument) of \(function) is variadic, and C never passes `\(type)` through `...`: \(reason)"
         }
     }
 }

@@ -9,6 +9,9 @@ import Synchronization
 @usableFromInline
 final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi only reads the cif.
     @usableFromInline let signature: CSignature
+    /// For a call of a variadic function, how many of the arguments are its named ones; nil otherwise.
+    /// (libffi prepares each variadic call's argument list on its own; closures are never variadic.)
+    let fixedArgumentCount: Int?
     let cif: UnsafeMutablePointer<ffi_cif>
     /// The argument-type array and every structure's `ffi_type` and element array, which the cif points into.
     private let typeStorage: [UnsafeMutableRawPointer]
@@ -69,10 +72,14 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
 
     /// The prepared form of the signature `make` builds, found by `key` (see ``CType/appendingKey(_:)``)
     /// without building it when it was prepared before.
+    /// A variadic call's key has a 0 between its named and its variadic types (see
+    /// ``CType/variadicKey(_:)``), which no other key has, so the two kinds never collide.
     @inlinable
-    static func prepared(key: UInt64?, _ make: () -> CSignature) throws -> FFISignature {
+    static func prepared(
+        key: UInt64?, fixedArgumentCount: Int? = nil, _ make: () -> CSignature
+    ) throws -> FFISignature {
         if let key, let found = lookup(key) { return found }
-        return try prepared(make(), key: key)
+        return try prepared(make(), fixedArgumentCount: fixedArgumentCount, key: key)
     }
 
     @usableFromInline
@@ -82,8 +89,8 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     }
 
     @usableFromInline
-    static func prepared(_ signature: CSignature, key: UInt64?) throws -> FFISignature {
-        let prepared = try prepared(signature)
+    static func prepared(_ signature: CSignature, fixedArgumentCount: Int? = nil, key: UInt64?) throws -> FFISignature {
+        let prepared = try prepared(signature, fixedArgumentCount: fixedArgumentCount)
         if let key {
             keyedTables.withLock { tables in
                 var entries = tables.last?.entries ?? [:]
@@ -98,10 +105,10 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     }
 
     /// The shared prepared form of `signature`, made on first use.
-    static func prepared(_ signature: CSignature) throws -> FFISignature {
-        let spelling = signature.description
+    static func prepared(_ signature: CSignature, fixedArgumentCount: Int? = nil) throws -> FFISignature {
+        let spelling = signature.description + (fixedArgumentCount.map { " variadic after \($0)" } ?? "")
         if let cached = cache.withLock({ $0[spelling] }) { return cached }
-        let made = try FFISignature(signature)
+        let made = try FFISignature(signature, fixedArgumentCount: fixedArgumentCount)
         // Two threads may race to prepare the same signature: the first one stored wins, so every
         // closure of a signature shares one cif, and the other is released here, freeing its memory.
         // (Preparing outside the lock keeps one slow preparation from holding up every other.)
@@ -112,9 +119,10 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
         }
     }
 
-    private init(_ signature: CSignature) throws {
+    private init(_ signature: CSignature, fixedArgumentCount: Int?) throws {
         try signature.validate()
         self.signature = signature
+        self.fixedArgumentCount = fixedArgumentCount
         var storage: [UnsafeMutableRawPointer] = []
         let argumentTypes = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(
             capacity: max(signature.argumentTypes.count, 1))
@@ -124,10 +132,17 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
         }
         let returnType = FFISignature.ffiType(signature.returnType, storingInto: &storage)
         typeStorage = storage
-        registerLayout = RegisterPath.isAvailable ? RegisterLayout(signature) : nil
+        // A variadic call passes the number of vector registers it uses in `al`, which the register path's
+        // direct call does not set.
+        registerLayout = RegisterPath.isAvailable && fixedArgumentCount == nil ? RegisterLayout(signature) : nil
         cif = .allocate(capacity: 1)
         // Every property is set, so a throw below still runs deinit and frees what was allocated.
-        let status = cffi_prep_cif(cif, UInt32(signature.argumentTypes.count), returnType, argumentTypes)
+        let count = UInt32(signature.argumentTypes.count)
+        let status = if let fixedArgumentCount {
+            cffi_prep_cif_var(cif, UInt32(fixedArgumentCount), count, returnType, argumentTypes)
+        } else {
+            cffi_prep_cif(cif, count, returnType, argumentTypes)
+        }
         guard status == 0 else {
             throw DelegateError.invalidSignature(signature, reason: "libffi refused it (ffi_status \(status))")
         }
@@ -178,6 +193,7 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     }
 
     /// Calls the C function at `function` with arguments already in libffi's form.
+    @usableFromInline
     func call(
         _ function: UnsafeRawPointer, result: UnsafeMutableRawPointer,
         arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -186,5 +202,5 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     }
 
     /// Bytes a result buffer needs: libffi writes narrow integers as a whole register.
-    var resultBufferSize: Int { max(signature.returnType.size, MemoryLayout<UInt64>.size) }
+    @usableFromInline var resultBufferSize: Int { max(signature.returnType.size, MemoryLayout<UInt64>.size) }
 }

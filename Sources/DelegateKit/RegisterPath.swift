@@ -101,6 +101,12 @@ struct ArgumentRegisters {
         sse = (d0, d1, d2, d3, d4, d5, d6, d7)
     }
 
+    /// Empty registers, for ``append(_:)`` to fill.
+    @inlinable @inline(__always)
+    init() {
+        self.init(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
     /// The next argument, of Swift type `T`. The counters and the class test are constants once the
     /// caller is specialized and inlined, so this is one register move (and a truncation): a float is the
     /// low half of its register, a narrow integer the low bits of its (C leaves the rest undefined, and

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "DelegateKitFixtures.h"
 
+#include <stdarg.h>
+
 #include <ftw.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -43,6 +45,35 @@ static double fx_many16_formula(int8_t a1, double a2, int16_t a3, float a4, int3
         + a10 * 10 + a11 * 11.0 + a12 * 12.0 + (double)a13 * 13 + a14 * 14 + (double)a15 * 15 + a16 * 16.0;
 }
 double fx_call_many16(const void *f) { return ((fx_many16_fn)f)(FX_MANY16_ARGS); }
+double fx_many16(int8_t a1, double a2, int16_t a3, float a4, int32_t a5, double a6, int64_t a7, float a8,
+                 uint8_t a9, double a10, uint16_t a11, float a12, uint32_t a13, double a14, uint64_t a15, float a16) {
+    return fx_many16_formula(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16);
+}
+
+const char *fx_format(void) { return "%d|%ld|%.17g|%.9g|%c|%hd|%u|%s|%p|%hhu|%d|%.21Lg|%llu|%hu|%hhd"; }
+
+int fx_format_reference(char *buffer, size_t size, int i, long l, double d, float f, char c, short s,
+                        unsigned u, const char *text, void *p, unsigned char uc, bool b, long double ld,
+                        unsigned long long ull, unsigned short us, signed char sc) {
+    return snprintf(buffer, size, fx_format(), i, l, d, f, c, s, u, text, p, uc, b, ld, ull, us, sc);
+}
+
+double fx_sum_variadic(const char *kinds, ...) {
+    va_list arguments;
+    va_start(arguments, kinds);
+    double sum = 0;
+    for (const char *kind = kinds; *kind; kind++) {
+        switch (*kind) {
+        case 'i': sum += va_arg(arguments, int); break;
+        case 'l': sum += (double)va_arg(arguments, long); break;
+        case 'd': sum += va_arg(arguments, double); break;
+        case 'p': sum += (double)(uintptr_t)va_arg(arguments, void *); break;
+        case 'L': sum += (double)va_arg(arguments, long double); break;
+        }
+    }
+    va_end(arguments);
+    return sum;
+}
 double fx_ref_many16(void) { return fx_many16_formula(FX_MANY16_ARGS); }
 
 typedef double (*fx_spill20_fn)(int64_t, double, int64_t, double, int64_t, double, int64_t, double, int64_t, double,
@@ -456,4 +487,19 @@ long fx_struct_size(const char *structure) {
     for (size_t i = 0; i < sizeof fx_sizes / sizeof fx_sizes[0]; i++)
         if (strcmp(fx_sizes[i].structure, structure) == 0) return (long)fx_sizes[i].size;
     return -1;
+}
+
+const void *fx_function(const char *name) {
+    static const struct { const char *name; const void *address; } functions[] = {
+#define FX_SCALAR_ENTRY(NAME, T) {"fx_ref_" #NAME, (const void *)fx_ref_##NAME},
+        FX_SCALARS(FX_SCALAR_ENTRY)
+#define FX_STRUCT_ENTRY(S) {"fx_ref_" #S, (const void *)fx_ref_##S},
+        FX_STRUCTS(FX_STRUCT_ENTRY)
+        {"fx_many16", (const void *)fx_many16},
+        {"fx_sum_variadic", (const void *)fx_sum_variadic},
+    };
+    for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
+        if (strcmp(functions[i].name, name) == 0) return functions[i].address;
+    }
+    return NULL;
 }

@@ -160,6 +160,50 @@ let misuses: [Misuse] = [
                              text: "struct s { union { int a; float b; } u; };", line: 1, column: 12)),
     Misuse(name: "struct the text does not define", action: { _ = try ProtocolDescriptor(parsing: "struct s { int a; };", name: "t") },
            expected: .syntax(message: "the text defines no struct named 't'", text: "struct s { int a; };", line: 1, column: 21)),
+    Misuse(name: "a library that does not exist", action: { _ = try CLibrary(path: "libdelegatekit-nope.so") },
+           expected: .libraryNotFound(
+               path: "libdelegatekit-nope.so", reason: "libdelegatekit-nope.so: cannot open shared object file: No such file or directory")),
+    Misuse(name: "unknown symbol", action: {
+        _ = try CFunction("sqlite3_opne", declaration: "int (void)", in: CLibrary(path: "libsqlite3.so.0"))
+    }, expected: .symbolNotFound(
+        "sqlite3_opne", library: "'libsqlite3.so.0'", reason: "/lib/x86_64-linux-gnu/libsqlite3.so.0: undefined symbol: sqlite3_opne")),
+    Misuse(name: "a call with too few arguments", action: {
+        let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
+        let _: Int32 = try snprintf.call(Int32(1))
+    }, expected: .callMismatch(
+        function: "'snprintf'", declaration: "int32_t (void *, size_t, void *, ...)", call: CSignature(.int32, [.int32]),
+        reason: "it takes at least 3 arguments, the call passes 1")),
+    Misuse(name: "a call with too many arguments", action: {
+        let labs = try CFunction("labs", declaration: "long labs(long)")
+        let _: Int = try labs.call(-3, 4)
+    }, expected: .callMismatch(
+        function: "'labs'", declaration: "int64_t (int64_t)", call: CSignature(.int64, [.int64, .int64]),
+        reason: "it takes 1 argument, the call passes 2")),
+    Misuse(name: "a call with an argument of another type", action: {
+        let labs = try CFunction("labs", declaration: "long labs(long)")
+        let _: Int = try labs.call(Int32(-3))
+    }, expected: .callMismatch(
+        function: "'labs'", declaration: "int64_t (int64_t)", call: CSignature(.int64, [.int32]),
+        reason: "argument 1 is `int32_t`, where the function takes `int64_t`")),
+    Misuse(name: "a call asking for another result type", action: {
+        let labs = try CFunction("labs", declaration: "long labs(long)")
+        let _: Double = try labs.call(-3)
+    }, expected: .callMismatch(
+        function: "'labs'", declaration: "int64_t (int64_t)", call: CSignature(.double, [.int64]),
+        reason: "the result is asked for as `double`, but the function returns `int64_t`")),
+    Misuse(name: "a run-time value its type cannot hold", action: {
+        _ = try CFunction("abs", declaration: "int abs(int)").call([.signed(1 << 40)])
+    }, expected: .valueMismatch(function: "'abs'", argument: 1, type: .int32, value: .signed(1 << 40))),
+    Misuse(name: "a variadic argument C cannot take", action: {
+        _ = try CFunction(address: fixture("fx_sum_variadic"), declaration: "double (const char *, ...)", name: "fx_sum_variadic")
+            .call([.pointer(0), .floatingPoint(0.5)], variadicTypes: [.float])
+    }, expected: .variadicArgument(
+        function: "'fx_sum_variadic'", argument: 2, type: .float, reason: "C passes it as `double`; state that type")),
+    Misuse(name: "variadic arguments to a function that takes none", action: {
+        _ = try CFunction("abs", declaration: "int abs(int)").call([.signed(1), .signed(2)], variadicTypes: [.int32])
+    }, expected: .callMismatch(
+        function: "'abs'", declaration: "int32_t (int32_t)", call: CSignature(.int32, [.int32, .int32]),
+        reason: "it takes 1, the call passes 2 (1 variadic)")),
 ]
 
 @Suite struct BadInputTableTests {

@@ -29,6 +29,24 @@ double fx_call_many16(const void *f);
 double fx_ref_many16(void);
 double fx_call_spill20(const void *f);
 double fx_ref_spill20(void);
+/* The same 16 arguments' formula as a function to call (fx_ref_many16 is it applied to FX_MANY16_ARGS). */
+double fx_many16(int8_t a1, double a2, int16_t a3, float a4, int32_t a5, double a6, int64_t a7, float a8,
+                 uint8_t a9, double a10, uint16_t a11, float a12, uint32_t a13, double a14, uint64_t a15, float a16);
+
+/* ---- Variadic calls: fx_format_reference formats its arguments with fx_format() through C's own
+   snprintf, the compiler applying the default argument promotions, for Swift's variadic call of
+   snprintf to be compared with. fx_sum_variadic adds `count` promoted arguments, the kind of each given
+   by `kinds` ('i' int, 'l' long, 'd' double, 'p' pointer's address, 'L' long double). ---- */
+const char *fx_format(void);
+int fx_format_reference(char *buffer, size_t size, int i, long l, double d, float f, char c, short s,
+                        unsigned u, const char *text, void *p, unsigned char uc, bool b, long double ld,
+                        unsigned long long ull, unsigned short us, signed char sc);
+double fx_sum_variadic(const char *kinds, ...);
+
+/* The address of the fixture function named `name` (the fx_ref_ functions, fx_many16, fx_sum_variadic),
+   or NULL: the test executable does not export its symbols for dlsym to find. */
+const void *fx_function(const char *name);
+
 /* The benchmark's six mixed arguments. */
 int32_t fx_call_mixed6(const void *f, void *p, int32_t a, int64_t b, double c, float d, void *q);
 

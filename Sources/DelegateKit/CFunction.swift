@@ -1,0 +1,108 @@
+/// A C function Swift can call: an address with its C signature, variadic ones included.
+///
+/// Swift does not import C variadic functions (`sqlite3_config`, `fcntl`, `ioctl`, `snprintf`), nor can it
+/// call a function pointer whose type it only learns at run time. A `CFunction` can: its arguments are
+/// checked against the signature as a closure's are (``CType/accepts(_:)``), and the call goes through
+/// libffi, or, for a register-only signature, straight to the function in registers.
+///
+/// ```swift
+/// let snprintf = try CFunction("snprintf", declaration: "int (char *, size_t, const char *, ...)")
+/// var buffer = [CChar](repeating: 0, count: 64)
+/// let count: Int32 = try buffer.withUnsafeMutableBufferPointer { text in
+///     try snprintf.call(text.baseAddress, text.count, "%d %s %.1f", Int32(42), "apples", Float(1.5))
+/// }
+/// ```
+///
+/// The variadic arguments take C's default argument promotions, as they would in C: a `Float` is passed
+/// as a `double`, a `Bool`, `Int8`, `UInt8`, `Int16` or `UInt16` as an `int`. Everything else is passed
+/// with its own C type, so pass an `Int32` where the format says `%d` and an `Int` where it says `%ld`,
+/// exactly as C requires.
+public struct CFunction: @unchecked Sendable {  // Immutable; the address is code.
+    /// Where the function's code is.
+    public let address: UnsafeRawPointer
+    /// The function's signature; for a variadic function, its named arguments.
+    public let signature: CSignature
+    /// Whether the function takes further arguments after its named ones (`...`).
+    public let isVariadic: Bool
+    /// How messages name the function: its symbol or given name in quotes (`'snprintf'`), or its
+    /// address (`the function at 0x…`).
+    public let name: String
+    /// Keeps the library the function was found in open.
+    private let library: CLibrary?
+    /// The prepared signature of every call; nil for a variadic function, whose calls each have their own.
+    @usableFromInline let prepared: FFISignature?
+    /// The scalar codes a typed call is checked against.
+    @usableFromInline let layout: InvocationLayout
+
+    /// The function at `address`, of `signature` (the named arguments only, when `isVariadic`).
+    ///
+    /// `address` must be a function of that signature: C has no way to check it. `name` is how messages
+    /// name the function (by default by its address). Throws
+    /// ``DelegateError/invalidSignature(_:reason:)`` for a signature libffi cannot call.
+    public init(address: UnsafeRawPointer, signature: CSignature, isVariadic: Bool = false, name: String? = nil) throws {
+        try self.init(address: address, signature: signature, isVariadic: isVariadic, name: name.map { "'\($0)'" }, library: nil)
+    }
+
+    /// The function at `address`, declared in C (`"int (int, ...)"`, `"size_t strlen(const char *)"`);
+    /// `typedefs` names further types the declaration uses.
+    ///
+    /// Throws ``DelegateError/syntax(message:text:line:column:)`` for text that is not a function type.
+    public init(address: UnsafeRawPointer, declaration: String, typedefs: [String: CType] = [:], name: String? = nil) throws {
+        let (signature, isVariadic) = try CFunction.parse(declaration, typedefs)
+        try self.init(address: address, signature: signature, isVariadic: isVariadic, name: name.map { "'\($0)'" }, library: nil)
+    }
+
+    /// The function named `symbol` in `library` (by default the process and everything it has loaded).
+    ///
+    /// Throws ``DelegateError/symbolNotFound(_:library:reason:)`` when there is no such symbol.
+    public init(_ symbol: String, signature: CSignature, isVariadic: Bool = false, in library: CLibrary = .process) throws {
+        try self.init(
+            address: try library.address(of: symbol), signature: signature, isVariadic: isVariadic, name: "'\(symbol)'",
+            library: library)
+    }
+
+    /// The function named `symbol` in `library`, declared in C (`"int (sqlite3 *, int, ...)"`).
+    public init(
+        _ symbol: String, declaration: String, typedefs: [String: CType] = [:], in library: CLibrary = .process
+    ) throws {
+        let (signature, isVariadic) = try CFunction.parse(declaration, typedefs)
+        try self.init(
+            address: try library.address(of: symbol), signature: signature, isVariadic: isVariadic, name: "'\(symbol)'",
+            library: library)
+    }
+
+    private init(address: UnsafeRawPointer, signature: CSignature, isVariadic: Bool, name: String?, library: CLibrary?) throws {
+        self.address = address
+        self.signature = signature
+        self.isVariadic = isVariadic
+        self.name = name ?? "the function at \(address)"
+        self.library = library
+        if isVariadic {
+            // Checked now, so that a bad named argument is reported where the function is made.
+            try signature.validate()
+            prepared = nil
+        } else {
+            prepared = try FFISignature.prepared(signature)
+        }
+        layout = InvocationLayout(signature)
+    }
+
+    private static func parse(_ text: String, _ typedefs: [String: CType]) throws -> (CSignature, Bool) {
+        var parser = try CDeclarationParser(text)
+        parser.typedefs.merge(typedefs) { _, added in added }
+        let parsed = try parser.parseFunction(allowingVariadic: true)
+        return (parsed.signature, parsed.isVariadic)
+    }
+}
+
+extension CFunction: CustomStringConvertible {
+    /// The function's name and C declaration: `'snprintf' int32_t (void *, uint64_t, void *, ...)`.
+    public var description: String { "\(name) \(declaration)" }
+
+    /// The signature in C's notation, ending in `...` for a variadic function.
+    var declaration: String {
+        guard isVariadic else { return signature.description }
+        let named = signature.argumentTypes.map(\.description) + ["..."]
+        return "\(signature.returnType) (\(named.joined(separator: ", ")))"
+    }
+}

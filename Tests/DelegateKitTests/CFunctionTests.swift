@@ -1,0 +1,247 @@
+import DelegateKit
+import DelegateKitFixtures
+import Foundation
+import Glibc
+import Testing
+
+/// Calling C from Swift through `CFunction`: glibc's variadic functions, the fixture's functions of every
+/// shape, and run-time values. Each result is compared with what C itself computes.
+@Suite struct CFunctionTests {
+    /// The fixture's reference function `T fx_ref_<name>(T, T)`.
+    func reference<T: CValue>(_ name: String, _ type: T.Type) throws -> CFunction {
+        try CFunction(address: fixture("fx_ref_\(name)"), signature: CSignature(T.cType, [T.cType, T.cType]), name: "fx_ref_\(name)")
+    }
+
+    /// Calls `fx_ref_<name>(a, b)` typed (the register path where it exists) and with run-time values
+    /// (always libffi's `ffi_call`) and checks both against the direct Swift call of the same C function.
+    func agree<T: CValue & Equatable>(
+        _ name: String, _ a: T, _ b: T, direct: (T, T) -> T, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let function = try reference(name, T.self)
+        let expected = direct(a, b)
+        let typed: T = try function.call(a, b)
+        #expect(typed == expected, sourceLocation: sourceLocation)
+        let dynamic = try function.call([value(a), value(b)])
+        #expect(dynamic == value(expected), sourceLocation: sourceLocation)
+    }
+
+    func value<T: CValue>(_ value: T) -> CArgumentValue {
+        withUnsafeBytes(of: value) { bytes in
+            switch T.cType {
+            case .bool: return .bool(bytes.load(as: Bool.self))
+            case .int8: return .signed(Int64(bytes.load(as: Int8.self)))
+            case .int16: return .signed(Int64(bytes.load(as: Int16.self)))
+            case .int32: return .signed(Int64(bytes.load(as: Int32.self)))
+            case .int64: return .signed(bytes.load(as: Int64.self))
+            case .uint8: return .unsigned(UInt64(bytes.load(as: UInt8.self)))
+            case .uint16: return .unsigned(UInt64(bytes.load(as: UInt16.self)))
+            case .uint32: return .unsigned(UInt64(bytes.load(as: UInt32.self)))
+            case .uint64, .size: return .unsigned(bytes.load(as: UInt64.self))
+            case .float: return .floatingPoint(Double(bytes.load(as: Float.self)))
+            case .double: return .floatingPoint(bytes.load(as: Double.self))
+            case .pointer: return .pointer(bytes.load(as: UInt.self))
+            default: return .bytes(Array(bytes.prefix(T.cType.size)))
+            }
+        }
+    }
+
+    @Test func everyScalarAgreesWithTheDirectCall() throws {
+        try agree("bool", true, false, direct: fx_ref_bool)
+        try agree("i8", Int8(-100), 27, direct: fx_ref_i8)
+        try agree("u8", UInt8(3), 200, direct: fx_ref_u8)
+        try agree("i16", Int16(-30000), 2767, direct: fx_ref_i16)
+        try agree("u16", UInt16(5), 65000, direct: fx_ref_u16)
+        try agree("i32", Int32(-2_000_000_000), 147_483_648, direct: fx_ref_i32)
+        try agree("u32", UInt32(7), 4_000_000_000, direct: fx_ref_u32)
+        try agree("i64", Int64.min + 5, 3, direct: fx_ref_i64)
+        try agree("u64", UInt64(1), UInt64.max, direct: fx_ref_u64)
+        try agree("f32", Float(1.5), -2.25, direct: fx_ref_f32)
+        try agree("f64", Double(1e300), -0.5, direct: fx_ref_f64)
+        let base = UnsafeMutableRawPointer(bitPattern: 0x1000_0000)!
+        let offset = UnsafeMutableRawPointer(bitPattern: 0x1234_5678_9A37)
+        try agree("ptr", Optional(base), offset, direct: fx_ref_ptr)
+    }
+
+    @Test func longDoubleKeepsItsPrecision() throws {
+        let tiny = Float80(sign: .plus, exponent: -63, significand: 1)
+        let function = try CFunction(address: fixture("fx_ref_ld"), declaration: "long double (long double, long double)")
+        let result: Float80 = try function.call(Float80(1) + tiny, Float80(0))
+        #expect(result == fx_ref_ld(Float80(1) + tiny, 0))
+        #expect(result != 1)  // a double would have rounded it away
+    }
+
+    @Test func structsByValueInAndOut() throws {
+        func check<S: CValue>(_ name: String, _ a: S, _ b: S, direct: (S, S) -> S, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let function = try reference(name, S.self)
+            // Compared member by member: padding bytes (a long double's top 6 among them) hold whatever the
+            // callee left there.
+            func members(_ bytes: [UInt8]) -> [[UInt8]] {
+                leaves(of: S.cType).map { Array(bytes[$0.offset..<$0.offset + ($0.type == .longDouble ? 10 : $0.type.size)]) }
+            }
+            let typed: S = try function.call(a, b)
+            let expected = withUnsafeBytes(of: direct(a, b)) { members(Array($0)) }
+            #expect(withUnsafeBytes(of: typed) { members(Array($0)) } == expected, sourceLocation: sourceLocation)
+            guard case .bytes(let dynamic) = try function.call([value(a), value(b)]) else {
+                Issue.record("a struct's result is not bytes", sourceLocation: sourceLocation)
+                return
+            }
+            #expect(members(dynamic) == expected, sourceLocation: sourceLocation)
+        }
+        try check("S3", S3(a: 1, b: 2, c: 250), S3(a: 4, b: 5, c: 10), direct: fx_ref_S3)
+        try check("SDD", SDD(a: 1.5, b: -2), SDD(a: 0.25, b: 8), direct: fx_ref_SDD)
+        try check("SPair", SPair(tag: 7, value: 0.5), SPair(tag: 9, value: 1.25), direct: fx_ref_SPair)
+        try check("S24", S24(a: 1, b: -5, c: 2.5), S24(a: 2, b: 7, c: 0.5), direct: fx_ref_S24)
+        try check("S64", S64(a: (1, 2, 3, 4, 5, 6, 7, 8)), S64(a: (10, 20, 30, 40, 50, 60, 70, 80)), direct: fx_ref_S64)
+        try check("SLongDouble", SLongDouble(value: 1.25, tag: 3), SLongDouble(value: -0.5, tag: 4), direct: fx_ref_SLongDouble)
+    }
+
+    @Test func sixteenArguments() throws {
+        let function = try CFunction(
+            address: fixture("fx_many16"),
+            declaration: "double (int8_t, double, int16_t, float, int32_t, double, int64_t, float, "
+                + "uint8_t, double, uint16_t, float, uint32_t, double, uint64_t, float)")
+        let result: Double = try function.call(
+            Int8(-7), 1.5, Int16(-300), Float(2.25), Int32(-70000), -3.125, Int64(-5_000_000_000), Float(4.5),
+            UInt8(200), 0.0625, UInt16(60000), Float(-8.75), UInt32(4_000_000_000), 1024.5, UInt64(9_000_000_000), Float(0.5))
+        #expect(result == fx_ref_many16())
+    }
+
+    @Test func snprintfWithEveryPromotedTypeMatchesC() throws {
+        let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
+        #expect(snprintf.isVariadic)
+        #expect(snprintf.signature == CSignature(.int32, [.pointer, .size, .pointer]))
+        let tiny = Float80(sign: .plus, exponent: -63, significand: 1)
+        let pointer = UnsafeMutableRawPointer(bitPattern: 0xDEAD_BEE0)
+        var ours = [CChar](repeating: 0, count: 512)
+        var theirs = [CChar](repeating: 0, count: 512)
+        let count: Int32 = try "text".withCString { text in
+            try ours.withUnsafeMutableBufferPointer { buffer in
+                // Float, Int8/UInt8 (char), Int16/UInt16 (short), Bool: each promoted as C promotes them.
+                try snprintf.call(
+                    buffer.baseAddress, buffer.count, fx_format(), Int32(-42), Int(-9_000_000_000), 0.1,
+                    Float(3.25), Int8(65), Int16(-1234), UInt32(4_000_000_000), text, pointer, UInt8(250), true,
+                    Float80(1) + tiny, UInt64.max, UInt16(65535), Int8(-5))
+            }
+        }
+        let expected = "text".withCString { text in
+            fx_format_reference(
+                &theirs, theirs.count, -42, -9_000_000_000, 0.1, 3.25, 65, -1234, 4_000_000_000, text, pointer, 250,
+                true, Float80(1) + tiny, UInt64.max, 65535, -5)
+        }
+        #expect(count == expected)
+        #expect(text(ours) == text(theirs))
+        #expect(text(ours).hasPrefix("-42|-9000000000|0.10000000000000001|3.25|A|-1234|4000000000|text|0xdeadbee0|250|1|"))
+    }
+
+    @Test func variadicArgumentsArePromotedAsCPromotesThem() throws {
+        let sum = try CFunction(address: fixture("fx_sum_variadic"), declaration: "double (const char *, ...)")
+        let result: Double = try "iiiiddlpL".withCString { kinds in
+            try sum.call(
+                kinds, Int8(-3), UInt8(200), Int16(-300), true, Float(0.5), 2.25, Int(1) << 40,
+                UnsafeRawPointer(bitPattern: 4096), Float80(0.125))
+        }
+        #expect(result == -3 + 200 - 300 + 1 + 0.5 + 2.25 + Double(Int(1) << 40) + 4096 + 0.125)
+        // The run-time form, stating the promoted types.
+        let dynamic = try "idl".withCString { kinds in
+            try sum.call(
+                [.pointer(UInt(bitPattern: kinds)), .signed(-7), .floatingPoint(0.5), .signed(1 << 40)],
+                variadicTypes: [.int32, .double, .int64])
+        }
+        #expect(dynamic == .floatingPoint(-7 + 0.5 + Double(1 << 40)))
+        // No variadic arguments at all.
+        let none: Double = try "".withCString { try sum.call($0) }
+        #expect(none == 0)
+    }
+
+    /// `open(path, O_CREAT | O_WRONLY, 0640)`: the mode travels as a variadic `int`, and the file gets it
+    /// (less the process's umask, read from /proc, since setting it would race the other tests).
+    @Test func openHonoursTheMode() throws {
+        let open = try CFunction("open", declaration: "int open(const char *, int, ...)")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("delegatekit-open-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        defer { unlink(path) }
+        let descriptor: Int32 = try path.withCString { try open.call($0, O_CREAT | O_WRONLY | O_EXCL, Int32(0o640)) }
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        let umask = try currentUmask()
+        #expect(status.st_mode & 0o777 == 0o640 & ~umask)
+        #expect(status.st_mode & 0o777 != 0)
+
+        // fcntl(F_GETFL) reads what open set; F_SETFL takes its flags as a variadic int.
+        let fcntl = try CFunction("fcntl", declaration: "int fcntl(int, int, ...)")
+        let flags: Int32 = try fcntl.call(descriptor, F_GETFL)
+        #expect(flags & O_ACCMODE == O_WRONLY)
+        let set: Int32 = try fcntl.call(descriptor, F_SETFL, flags | O_APPEND)
+        #expect(set == 0)
+        let after: Int32 = try fcntl.call(descriptor, F_GETFL)
+        #expect(after & O_APPEND != 0)
+    }
+
+    /// The C string at the start of `buffer`.
+    func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    func currentUmask() throws -> mode_t {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        return try #require(mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
+    }
+
+    /// `ioctl(fd, FIONREAD, &count)` on a pipe with bytes in it.
+    @Test func ioctlCountsTheBytesInAPipe() throws {
+        let ioctl = try CFunction("ioctl", declaration: "int ioctl(int, unsigned long, ...)")
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        #expect(write(ends[1], "seventeen bytes!!", 17) == 17)
+        var count: Int32 = -1
+        let status: Int32 = try withUnsafeMutablePointer(to: &count) { try ioctl.call(ends[0], UInt(FIONREAD), $0) }
+        #expect(status == 0)
+        #expect(count == 17)
+    }
+
+    @Test func aLibraryOpenedByPathAndItsSymbols() throws {
+        let sqlite = try CLibrary(path: "libsqlite3.so.0")
+        #expect(sqlite.path == "libsqlite3.so.0")
+        let version = try CFunction("sqlite3_libversion_number", declaration: "int (void)", in: sqlite)
+        let number: Int32 = try version.call()
+        #expect(number >= 3_000_000)
+        let name = try CFunction("sqlite3_libversion", declaration: "const char *(void)", in: sqlite)
+        let text: UnsafePointer<CChar>? = try name.call()
+        #expect(String(cString: try #require(text)).hasPrefix("3."))
+        // The process finds glibc's functions; a `size_t` result may be read as `Int`, as Swift imports it.
+        let strlen = try CFunction("strlen", declaration: "size_t strlen(const char *)")
+        let length: Int = try "seven!!".withCString { try strlen.call($0) }
+        #expect(length == 7)
+        // A function's address, called through its own signature.
+        let labs = try CFunction(address: try CLibrary.process.address(of: "labs"), signature: CSignature(.int64, [.int64]))
+        #expect(try labs.call(Int(-12)) as Int == 12)
+        #expect(try labs.call([.signed(-12)]) == .signed(12))
+        #expect(labs.name.hasPrefix("the function at 0x"))
+    }
+
+    @Test func resultsMayBeIgnored() throws {
+        let strlen = try CFunction("strlen", declaration: "size_t strlen(const char *)")
+        try "x".withCString { try strlen.call($0) }
+        let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
+        var buffer = [CChar](repeating: 0, count: 16)
+        try "%d".withCString { format in
+            try buffer.withUnsafeMutableBufferPointer { try snprintf.call($0.baseAddress, $0.count, format, Int32(7)) }
+        }
+        #expect(text(buffer) == "7")
+    }
+
+    @Test func descriptionsNameTheFunction() throws {
+        let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
+        #expect(snprintf.description == "'snprintf' int32_t (void *, size_t, void *, ...)")
+        #expect(CLibrary.process.description == "CLibrary.process")
+    }
+}
+
+/// The address of a fixture function: the test executable's own symbols are not exported, so `dlsym`
+/// cannot find them; the fixture lists them (as some C libraries hand out tables of their functions).
+func fixture(_ name: String) throws -> UnsafeRawPointer {
+    try #require(fx_function(name), "the fixture has no function \(name)")
+}
