@@ -3,17 +3,21 @@ import Glibc
 
 // `swift run delegatekit-demo sqlite`: a SQLite virtual table, function and collation made of closures.
 // `swift run delegatekit-demo xml`: libxml2's SAX parser driven by closures.
+// `swift run delegatekit-demo sqlite-config`: SQLite's allocator and log set through variadic sqlite3_config.
 switch CommandLine.arguments.dropFirst().first {
 case nil:
     SortingDemo.run()
     CookieFileDemo.run()
     PluginDemo.run()
+    SQLiteConfigurationDemo.run()
     SQLiteVFSDemo.run()
 case "sqlite":
     SQLiteTableDemo.run()
 case "xml":
     XMLSAXDemo.run()
+case "sqlite-config":
+    SQLiteConfigurationDemo.run()
 case let other?:
-    print("unknown example '\(other)'; try: delegatekit-demo [sqlite | xml]")
+    print("unknown example '\(other)'; try: delegatekit-demo [sqlite | xml | sqlite-config]")
     exit(2)
 }

@@ -68,7 +68,7 @@ enum Termination: Equatable {
 /// Runs `path` (looked up in `PATH` when it has no slash) with `arguments` to the end, standard output and
 /// error together. posix_spawn rather than Foundation's `Process`, whose `run()` leaks a weak-reference
 /// side table that LeakSanitizer reports in the AddressSanitizer run.
-private func run(_ path: String, _ arguments: [String]) -> (termination: Termination, output: String) {
+func run(_ path: String, _ arguments: [String]) -> (termination: Termination, output: String) {
     var pipe: [Int32] = [0, 0]
     guard Glibc.pipe(&pipe) == 0 else { return (.exit(-1), "pipe failed: errno \(errno)") }
     var actions = posix_spawn_file_actions_t()
