@@ -64,13 +64,13 @@ extension CClosure {
     /// A C function pointer whose closure lives until C calls the destroy notification with its user data.
     @inlinable
     public static func releasedByC<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+        try notified(CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` whose closure lives until C calls the destroy notification.
     @inlinable
     public static func releasedByC<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+        try notified(CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     @usableFromInline
@@ -120,7 +120,7 @@ enum OneShot {
             }
             thunk.body(result, arguments)
             entry.finished.store(true, ordering: .releasing)
-        })
+        }, joinsScope: false)  // its lifetime is its own: freed after its call
         entry.closure = closure
         Self.entries.withLock { $0.append(entry) }
         return CCallback(signature: closure.signature, address: closure.address, swiftType: thunk.swiftType)

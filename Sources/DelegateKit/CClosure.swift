@@ -41,11 +41,14 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// The C signature of ``address``.
     public var signature: CSignature { prepared.signature }
 
+    /// A closure running `thunk`; one made for the user (`joinsScope`) is kept by the current
+    /// ``withCallbackScope(_:)`` until it ends.
     @usableFromInline
-    convenience init(thunk: CallThunk) throws {
+    convenience init(thunk: CallThunk, joinsScope: Bool = true) throws {
         try self.init(
             prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil,
             swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: CClosure.registerEntry)
+        if joinsScope { CallbackScope.adopt(self) }
     }
 
     /// A closure whose calls go to `handler` with `target` (or, without one, this closure) as user data;
@@ -121,6 +124,17 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         #else
         cffi_closure_free(closure)
         #endif
+    }
+
+    /// Runs `body` with ``address`` as `F` (checked as ``functionPointer(as:)`` checks it), keeping the
+    /// closure alive until `body` returns: the form for a callback C uses only during one call.
+    ///
+    /// ```swift
+    /// try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in … }
+    ///     .withFunctionPointer { qsort(&numbers, numbers.count, 4, $0) }
+    /// ```
+    public func withFunctionPointer<F, T>(as type: F.Type = F.self, _ body: (F) throws -> T) rethrows -> T {
+        try withExtendedLifetime(self) { try body(functionPointer(as: type)) }
     }
 
     /// ``address`` as a Swift `@convention(c)` function type, for passing to imported C functions.

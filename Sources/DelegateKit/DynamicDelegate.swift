@@ -82,6 +82,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         table = .allocate(byteCount: bytes, alignment: alignment)
         table.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
         state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
+        CallbackScope.adopt(self)
     }
 
     /// A table that starts as a copy of a live C table: data members copied, every slot the original
