@@ -22,6 +22,14 @@ def median_ns(loop, function, calls):
     return statistics.median(samples)
 
 
+def call_loop(function, calls):
+    """Calls function(acc, 1) `calls` times, each result fed into the next call."""
+    accumulator = 0
+    for _ in range(calls):
+        accumulator = function(accumulator, 1)
+    return accumulator
+
+
 def import_or_install(name):
     """The module, installed with pip first when it is missing; None when that fails."""
     import importlib
@@ -58,13 +66,18 @@ def main():
         "i64": median_ns(library.bench_loop_i64, ctypes.cast(add_i64, ctypes.c_void_p), calls),
         "f64": median_ns(library.bench_loop_f64, ctypes.cast(add_f64, ctypes.c_void_p), calls),
     }
+    # Calling C the other way: Python calls bench_add_i64(acc, 1), each result fed into the next call.
+    library.bench_add_i64.argtypes = [ctypes.c_int64, ctypes.c_int64]
+    library.bench_add_i64.restype = ctypes.c_int64
+    results["calling"] = {"ctypes": median_ns(call_loop, library.bench_add_i64, calls)}
 
     cffi = import_or_install("cffi")
     if cffi is None:
         results["cffi"] = "cffi is not installed and pip could not install it"
     else:
         ffi = cffi.FFI()
-        ffi.cdef("int64_t bench_loop_i64(void *f, int64_t n); double bench_loop_f64(void *f, int64_t n);")
+        ffi.cdef("int64_t bench_loop_i64(void *f, int64_t n); double bench_loop_f64(void *f, int64_t n); "
+                 "int64_t bench_add_i64(int64_t a, int64_t b);")
         loops = ffi.dlopen(path)
         i64 = ffi.callback("int64_t(int64_t, int64_t)", lambda a, b: a + b)
         f64 = ffi.callback("double(double, double)", lambda a, b: a + b)
@@ -75,6 +88,7 @@ def main():
             "i64": median_ns(loops.bench_loop_i64, ffi.cast("void *", i64), calls),
             "f64": median_ns(loops.bench_loop_f64, ffi.cast("void *", f64), calls),
         }
+        results["calling"]["cffi"] = median_ns(call_loop, loops.bench_add_i64, calls)
     print(json.dumps(results))
 
 

@@ -55,6 +55,21 @@ extension CFunction {
         }
     }
 
+    /// Whether `T`'s C type is the scalar the signature has at argument `index` (the fixed-arity calls'
+    /// quick check, a constant comparison once specialized; `index` is in range).
+    @inlinable @inline(__always)
+    func matches<T: CValue>(_ type: T.Type, at index: Int) -> Bool {
+        guard let code = T.cType.scalarCode else { return false }
+        return layout.argumentCodes[index] == code
+    }
+
+    /// Whether `T`'s C type is the scalar the function returns.
+    @inlinable @inline(__always)
+    func returns<T: CValue>(_ type: T.Type) -> Bool {
+        guard let code = T.cType.scalarCode else { return false }
+        return layout.returnCode == code
+    }
+
     /// Throws ``DelegateError/callMismatch(function:declaration:call:reason:)`` unless arguments of types
     /// `A` and a result of type `R` fit the signature (``layoutMismatch`` for a type whose stated C type
     /// is not its layout).
@@ -86,37 +101,52 @@ extension CFunction {
     }
 
     /// Calls a variadic function: the named arguments as the signature says, the others promoted, with a
-    /// prepared call interface per distinct list of types (made once, then found without a lock).
-    @usableFromInline
+    /// prepared call interface per distinct list of types, made once, then found by a key computed from the
+    /// types alone (no lock, no allocation).
+    @inlinable
     func callVariadic<each A: CValue, R: CValue>(
         _ argument: repeat each A, returning: R.Type, checkingResult: Bool
     ) throws -> R {
-        try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
-        var types = signature.argumentTypes
-        var given: [CType] = []
+        let named = layout.argumentCodes.count
+        var fits = !checkingResult || returns(R.self)
+        var key = variadicKeyPrefix
+        var count = 0
         for value in repeat each argument {
             let type = type(of: value).cType
-            if given.count >= types.count { types.append(type.promotedForVariadicCall) }
-            given.append(type)
-        }
-        let prepared = try preparedVariadic(types)
-        return withArgumentSlots(repeat each argument) { arguments in
-            for position in signature.argumentTypes.count..<types.count {
-                promote(arguments[position].unsafelyUnwrapped, from: given[position])
+            if count < named {
+                fits = fits && type.scalarCode == layout.argumentCodes[count]
+            } else {
+                key = type.promotedForVariadicCall.appendingKey(key)
             }
-            return withResultBuffer(prepared, returning: R.self) { result in
+            count += 1
+        }
+        if !fits || count < named {
+            try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
+        }
+        let prepared = try key.flatMap(FFISignature.lookup) ?? preparedVariadic(repeat each argument)
+        return withArgumentSlots(promotingFrom: named, repeat each argument) { arguments in
+            withResultBuffer(prepared, returning: R.self) { result in
                 prepared.call(address, result: result, arguments: arguments)
             }
         }
     }
 
+    /// The prepared call for these arguments, made (or found the slow way) on a call whose key is not known yet.
+    @usableFromInline
+    func preparedVariadic<each A: CValue>(_ argument: repeat each A) throws -> FFISignature {
+        var types = signature.argumentTypes
+        var count = 0
+        for value in repeat each argument {
+            if count >= types.count { types.append(type(of: value).cType.promotedForVariadicCall) }
+            count += 1
+        }
+        return try preparedVariadic(types)
+    }
+
     /// The prepared call of this variadic function with arguments of `types` (named ones first).
     func preparedVariadic(_ types: [CType]) throws -> FFISignature {
         let named = signature.argumentTypes.count
-        var key = signature.returnType.appendingKey(0)
-        for type in types[..<named] { key = type.appendingKey(key) }
-        // A 0 between the named types and the others: no other key has one (see FFISignature).
-        key = key.flatMap { $0 >> 60 == 0 ? $0 << 4 : nil }
+        var key = variadicKeyPrefix
         for type in types[named...] { key = type.appendingKey(key) }
         return try FFISignature.prepared(key: key, fixedArgumentCount: named) {
             CSignature(signature.returnType, types)
@@ -138,15 +168,15 @@ func withResultBuffer<R: CValue>(_ prepared: FFISignature, returning: R.Type, _ 
 }
 
 /// libffi's argument array for `argument`s, each in 16-aligned storage of at least 8 bytes of its own,
-/// so that a variadic one can be promoted in place.
-@usableFromInline
+/// those from `promotingFrom` on promoted in place as C's default argument promotions say.
+@inlinable
 func withArgumentSlots<each A: CValue, T>(
-    _ argument: repeat each A, body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T
+    promotingFrom named: Int, _ argument: repeat each A, body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T
 ) -> T {
     var count = 0
     var bytes = 0
     for value in repeat each argument {
-        bytes += slotSize(MemoryLayout.size(ofValue: value))
+        bytes += argumentSlotSize(MemoryLayout.size(ofValue: value))
         count += 1
     }
     return withUnsafeTemporaryAllocation(byteCount: max(bytes, 1), alignment: 16) { storage in
@@ -154,9 +184,13 @@ func withArgumentSlots<each A: CValue, T>(
             var slot = storage.baseAddress.unsafelyUnwrapped
             var index = 0
             for value in repeat each argument {
-                slot.storeBytes(of: value, as: type(of: value))
+                if index < named {
+                    slot.storeBytes(of: value, as: type(of: value))
+                } else {
+                    storePromoted(value, to: slot)
+                }
                 pointers[index] = slot
-                slot += slotSize(MemoryLayout.size(ofValue: value))
+                slot += argumentSlotSize(MemoryLayout.size(ofValue: value))
                 index += 1
             }
             return body(pointers.baseAddress.unsafelyUnwrapped)
@@ -164,13 +198,16 @@ func withArgumentSlots<each A: CValue, T>(
     }
 }
 
-private func slotSize(_ size: Int) -> Int { (max(size, 8) + 15) / 16 * 16 }
+@inlinable @inline(__always)
+func argumentSlotSize(_ size: Int) -> Int { (max(size, 8) + 15) / 16 * 16 }
 
-/// Converts the value at `address`, of C type `type`, to what C's default argument promotions make of
-/// it (see ``CType/promotedForVariadicCall``), in place: its slot has room for the wider value.
-func promote(_ address: UnsafeMutableRawPointer, from type: CType) {
-    func widen<T: BinaryInteger>(_: T.Type) { address.storeBytes(of: Int32(address.load(as: T.self)), as: Int32.self) }
-    switch type {
+/// Stores `value` at `address` as C's default argument promotions pass it (see
+/// ``CType/promotedForVariadicCall``): its slot has room for the wider value.
+@inlinable @inline(__always)
+func storePromoted<T: CValue>(_ value: T, to address: UnsafeMutableRawPointer) {
+    address.storeBytes(of: value, as: T.self)
+    func widen<I: BinaryInteger>(_: I.Type) { address.storeBytes(of: Int32(address.load(as: I.self)), as: Int32.self) }
+    switch T.cType {
     case .float: address.storeBytes(of: Double(address.load(as: Float.self)), as: Double.self)
     case .bool: address.storeBytes(of: address.load(as: Bool.self) ? 1 : 0, as: Int32.self)
     case .int8: widen(Int8.self)
@@ -184,6 +221,7 @@ func promote(_ address: UnsafeMutableRawPointer, from type: CType) {
 extension CType {
     /// The type C passes a variadic argument of this type as: `double` for `float`, `int` for `bool` and
     /// integers narrower than `int`, the type itself otherwise.
+    @inlinable
     var promotedForVariadicCall: CType {
         switch self {
         case .float: return .double

@@ -17,7 +17,9 @@
 /// as a `double`, a `Bool`, `Int8`, `UInt8`, `Int16` or `UInt16` as an `int`. Everything else is passed
 /// with its own C type, so pass an `Int32` where the format says `%d` and an `Int` where it says `%ld`,
 /// exactly as C requires.
-public struct CFunction: @unchecked Sendable {  // Immutable; the address is code.
+///
+/// A `CFunction` is immutable and may be called from any number of threads at once.
+public final class CFunction: @unchecked Sendable {  // Immutable; the address is code.
     /// Where the function's code is.
     public let address: UnsafeRawPointer
     /// The function's signature; for a variadic function, its named arguments.
@@ -33,13 +35,16 @@ public struct CFunction: @unchecked Sendable {  // Immutable; the address is cod
     @usableFromInline let prepared: FFISignature?
     /// The scalar codes a typed call is checked against.
     @usableFromInline let layout: InvocationLayout
+    /// The key of a variadic call's types up to the variadic ones: the return and named types, then a 0,
+    /// which no other kind of key has (see ``FFISignature``); nil when a structure rules keys out.
+    @usableFromInline let variadicKeyPrefix: UInt64?
 
     /// The function at `address`, of `signature` (the named arguments only, when `isVariadic`).
     ///
     /// `address` must be a function of that signature: C has no way to check it. `name` is how messages
     /// name the function (by default by its address). Throws
     /// ``DelegateError/invalidSignature(_:reason:)`` for a signature libffi cannot call.
-    public init(address: UnsafeRawPointer, signature: CSignature, isVariadic: Bool = false, name: String? = nil) throws {
+    public convenience init(address: UnsafeRawPointer, signature: CSignature, isVariadic: Bool = false, name: String? = nil) throws {
         try self.init(address: address, signature: signature, isVariadic: isVariadic, name: name.map { "'\($0)'" }, library: nil)
     }
 
@@ -47,7 +52,7 @@ public struct CFunction: @unchecked Sendable {  // Immutable; the address is cod
     /// `typedefs` names further types the declaration uses.
     ///
     /// Throws ``DelegateError/syntax(message:text:line:column:)`` for text that is not a function type.
-    public init(address: UnsafeRawPointer, declaration: String, typedefs: [String: CType] = [:], name: String? = nil) throws {
+    public convenience init(address: UnsafeRawPointer, declaration: String, typedefs: [String: CType] = [:], name: String? = nil) throws {
         let (signature, isVariadic) = try CFunction.parse(declaration, typedefs)
         try self.init(address: address, signature: signature, isVariadic: isVariadic, name: name.map { "'\($0)'" }, library: nil)
     }
@@ -55,14 +60,14 @@ public struct CFunction: @unchecked Sendable {  // Immutable; the address is cod
     /// The function named `symbol` in `library` (by default the process and everything it has loaded).
     ///
     /// Throws ``DelegateError/symbolNotFound(_:library:reason:)`` when there is no such symbol.
-    public init(_ symbol: String, signature: CSignature, isVariadic: Bool = false, in library: CLibrary = .process) throws {
+    public convenience init(_ symbol: String, signature: CSignature, isVariadic: Bool = false, in library: CLibrary = .process) throws {
         try self.init(
             address: try library.address(of: symbol), signature: signature, isVariadic: isVariadic, name: "'\(symbol)'",
             library: library)
     }
 
     /// The function named `symbol` in `library`, declared in C (`"int (sqlite3 *, int, ...)"`).
-    public init(
+    public convenience init(
         _ symbol: String, declaration: String, typedefs: [String: CType] = [:], in library: CLibrary = .process
     ) throws {
         let (signature, isVariadic) = try CFunction.parse(declaration, typedefs)
@@ -85,6 +90,9 @@ public struct CFunction: @unchecked Sendable {  // Immutable; the address is cod
             prepared = try FFISignature.prepared(signature)
         }
         layout = InvocationLayout(signature)
+        var key = signature.returnType.appendingKey(0)
+        for type in signature.argumentTypes { key = type.appendingKey(key) }
+        variadicKeyPrefix = key.flatMap { $0 >> 60 == 0 ? $0 << 4 : nil }
     }
 
     private static func parse(_ text: String, _ typedefs: [String: CType]) throws -> (CSignature, Bool) {

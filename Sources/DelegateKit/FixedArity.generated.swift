@@ -3139,3 +3139,423 @@ extension Slot {
         }
     }
 }
+
+extension CFunction {
+    /// Calls the function with 0 typed arguments (fixed-arity form of
+    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    @inlinable
+    public func call<R: CValue>(returning: R.Type = R.self) throws -> R {
+        guard let prepared, layout.argumentCodes.count == 0, returns(R.self) else {
+            return try perform(returning: R.self, checkingResult: true)
+        }
+        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) {
+            let registers = ArgumentRegisters()
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
+            return withResultBuffer(prepared, returning: R.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    @inlinable
+    public func call() throws {
+        _ = try callDiscardingResult()
+    }
+
+    @inlinable
+    func callDiscardingResult() throws -> CVoid {
+        guard let prepared, layout.argumentCodes.count == 0 else {
+            return try perform(returning: CVoid.self, checkingResult: false)
+        }
+        if prepared.takesRegisters {
+            let registers = ArgumentRegisters()
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
+            return withResultBuffer(prepared, returning: CVoid.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 1 typed argument (fixed-arity form of
+    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, R: CValue>(_ a0: A0, returning: R.Type = R.self) throws -> R {
+        guard let prepared, layout.argumentCodes.count == 1, returns(R.self), matches(A0.self, at: 0) else {
+            return try perform(a0, returning: R.self, checkingResult: true)
+        }
+        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        var v0 = a0
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            return withResultBuffer(prepared, returning: R.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    @inlinable
+    public func call<A0: CValue>(_ a0: A0) throws {
+        _ = try callDiscardingResult(a0)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue>(_ a0: A0) throws -> CVoid {
+        guard let prepared, layout.argumentCodes.count == 1, matches(A0.self, at: 0) else {
+            return try perform(a0, returning: CVoid.self, checkingResult: false)
+        }
+        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        var v0 = a0
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            return withResultBuffer(prepared, returning: CVoid.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 2 typed arguments (fixed-arity form of
+    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, R: CValue>(_ a0: A0, _ a1: A1, returning: R.Type = R.self) throws -> R {
+        guard let prepared, layout.argumentCodes.count == 2, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1) else {
+            return try perform(a0, a1, returning: R.self, checkingResult: true)
+        }
+        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 2) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            return withResultBuffer(prepared, returning: R.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    @inlinable
+    public func call<A0: CValue, A1: CValue>(_ a0: A0, _ a1: A1) throws {
+        _ = try callDiscardingResult(a0, a1)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue>(_ a0: A0, _ a1: A1) throws -> CVoid {
+        guard let prepared, layout.argumentCodes.count == 2, matches(A0.self, at: 0), matches(A1.self, at: 1) else {
+            return try perform(a0, a1, returning: CVoid.self, checkingResult: false)
+        }
+        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 2) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            return withResultBuffer(prepared, returning: CVoid.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 3 typed arguments (fixed-arity form of
+    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, returning: R.Type = R.self) throws -> R {
+        guard let prepared, layout.argumentCodes.count == 3, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2) else {
+            return try perform(a0, a1, a2, returning: R.self, checkingResult: true)
+        }
+        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 3) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            return withResultBuffer(prepared, returning: R.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue>(_ a0: A0, _ a1: A1, _ a2: A2) throws {
+        _ = try callDiscardingResult(a0, a1, a2)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue>(_ a0: A0, _ a1: A1, _ a2: A2) throws -> CVoid {
+        guard let prepared, layout.argumentCodes.count == 3, matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2) else {
+            return try perform(a0, a1, a2, returning: CVoid.self, checkingResult: false)
+        }
+        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 3) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            return withResultBuffer(prepared, returning: CVoid.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } } }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 4 typed arguments (fixed-arity form of
+    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, returning: R.Type = R.self) throws -> R {
+        guard let prepared, layout.argumentCodes.count == 4, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3) else {
+            return try perform(a0, a1, a2, a3, returning: R.self, checkingResult: true)
+        }
+        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 4) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            return withResultBuffer(prepared, returning: R.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) throws {
+        _ = try callDiscardingResult(a0, a1, a2, a3)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) throws -> CVoid {
+        guard let prepared, layout.argumentCodes.count == 4, matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3) else {
+            return try perform(a0, a1, a2, a3, returning: CVoid.self, checkingResult: false)
+        }
+        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 4) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            return withResultBuffer(prepared, returning: CVoid.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } } } }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 5 typed arguments (fixed-arity form of
+    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, returning: R.Type = R.self) throws -> R {
+        guard let prepared, layout.argumentCodes.count == 5, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4) else {
+            return try perform(a0, a1, a2, a3, a4, returning: R.self, checkingResult: true)
+        }
+        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 5) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            return withResultBuffer(prepared, returning: R.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) throws {
+        _ = try callDiscardingResult(a0, a1, a2, a3, a4)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) throws -> CVoid {
+        guard let prepared, layout.argumentCodes.count == 5, matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4) else {
+            return try perform(a0, a1, a2, a3, a4, returning: CVoid.self, checkingResult: false)
+        }
+        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 5) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            return withResultBuffer(prepared, returning: CVoid.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } } } } }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 6 typed arguments (fixed-arity form of
+    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, returning: R.Type = R.self) throws -> R {
+        guard let prepared, layout.argumentCodes.count == 6, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4), matches(A5.self, at: 5) else {
+            return try perform(a0, a1, a2, a3, a4, a5, returning: R.self, checkingResult: true)
+        }
+        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 6) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            return withResultBuffer(prepared, returning: R.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } } } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) throws {
+        _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) throws -> CVoid {
+        guard let prepared, layout.argumentCodes.count == 6, matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4), matches(A5.self, at: 5) else {
+            return try perform(a0, a1, a2, a3, a4, a5, returning: CVoid.self, checkingResult: false)
+        }
+        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 6) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            return withResultBuffer(prepared, returning: CVoid.self) {
+                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
+            }
+        } } } } } } }
+    }
+}

@@ -27,6 +27,9 @@ enum Benchmark {
         if let index = arguments.firstIndex(of: "--measure-qsort-json") {
             return LibffiPathChild.measureQsort(Array(arguments[(index + 1)...]))
         }
+        if let index = arguments.firstIndex(of: "--measure-calling") {
+            return CallingC.measureOne(Array(arguments[(index + 1)...]))
+        }
         if let index = arguments.firstIndex(of: "--measure-churn") {
             return measureChurnOne(Array(arguments[(index + 1)...]))
         }
@@ -92,6 +95,14 @@ enum Benchmark {
             } catch {
                 report.notes.append("qsort on the libffi path not timed: \(error).")
             }
+            print("calling C: \(CallingC.Kind.allCases.count) ways, \(rounds) interleaved rounds of \(calls) calls…")
+            report.callingC = try CallingC.measure(calls: calls, rounds: rounds)
+            if !arguments.contains("--no-callgrind"), let callgrind = Callgrind.prepare() {
+                for index in report.callingC.indices {
+                    let kind = report.callingC[index].kind
+                    report.callingC[index].instructions = callgrind.perUnit { ["--measure-calling", kind.key, String($0)] }
+                }
+            }
             if !arguments.contains("--no-peers") {
                 print("Python peers…")
                 // Our int64 closure timed right before and after, so the time ratio compares one moment.
@@ -106,6 +117,7 @@ enum Benchmark {
                                                 callgrind: !arguments.contains("--no-callgrind"))
                 report.peerBaseline = median([before, timeClosure()])
                 report.peers = peers.results
+                report.pythonCalling = peers.calling
                 report.peerInstructions = peers.instructions
                 report.notes += peers.notes
             }

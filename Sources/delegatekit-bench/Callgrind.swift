@@ -33,7 +33,7 @@ struct Callgrind {
         perUnit { ["--measure-create", what, String($0 / 10)] }.map { $0 * 10 }
     }
 
-    private func perUnit(environment: [String: String] = [:], _ arguments: (Int64) -> [String]) -> Double? {
+    func perUnit(environment: [String: String] = [:], _ arguments: (Int64) -> [String]) -> Double? {
         guard let few = total(arguments(calls.0), environment: environment),
             let many = total(arguments(calls.1), environment: environment)
         else { return nil }

@@ -6,6 +6,8 @@ struct PythonPeers {
     var results: [String: [String: Double]] = [:]
     /// Instructions per call of each peer's int64 callback, from callgrind.
     var instructions: [String: Double] = [:]
+    /// ns per call of Python calling `bench_add_i64`, by peer.
+    var calling: [String: Double] = [:]
     var notes: [String] = []
 
     static func measure(root: URL, calls: Int64, callgrind: Bool) -> PythonPeers {
@@ -19,7 +21,7 @@ struct PythonPeers {
         defer { try? FileManager.default.removeItem(at: directory) }
         let library = directory.appendingPathComponent("libbenchloops.so").path
         let source = root.appendingPathComponent("Sources/BenchmarkSupport/loops.c").path
-        guard Callgrind.run("cc", ["-O2", "-shared", "-fPIC", "-o", library, source]) == 0 else {
+        guard Callgrind.run("cc", ["-O2", "-shared", "-fPIC", "-o", library, source, "-lffi"]) == 0 else {
             peers.notes.append("Python peers skipped: could not build the loop library")
             return peers
         }
@@ -32,7 +34,9 @@ struct PythonPeers {
             return peers
         }
         for (peer, value) in json {
-            if let timings = value as? [String: Double] {
+            if peer == "calling", let timings = value as? [String: Double] {
+                peers.calling = timings
+            } else if let timings = value as? [String: Double] {
                 peers.results[peer] = timings
             } else if let note = value as? String {
                 peers.notes.append("\(peer) skipped: \(note)")

@@ -7,6 +7,9 @@ struct Report {
     var threads: [(PathKind, Double)] = []
     var peers: [String: [String: Double]] = [:]
     var peerInstructions: [String: Double] = [:]
+    /// Swift calling `bench_add_i64` each way, and Python calling it (ns per call, by peer).
+    var callingC: [CallingC.Result] = []
+    var pythonCalling: [String: Double] = [:]
     /// Every comparator's sorts in this process, and the C comparator's and `CClosure`'s in the
     /// libffi-path child.
     var qsort: [QsortTiming] = []
@@ -91,6 +94,7 @@ struct Report {
         ]
         lines += threads.map { "| \($0.0.rawValue) | \($0.1.formatted(2)) |" }
         lines += qsortMarkdown()
+        lines += callingMarkdown()
         if !peers.isEmpty {
             lines += ["", "## Python peers (same C loop, shared library)", "",
                       "The int64 ratio uses DelegateKit's closure timed right before and after the peers "
@@ -217,9 +221,34 @@ struct Report {
             "twoThreadThroughputRatio": Dictionary(uniqueKeysWithValues: threads.map { ($0.0.rawValue, $0.1) }),
             "qsort": qsortJSON(),
             "pythonPeersNanosecondsPerCall": peers,
+            "callingC": Dictionary(uniqueKeysWithValues: callingC.map {
+                ($0.kind.key, ["nanoseconds": $0.nanoseconds, "instructions": $0.instructions ?? -1])
+            }),
+            "pythonCallingNanosecondsPerCall": pythonCalling,
             "pythonPeersInstructionsPerInt64Call": peerInstructions,
             "notes": notes,
         ]
         return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    }
+
+    /// Swift calling C: each way against the direct call, and Python's ctypes and cffi calling the same
+    /// function.
+    func callingMarkdown() -> [String] {
+        guard let direct = callingC.first(where: { $0.kind == .direct }) else { return [] }
+        var lines = ["", "## Calling C", "",
+                     "`int64_t bench_add_i64(int64_t, int64_t)` called with the previous result, \(callCount) times per round; "
+                         + "the variadic function adds two `int64_t` after its count.", "",
+                     "| way | ns/call | × direct | instructions/call |", "|---|---:|---:|---:|"]
+        for result in callingC {
+            lines.append("| \(result.kind.rawValue) | \(result.nanoseconds.formatted(1)) | "
+                + "\((result.nanoseconds / direct.nanoseconds).formatted(1))× | \(result.instructions.map { $0.formatted(0) } ?? "–") |")
+        }
+        if let typed = callingC.first(where: { $0.kind == .typed }) {
+            for (peer, ns) in pythonCalling.sorted(by: { $0.key < $1.key }) {
+                lines.append("| Python \(peer) (CFunction typed is \((ns / typed.nanoseconds).formatted(0))× faster) | "
+                    + "\(ns.formatted(0)) | \((ns / direct.nanoseconds).formatted(0))× | – |")
+            }
+        }
+        return lines
     }
 }

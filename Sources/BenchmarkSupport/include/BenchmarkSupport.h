@@ -39,6 +39,14 @@ int64_t bench_raw_create_free(int64_t n, int keep_alive_count, void **kept);
 /* Runs bench_loop_i64(f, n) on `threads` threads at once; returns the wall-clock nanoseconds. */
 int64_t bench_threads_i64(const void *f, int64_t n, int threads);
 
+/* What the "Calling C" section calls from Swift: plain functions, a variadic one (adds `count` int64_t
+   arguments), and raw libffi calling bench_add_i64(acc, 1) n times from C (ffi_call's own floor). */
+int64_t bench_add_i64(int64_t a, int64_t b);
+double bench_add_f64(double a, double b);
+int64_t bench_sum_variadic(int count, ...);
+const void *bench_sum_variadic_address(void); /* Swift does not import variadic functions */
+int64_t bench_ffi_call_i64(int64_t n);
+
 /* Monotonic clock in nanoseconds. */
 int64_t bench_now(void);
 
