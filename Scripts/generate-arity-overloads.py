@@ -530,14 +530,14 @@ def call_block(n):
     comma = ", " if n else ""
     return f'''
 extension CFunction {{
-    /// Calls the function with {n} typed argument{"" if n == 1 else "s"} (fixed-arity form of
-    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    /// Calls the function with {n} typed argument{"" if n == 1 else "s"} (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<{g_r}>({params}{comma}returning: R.Type = R.self) throws -> R {{
 {body("R", True)}
     }}
 
-    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
     public func call{g_v}({params}) throws {{
         _ = try callDiscardingResult({names})

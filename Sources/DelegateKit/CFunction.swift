@@ -6,11 +6,10 @@
 /// libffi, or, for a register-only signature, straight to the function in registers.
 ///
 /// ```swift
-/// let snprintf = try CFunction("snprintf", declaration: "int (char *, size_t, const char *, ...)")
-/// var buffer = [CChar](repeating: 0, count: 64)
-/// let count: Int32 = try buffer.withUnsafeMutableBufferPointer { text in
-///     try snprintf.call(text.baseAddress, text.count, "%d %s %.1f", Int32(42), "apples", Float(1.5))
-/// }
+/// let strlen = try CFunction("strlen", declaration: "size_t strlen(const char *)")
+/// let length: Int = try "seven!!".withCString { try strlen.call($0) }    // 7
+/// let fcntl = try CFunction("fcntl", declaration: "int fcntl(int, int, ...)")
+/// let flags: Int32 = try fcntl.call(descriptor, F_GETFL)
 /// ```
 ///
 /// The variadic arguments take C's default argument promotions, as they would in C: a `Float` is passed

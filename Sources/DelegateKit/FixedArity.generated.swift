@@ -3141,8 +3141,8 @@ extension Slot {
 }
 
 extension CFunction {
-    /// Calls the function with 0 typed arguments (fixed-arity form of
-    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    /// Calls the function with 0 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<R: CValue>(returning: R.Type = R.self) throws -> R {
         guard let prepared, layout.argumentCodes.count == 0, returns(R.self) else {
@@ -3159,7 +3159,7 @@ extension CFunction {
         }
     }
 
-    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
     public func call() throws {
         _ = try callDiscardingResult()
@@ -3183,8 +3183,8 @@ extension CFunction {
 }
 
 extension CFunction {
-    /// Calls the function with 1 typed argument (fixed-arity form of
-    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    /// Calls the function with 1 typed argument (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, R: CValue>(_ a0: A0, returning: R.Type = R.self) throws -> R {
         guard let prepared, layout.argumentCodes.count == 1, returns(R.self), matches(A0.self, at: 0) else {
@@ -3204,7 +3204,7 @@ extension CFunction {
         } }
     }
 
-    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
     public func call<A0: CValue>(_ a0: A0) throws {
         _ = try callDiscardingResult(a0)
@@ -3231,8 +3231,8 @@ extension CFunction {
 }
 
 extension CFunction {
-    /// Calls the function with 2 typed arguments (fixed-arity form of
-    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    /// Calls the function with 2 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, R: CValue>(_ a0: A0, _ a1: A1, returning: R.Type = R.self) throws -> R {
         guard let prepared, layout.argumentCodes.count == 2, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1) else {
@@ -3255,7 +3255,7 @@ extension CFunction {
         } } }
     }
 
-    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
     public func call<A0: CValue, A1: CValue>(_ a0: A0, _ a1: A1) throws {
         _ = try callDiscardingResult(a0, a1)
@@ -3285,8 +3285,8 @@ extension CFunction {
 }
 
 extension CFunction {
-    /// Calls the function with 3 typed arguments (fixed-arity form of
-    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    /// Calls the function with 3 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, returning: R.Type = R.self) throws -> R {
         guard let prepared, layout.argumentCodes.count == 3, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2) else {
@@ -3312,7 +3312,7 @@ extension CFunction {
         } } } }
     }
 
-    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue>(_ a0: A0, _ a1: A1, _ a2: A2) throws {
         _ = try callDiscardingResult(a0, a1, a2)
@@ -3345,8 +3345,8 @@ extension CFunction {
 }
 
 extension CFunction {
-    /// Calls the function with 4 typed arguments (fixed-arity form of
-    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    /// Calls the function with 4 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, returning: R.Type = R.self) throws -> R {
         guard let prepared, layout.argumentCodes.count == 4, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3) else {
@@ -3375,7 +3375,7 @@ extension CFunction {
         } } } } }
     }
 
-    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3)
@@ -3411,8 +3411,8 @@ extension CFunction {
 }
 
 extension CFunction {
-    /// Calls the function with 5 typed arguments (fixed-arity form of
-    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    /// Calls the function with 5 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, returning: R.Type = R.self) throws -> R {
         guard let prepared, layout.argumentCodes.count == 5, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4) else {
@@ -3444,7 +3444,7 @@ extension CFunction {
         } } } } } }
     }
 
-    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4)
@@ -3483,8 +3483,8 @@ extension CFunction {
 }
 
 extension CFunction {
-    /// Calls the function with 6 typed arguments (fixed-arity form of
-    /// ``call(_:returning:)``, chosen by the compiler for speed).
+    /// Calls the function with 6 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, returning: R.Type = R.self) throws -> R {
         guard let prepared, layout.argumentCodes.count == 6, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4), matches(A5.self, at: 5) else {
@@ -3519,7 +3519,7 @@ extension CFunction {
         } } } } } } }
     }
 
-    /// Calls the function, ignoring what it returns (fixed-arity form of ``call(_:)``).
+    /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5)

@@ -208,4 +208,13 @@ import Testing
         let owner = try ownerAndErrors()
         #expect(owner.0 == 3 && owner.1 == -1)
     }
+
+    @Test func callingCExamplesRun() throws {
+        #expect(try formatWithSnprintf() == "42 apples at 1.50")
+        #expect(try enableForeignKeys() == 1)
+        #expect(try callWithRunTimeValues() == .signed(7))
+        let sorted = try sortInScopes()
+        #expect(sorted.ascending == [1, 2, 3])
+        #expect(sorted.descending == [3, 2, 1])
+    }
 }
