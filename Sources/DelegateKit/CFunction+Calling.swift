@@ -40,13 +40,15 @@ extension CFunction {
             try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
         }
         if prepared.takesRegisters {
-            var registers = ArgumentRegisters()
+            // Each value goes to the register its Swift type says; only when that is the register its C
+            // type says do the signature's register counts bound how many there are.
             var agrees = !checkingResult || registerClassAgrees(R.self, signature.returnType)
-            for value in repeat each argument {
-                agrees = agrees && registerClassAgrees(type(of: value), type(of: value).cType)
-                registers.append(value)
+            for value in repeat each argument { agrees = agrees && registerClassAgrees(type(of: value), type(of: value).cType) }
+            if agrees {
+                var registers = ArgumentRegisters()
+                for value in repeat each argument { registers.append(value) }
+                if registers.fits { return resultValue(registers.call(address), as: R.self) }
             }
-            if agrees && registers.fits { return resultValue(registers.call(address), as: R.self) }
         }
         return withArgumentArray(repeat each argument) { arguments in
             withResultBuffer(prepared, returning: R.self) { result in

@@ -40,7 +40,7 @@ extension CFunction {
             }
         }
         let prepared = try isVariadic ? preparedVariadic(types) : self.prepared.unsafelyUnwrapped
-        let offsets = types.reduce(into: [0]) { offsets, type in offsets.append(offsets.last! + (max(type.size, 8) + 15) / 16 * 16) }
+        let offsets = types.reduce(into: [0]) { offsets, type in offsets.append(offsets.last! + argumentSlotSize(type.size)) }
         return try withUnsafeTemporaryAllocation(byteCount: max(offsets.last!, 1), alignment: 16) { storage in
             try withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(types.count, 1)) { pointers in
                 let base = storage.baseAddress.unsafelyUnwrapped

@@ -88,8 +88,8 @@ struct ArgumentRegisters {
     /// How many of each class the arguments read so far took.
     @usableFromInline var integersTaken = 0
     @usableFromInline var sseTaken = 0
-    /// False once ``append(_:)`` was given a value wider than a register: these registers cannot carry
-    /// the call (a constant where the types are known).
+    /// False once ``append(_:)`` was given a value wider than a register or more values of a class than
+    /// it has registers: these registers cannot carry the call (a constant where the types are known).
     @usableFromInline var fits = true
 
     @inlinable @inline(__always)
@@ -124,7 +124,9 @@ struct ArgumentRegisters {
     /// Puts `value` in the next register of its class, for calling C in register form.
     @inlinable @inline(__always)
     mutating func append<T: CValue>(_ value: T) {
-        guard MemoryLayout<T>.size <= 8 else {
+        // Past the last register of its class the value has nowhere to go; the counts are constants
+        // where the types are known, so this folds away.
+        guard MemoryLayout<T>.size <= 8, travelsInSSE(T.self) ? sseTaken < 8 : integersTaken < 5 else {
             fits = false
             return
         }

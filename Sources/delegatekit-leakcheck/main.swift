@@ -57,6 +57,21 @@ func round(_ i: Int64) throws {
     plugin.onTransform = { _, x in x + i }
     check(fx_plugin_transform(plugin.table.assumingMemoryBound(to: fx_plugin.self), nil, 1, &called) == 1 + i, "block delegate")
     plugin.onTransform = nil
+
+    // Calling C: a library opened and closed, typed, run-time and variadic calls, a callback scope.
+    let library = try CLibrary(path: "libc.so.6")
+    let labs = try CFunction("labs", declaration: "long labs(long)", in: library)
+    check(try labs.call(-i) as Int == Int(i), "typed call")
+    check(try labs.call([.signed(-i)]) == .signed(i), "run-time call")
+    let sum = try CFunction(address: fx_function("fx_sum_variadic"), declaration: "double (const char *, ...)")
+    let total: Double = try "idl".withCString { try sum.call($0, Int8(1), Float(0.5), Int(i)) }
+    check(total == 1.5 + Double(i), "variadic call")
+    try withCallbackScope {
+        let scoped = try CClosure { (x: Int64) -> Int64 in x - i }
+        let function: @convention(c) (Int64) -> Int64 = scoped.functionPointer()
+        check(function(i) == 0, "scoped closure")
+        _ = TypedDelegate(for: fx_plugin.self)
+    }
 }
 
 for i in 0..<rounds { try round(Int64(i)) }

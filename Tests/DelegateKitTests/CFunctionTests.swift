@@ -62,6 +62,23 @@ import Testing
         try agree("ptr", Optional(base), offset, direct: fx_ref_ptr)
     }
 
+    /// A Swift type stating a scalar C type travels where C puts that scalar, whatever register Swift
+    /// would use for it: such calls take libffi's way, with the fixed-arity and the pack-based forms.
+    @Test func aStructStatedAsAScalar() throws {
+        let subtract = try reference("f64", Double.self)
+        let fixed: Meters = try subtract.call(Meters(value: 5.5), Meters(value: 2))
+        #expect(fixed.value == 3.5)
+        let many = try CFunction(
+            address: fixture("fx_many16"),
+            declaration: "double (int8_t, double, int16_t, float, int32_t, double, int64_t, float, "
+                + "uint8_t, double, uint16_t, float, uint32_t, double, uint64_t, float)")
+        let result: Meters = try many.call(
+            Int8(-7), Meters(value: 1.5), Int16(-300), Float(2.25), Int32(-70000), Meters(value: -3.125), Int64(-5_000_000_000),
+            Float(4.5), UInt8(200), Meters(value: 0.0625), UInt16(60000), Float(-8.75), UInt32(4_000_000_000), Meters(value: 1024.5),
+            UInt64(9_000_000_000), Float(0.5))
+        #expect(result.value == fx_ref_many16())
+    }
+
     @Test func longDoubleKeepsItsPrecision() throws {
         let tiny = Float80(sign: .plus, exponent: -63, significand: 1)
         let function = try CFunction(address: fixture("fx_ref_ld"), declaration: "long double (long double, long double)")
@@ -244,4 +261,10 @@ import Testing
 /// cannot find them; the fixture lists them (as some C libraries hand out tables of their functions).
 func fixture(_ name: String) throws -> UnsafeRawPointer {
     try #require(fx_function(name), "the fixture has no function \(name)")
+}
+
+/// A `double` with a unit: a struct Swift would pass in an integer register, stated as C's `double`.
+struct Meters: CValue, Equatable {
+    var value: Double
+    static var cType: CType { .double }
 }
