@@ -498,12 +498,12 @@ def call_block(n):
     generics = [f"A{i}: CValue" for i in range(n)]
     params = ", ".join(f"_ a{i}: A{i}" for i in range(n))
     names = ", ".join(f"a{i}" for i in range(n))
-    checks = "".join(f", matches(A{i}.self, at: {i})" for i in range(n))
+    checks = "".join(f" && matches(A{i}.self, at: {i})" for i in range(n))
     agree = "".join(f" && registerClassAgrees(A{i}.self, A{i}.cType)" for i in range(n))
     appends = "".join(f"\n            registers.append(a{i})" for i in range(n))
 
     def body(result, checking):
-        returns = f", returns({result}.self)" if checking else ""
+        returns = f" && returns({result}.self)" if checking else ""
         agree_result = f" && registerClassAgrees({result}.self, {result}.cType)" if checking else ""
         # ffi_call's argument array: each value in a variable of its own, nested so the pointers stay valid.
         lines = [f"var v{i} = a{i}" for i in range(n)]
@@ -512,12 +512,13 @@ def call_block(n):
         stores = "".join(f"list[{i}] = UnsafeMutableRawPointer(p{i})\n            " for i in range(n))
         pad = "        "
         variables = "".join(f"{pad}{line}\n" for line in lines)
-        return f"""        guard let prepared, layout.argumentCodes.count == {n}{returns}{checks} else {{
-            return try perform({names + ", " if n else ""}returning: {result}.self, checkingResult: {"true" if checking else "false"})
-        }}
-        if prepared.takesRegisters{agree_result}{agree} {{
+        return f"""        let fits = argumentCodes.count == {n}{returns}{checks}
+        if fits && callsInRegisters{agree_result}{agree} {{
             {"var" if n else "let"} registers = ArgumentRegisters(){appends}
             if registers.fits {{ return resultValue(registers.call(address), as: {result}.self) }}
+        }}
+        guard fits, let prepared else {{
+            return try perform({names + ", " if n else ""}returning: {result}.self, checkingResult: {"true" if checking else "false"})
         }}
 {variables}        return {opening}withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: {max(n, 1)}) {{ list in
             {stores}return withResultBuffer(prepared, returning: {result}.self) {{

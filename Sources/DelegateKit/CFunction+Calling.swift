@@ -62,14 +62,14 @@ extension CFunction {
     @inlinable @inline(__always)
     func matches<T: CValue>(_ type: T.Type, at index: Int) -> Bool {
         guard let code = T.cType.scalarCode else { return false }
-        return layout.argumentCodes[index] == code
+        return argumentCodes[index] == code
     }
 
     /// Whether `T`'s C type is the scalar the function returns.
     @inlinable @inline(__always)
     func returns<T: CValue>(_ type: T.Type) -> Bool {
         guard let code = T.cType.scalarCode else { return false }
-        return layout.returnCode == code
+        return returnCode == code
     }
 
     /// Throws ``DelegateError/callMismatch(function:declaration:call:reason:)`` unless arguments of types

@@ -34,6 +34,12 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     @usableFromInline let prepared: FFISignature?
     /// The scalar codes a typed call is checked against.
     @usableFromInline let layout: InvocationLayout
+    /// `layout`'s, held here too so that a typed call reads them without touching another object (which
+    /// costs a retain and a release).
+    @usableFromInline let argumentCodes: UnsafeMutableBufferPointer<UInt64>
+    @usableFromInline let returnCode: UInt64
+    /// Whether a typed call of matching scalars is a direct call in registers (see ``RegisterPath``).
+    @usableFromInline let callsInRegisters: Bool
     /// The key of a variadic call's types up to the variadic ones: the return and named types, then a 0,
     /// which no other kind of key has (see ``FFISignature``); nil when a structure rules keys out.
     @usableFromInline let variadicKeyPrefix: UInt64?
@@ -89,6 +95,9 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
             prepared = try FFISignature.prepared(signature)
         }
         layout = InvocationLayout(signature)
+        argumentCodes = layout.argumentCodes
+        returnCode = layout.returnCode
+        callsInRegisters = prepared?.takesRegisters ?? false
         var key = signature.returnType.appendingKey(0)
         for type in signature.argumentTypes { key = type.appendingKey(key) }
         variadicKeyPrefix = key.flatMap { $0 >> 60 == 0 ? $0 << 4 : nil }

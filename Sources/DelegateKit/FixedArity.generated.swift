@@ -3145,12 +3145,13 @@ extension CFunction {
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<R: CValue>(returning: R.Type = R.self) throws -> R {
-        guard let prepared, layout.argumentCodes.count == 0, returns(R.self) else {
-            return try perform(returning: R.self, checkingResult: true)
-        }
-        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) {
+        let fits = argumentCodes.count == 0 && returns(R.self)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) {
             let registers = ArgumentRegisters()
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(returning: R.self, checkingResult: true)
         }
         return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
             return withResultBuffer(prepared, returning: R.self) {
@@ -3167,12 +3168,13 @@ extension CFunction {
 
     @inlinable
     func callDiscardingResult() throws -> CVoid {
-        guard let prepared, layout.argumentCodes.count == 0 else {
-            return try perform(returning: CVoid.self, checkingResult: false)
-        }
-        if prepared.takesRegisters {
+        let fits = argumentCodes.count == 0
+        if fits && callsInRegisters {
             let registers = ArgumentRegisters()
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(returning: CVoid.self, checkingResult: false)
         }
         return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
             return withResultBuffer(prepared, returning: CVoid.self) {
@@ -3187,13 +3189,14 @@ extension CFunction {
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, R: CValue>(_ a0: A0, returning: R.Type = R.self) throws -> R {
-        guard let prepared, layout.argumentCodes.count == 1, returns(R.self), matches(A0.self, at: 0) else {
-            return try perform(a0, returning: R.self, checkingResult: true)
-        }
-        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) {
+        let fits = argumentCodes.count == 1 && returns(R.self) && matches(A0.self, at: 0)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, returning: R.self, checkingResult: true)
         }
         var v0 = a0
         return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
@@ -3212,13 +3215,14 @@ extension CFunction {
 
     @inlinable
     func callDiscardingResult<A0: CValue>(_ a0: A0) throws -> CVoid {
-        guard let prepared, layout.argumentCodes.count == 1, matches(A0.self, at: 0) else {
-            return try perform(a0, returning: CVoid.self, checkingResult: false)
-        }
-        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) {
+        let fits = argumentCodes.count == 1 && matches(A0.self, at: 0)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, returning: CVoid.self, checkingResult: false)
         }
         var v0 = a0
         return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
@@ -3235,14 +3239,15 @@ extension CFunction {
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, R: CValue>(_ a0: A0, _ a1: A1, returning: R.Type = R.self) throws -> R {
-        guard let prepared, layout.argumentCodes.count == 2, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1) else {
-            return try perform(a0, a1, returning: R.self, checkingResult: true)
-        }
-        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) {
+        let fits = argumentCodes.count == 2 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, returning: R.self, checkingResult: true)
         }
         var v0 = a0
         var v1 = a1
@@ -3263,14 +3268,15 @@ extension CFunction {
 
     @inlinable
     func callDiscardingResult<A0: CValue, A1: CValue>(_ a0: A0, _ a1: A1) throws -> CVoid {
-        guard let prepared, layout.argumentCodes.count == 2, matches(A0.self, at: 0), matches(A1.self, at: 1) else {
-            return try perform(a0, a1, returning: CVoid.self, checkingResult: false)
-        }
-        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) {
+        let fits = argumentCodes.count == 2 && matches(A0.self, at: 0) && matches(A1.self, at: 1)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, returning: CVoid.self, checkingResult: false)
         }
         var v0 = a0
         var v1 = a1
@@ -3289,15 +3295,16 @@ extension CFunction {
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, returning: R.Type = R.self) throws -> R {
-        guard let prepared, layout.argumentCodes.count == 3, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2) else {
-            return try perform(a0, a1, a2, returning: R.self, checkingResult: true)
-        }
-        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) {
+        let fits = argumentCodes.count == 3 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
             registers.append(a2)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, a2, returning: R.self, checkingResult: true)
         }
         var v0 = a0
         var v1 = a1
@@ -3320,15 +3327,16 @@ extension CFunction {
 
     @inlinable
     func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue>(_ a0: A0, _ a1: A1, _ a2: A2) throws -> CVoid {
-        guard let prepared, layout.argumentCodes.count == 3, matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2) else {
-            return try perform(a0, a1, a2, returning: CVoid.self, checkingResult: false)
-        }
-        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) {
+        let fits = argumentCodes.count == 3 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
             registers.append(a2)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, a2, returning: CVoid.self, checkingResult: false)
         }
         var v0 = a0
         var v1 = a1
@@ -3349,16 +3357,17 @@ extension CFunction {
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, returning: R.Type = R.self) throws -> R {
-        guard let prepared, layout.argumentCodes.count == 4, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3) else {
-            return try perform(a0, a1, a2, a3, returning: R.self, checkingResult: true)
-        }
-        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) {
+        let fits = argumentCodes.count == 4 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
             registers.append(a2)
             registers.append(a3)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, a2, a3, returning: R.self, checkingResult: true)
         }
         var v0 = a0
         var v1 = a1
@@ -3383,16 +3392,17 @@ extension CFunction {
 
     @inlinable
     func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) throws -> CVoid {
-        guard let prepared, layout.argumentCodes.count == 4, matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3) else {
-            return try perform(a0, a1, a2, a3, returning: CVoid.self, checkingResult: false)
-        }
-        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) {
+        let fits = argumentCodes.count == 4 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
             registers.append(a2)
             registers.append(a3)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, a2, a3, returning: CVoid.self, checkingResult: false)
         }
         var v0 = a0
         var v1 = a1
@@ -3415,10 +3425,8 @@ extension CFunction {
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, returning: R.Type = R.self) throws -> R {
-        guard let prepared, layout.argumentCodes.count == 5, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4) else {
-            return try perform(a0, a1, a2, a3, a4, returning: R.self, checkingResult: true)
-        }
-        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) {
+        let fits = argumentCodes.count == 5 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
@@ -3426,6 +3434,9 @@ extension CFunction {
             registers.append(a3)
             registers.append(a4)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, a2, a3, a4, returning: R.self, checkingResult: true)
         }
         var v0 = a0
         var v1 = a1
@@ -3452,10 +3463,8 @@ extension CFunction {
 
     @inlinable
     func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) throws -> CVoid {
-        guard let prepared, layout.argumentCodes.count == 5, matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4) else {
-            return try perform(a0, a1, a2, a3, a4, returning: CVoid.self, checkingResult: false)
-        }
-        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) {
+        let fits = argumentCodes.count == 5 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
@@ -3463,6 +3472,9 @@ extension CFunction {
             registers.append(a3)
             registers.append(a4)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, a2, a3, a4, returning: CVoid.self, checkingResult: false)
         }
         var v0 = a0
         var v1 = a1
@@ -3487,10 +3499,8 @@ extension CFunction {
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, returning: R.Type = R.self) throws -> R {
-        guard let prepared, layout.argumentCodes.count == 6, returns(R.self), matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4), matches(A5.self, at: 5) else {
-            return try perform(a0, a1, a2, a3, a4, a5, returning: R.self, checkingResult: true)
-        }
-        if prepared.takesRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) {
+        let fits = argumentCodes.count == 6 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
@@ -3499,6 +3509,9 @@ extension CFunction {
             registers.append(a4)
             registers.append(a5)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, a2, a3, a4, a5, returning: R.self, checkingResult: true)
         }
         var v0 = a0
         var v1 = a1
@@ -3527,10 +3540,8 @@ extension CFunction {
 
     @inlinable
     func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) throws -> CVoid {
-        guard let prepared, layout.argumentCodes.count == 6, matches(A0.self, at: 0), matches(A1.self, at: 1), matches(A2.self, at: 2), matches(A3.self, at: 3), matches(A4.self, at: 4), matches(A5.self, at: 5) else {
-            return try perform(a0, a1, a2, a3, a4, a5, returning: CVoid.self, checkingResult: false)
-        }
-        if prepared.takesRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) {
+        let fits = argumentCodes.count == 6 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) {
             var registers = ArgumentRegisters()
             registers.append(a0)
             registers.append(a1)
@@ -3539,6 +3550,9 @@ extension CFunction {
             registers.append(a4)
             registers.append(a5)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let prepared else {
+            return try perform(a0, a1, a2, a3, a4, a5, returning: CVoid.self, checkingResult: false)
         }
         var v0 = a0
         var v1 = a1

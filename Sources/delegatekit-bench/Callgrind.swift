@@ -15,6 +15,7 @@ struct Callgrind {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("delegatekit-bench-\(getpid())")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let copy = directory.appendingPathComponent("delegatekit-bench").path
+        try? FileManager.default.removeItem(atPath: copy)  // a copy made earlier in this run
         guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
             (try? FileManager.default.copyItem(atPath: me, toPath: copy)) != nil,
             run("strip", ["--strip-debug", copy]) == 0

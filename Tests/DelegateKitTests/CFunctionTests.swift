@@ -239,6 +239,31 @@ import Testing
         #expect(labs.name.hasPrefix("the function at 0x"))
     }
 
+    /// dlopen counts references: the library is unmapped once the `CLibrary` and every function found in
+    /// it are gone. libbz2 is on every Debian system (dpkg needs it) and nothing else here loads it.
+    @Test func aLibraryIsClosedWhenTheLastFunctionFoundInItGoes() throws {
+        // Read to the end: /proc files report a size of 0, and the maps of a test process run long.
+        func mapped() throws -> Bool {
+            let maps = try #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readDataToEndOfFile()
+            return String(decoding: maps, as: UTF8.self).contains("libbz2.so")
+        }
+        #expect(try !mapped())
+        var version: CFunction? = try CFunction(
+            "BZ2_bzlibVersion", declaration: "const char *BZ2_bzlibVersion(void)", in: CLibrary(path: "libbz2.so.1.0"))
+        #expect(try mapped())
+        let text: UnsafePointer<CChar>? = try version?.call()
+        #expect(String(cString: try #require(text)).hasPrefix("1.0"))
+        version = nil
+        #expect(try !mapped())
+    }
+
+    /// A signature from Swift types, through `CSignature.of`.
+    @Test func aSignatureFromSwiftTypes() throws {
+        let labs = try CFunction(address: try CLibrary.process.address(of: "labs"), signature: try .of(Int.self, Int.self))
+        #expect(labs.signature == CSignature(.int64, [.int64]))
+        #expect(try labs.call(-5) as Int == 5)
+    }
+
     @Test func resultsMayBeIgnored() throws {
         let strlen = try CFunction("strlen", declaration: "size_t strlen(const char *)")
         try "x".withCString { try strlen.call($0) }
