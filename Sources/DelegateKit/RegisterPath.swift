@@ -135,8 +135,14 @@ struct ArgumentRegisters {
             withUnsafeMutableBytes(of: &sse) { $0.storeBytes(of: value, toByteOffset: offset, as: T.self) }
             sseTaken += 1
         } else {
+            // The ABI leaves the bits above a narrow integer undefined, but clang's callees take them as
+            // extended to 32 bits (sign or zero, by the type), as clang's callers leave them: do the same.
+            var bits = UInt64(0)
+            withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
+            if MemoryLayout<T>.size == 1, T.cType == .int8 { bits = UInt64(bitPattern: Int64(Int8(truncatingIfNeeded: bits))) }
+            if MemoryLayout<T>.size == 2, T.cType == .int16 { bits = UInt64(bitPattern: Int64(Int16(truncatingIfNeeded: bits))) }
             let offset = 8 * integersTaken
-            withUnsafeMutableBytes(of: &integers) { $0.storeBytes(of: value, toByteOffset: offset, as: T.self) }
+            withUnsafeMutableBytes(of: &integers) { $0.storeBytes(of: bits, toByteOffset: offset, as: UInt64.self) }
             integersTaken += 1
         }
     }

@@ -489,6 +489,18 @@ long fx_struct_size(const char *structure) {
     return -1;
 }
 
+#if defined(__x86_64__)
+#define FX_RAW(NAME, T) \
+    __attribute__((naked)) uint64_t NAME(T value) { __asm__("movq %rdi, %rax\n\tret"); }
+#else
+#define FX_RAW(NAME, T) \
+    uint64_t NAME(T value) { (void)value; return 0; }
+#endif
+FX_RAW(fx_raw_i8, int8_t)
+FX_RAW(fx_raw_u8, uint8_t)
+FX_RAW(fx_raw_i16, int16_t)
+FX_RAW(fx_raw_bool, bool)
+
 const void *fx_function(const char *name) {
     static const struct { const char *name; const void *address; } functions[] = {
 #define FX_SCALAR_ENTRY(NAME, T) {"fx_ref_" #NAME, (const void *)fx_ref_##NAME},
@@ -497,6 +509,10 @@ const void *fx_function(const char *name) {
         FX_STRUCTS(FX_STRUCT_ENTRY)
         {"fx_many16", (const void *)fx_many16},
         {"fx_sum_variadic", (const void *)fx_sum_variadic},
+        {"fx_raw_i8", (const void *)fx_raw_i8},
+        {"fx_raw_u8", (const void *)fx_raw_u8},
+        {"fx_raw_i16", (const void *)fx_raw_i16},
+        {"fx_raw_bool", (const void *)fx_raw_bool},
     };
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) return functions[i].address;

@@ -79,6 +79,21 @@ import Testing
         #expect(result.value == fx_ref_many16())
     }
 
+    /// The registers a typed call passes narrow integers in hold them extended to 32 bits, sign or zero
+    /// by type, as clang's callees expect (the ABI leaves those bits undefined; clang relies on them).
+    @Test func narrowArgumentsArriveExtendedTo32Bits() throws {
+        #if arch(x86_64)
+        func raw<T: CValue>(_ name: String, _ value: T) throws -> UInt64 {
+            try CFunction(address: fixture(name), signature: CSignature(.uint64, [T.cType])).call(value)
+        }
+        #expect(try raw("fx_raw_i8", Int8(-1)) & 0xFFFF_FFFF == 0xFFFF_FFFF)
+        #expect(try raw("fx_raw_i8", Int8(5)) & 0xFFFF_FFFF == 5)
+        #expect(try raw("fx_raw_u8", UInt8(255)) & 0xFFFF_FFFF == 0xFF)
+        #expect(try raw("fx_raw_i16", Int16(-2)) & 0xFFFF_FFFF == 0xFFFF_FFFE)
+        #expect(try raw("fx_raw_bool", true) & 0xFFFF_FFFF == 1)
+        #endif
+    }
+
     @Test func longDoubleKeepsItsPrecision() throws {
         let tiny = Float80(sign: .plus, exponent: -63, significand: 1)
         let function = try CFunction(address: fixture("fx_ref_ld"), declaration: "long double (long double, long double)")

@@ -43,6 +43,13 @@ int fx_format_reference(char *buffer, size_t size, int i, long l, double d, floa
                         unsigned long long ull, unsigned short us, signed char sc);
 double fx_sum_variadic(const char *kinds, ...);
 
+/* Return the whole register their first argument arrived in (rdi on x86_64; 0 elsewhere), to check
+   what a caller put above a narrow argument: clang's callees take it as extended to 32 bits. */
+uint64_t fx_raw_i8(int8_t value);
+uint64_t fx_raw_u8(uint8_t value);
+uint64_t fx_raw_i16(int16_t value);
+uint64_t fx_raw_bool(bool value);
+
 /* The address of the fixture function named `name` (the fx_ref_ functions, fx_many16, fx_sum_variadic),
    or NULL: the test executable does not export its symbols for dlsym to find. */
 const void *fx_function(const char *name);
