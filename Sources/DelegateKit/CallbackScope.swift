@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs `body`, keeping every ``CClosure`` and delegate made during it (on this task or thread, in
 /// nested calls too) alive until `body` returns, then releasing them all together.
 ///
@@ -41,16 +43,26 @@ final class CallbackScope: Sendable {
     /// The innermost scope of this task (or thread, outside tasks).
     @TaskLocal static var current: CallbackScope?
 
+    /// How many scopes are open in the process: while none is, making a closure skips the task-local
+    /// lookup (about 180 instructions, a tenth of making a closure).
+    private static let open = Atomic<Int>(0)
+
     private let objects = Locked<[AnyObject]>([])
+
+    init() {
+        CallbackScope.open.add(1, ordering: .relaxed)
+    }
 
     /// Keeps `object` until the current scope, if any, ends.
     static func adopt(_ object: AnyObject) {
-        guard let scope = current else { return }
+        // A scope opened on this thread was counted before its body could make anything here.
+        guard open.load(ordering: .relaxed) != 0, let scope = current else { return }
         scope.objects.withLock { $0.append(object) }
     }
 
     /// Releases everything, outside the lock: deinitializers run user code (a closure's captures).
     func end() {
+        CallbackScope.open.subtract(1, ordering: .relaxed)
         let released = objects.withLock { objects in
             defer { objects = [] }
             return objects
