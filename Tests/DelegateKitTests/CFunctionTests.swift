@@ -290,6 +290,32 @@ import Testing
         #expect(text(buffer) == "7")
     }
 
+    /// The messages of calling C's errors, word for word (the misuse table checks the errors themselves).
+    @Test func callingErrorsSayWhatToFix() throws {
+        func message(_ body: () throws -> Void) -> String? {
+            do { try body() } catch { return "\(error)" }
+            return nil
+        }
+        let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
+        #expect(message { let _: Int32 = try snprintf.call(Int32(1)) }
+            == "'snprintf' has C signature `int32_t (void *, size_t, void *, ...)`, but the call has C signature "
+            + "`int32_t (int32_t)`: it takes at least 3 arguments, the call passes 1")
+        let labs = try CFunction("labs", declaration: "long labs(long)")
+        #expect(message { let _: Double = try labs.call(-3) }
+            == "'labs' has C signature `int64_t (int64_t)`, but the call has C signature `double (int64_t)`: "
+            + "the result is asked for as `double`, but the function returns `int64_t`")
+        #expect(message { _ = try CFunction("abs", declaration: "int abs(int)").call([.signed(1 << 40)]) }
+            == "argument 1 of 'abs' has C type `int32_t`, which cannot hold the value 1099511627776")
+        #expect(message { _ = try snprintf.call([.pointer(0), .unsigned(0), .pointer(0), .floatingPoint(1)], variadicTypes: [.float]) }
+            == "argument 4 of 'snprintf' is variadic, and C never passes `float` through `...`: C passes it as `double`; "
+            + "state that type")
+        #expect(message { _ = try CLibrary(path: "libdelegatekit-nope.so") }
+            == "cannot open library 'libdelegatekit-nope.so': libdelegatekit-nope.so: cannot open shared object file: "
+            + "No such file or directory")
+        #expect(message { _ = try CFunction("delegatekit_nope", declaration: "int (void)") }?
+            .hasPrefix("no symbol 'delegatekit_nope' in the process: ") == true)
+    }
+
     @Test func descriptionsNameTheFunction() throws {
         let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
         #expect(snprintf.description == "'snprintf' int32_t (void *, size_t, void *, ...)")
