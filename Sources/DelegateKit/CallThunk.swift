@@ -1,5 +1,3 @@
-import CFFIShim
-
 /// The Swift side of a closure's call: reads libffi's argument array, runs the user's closure, writes the
 /// result. A ``CClosure`` stores the body and is libffi's user data itself, unretained, so a call costs no
 /// retain/release, no lock and no allocation.

@@ -47,7 +47,6 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         var cell: PlanCell?
         var dispatcher: CClosure?
         var plan: SlotPlan?
-        var published: UnsafeRawPointer?
         /// Retired plans and implementations that calls may still be running; each is released as soon as
         /// a change of the slot finds no thread running it (see ``sweep(_:waitedFor:)``).
         var unsettled: [any Retirable] = []
@@ -106,7 +105,6 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
             for (index, method) in descriptor.methods.enumerated() {
                 let function = original.load(fromByteOffset: method.offset, as: UnsafeRawPointer?.self)
                 state.slots[index].original = function
-                state.slots[index].published = function
             }
         }
     }
@@ -502,7 +500,6 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         targetStub?.publish()
         let address = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         cffi_store_pointer(address, target)
-        state.slots[index].published = target
         for entry in slot.entries {
             if let stub = entry.stub, stub !== targetStub, stub.isPublished { stub.retire() }
         }
