@@ -9,7 +9,8 @@ let package = Package(
         .executable(name: "delegatekit-bench", targets: ["delegatekit-bench"]),
     ],
     targets: [
-        // The only code that touches libffi. Kept in C so Swift never reads libffi's mutable globals.
+        // The library's only code that touches libffi (the benchmark's BenchmarkSupport calls it too, as the
+        // baseline it measures against). In C so that Swift never reads libffi's mutable globals.
         .target(
             name: "CFFIShim",
             path: "CFFIShim",

@@ -1,7 +1,14 @@
 #ifndef CFFISHIM_H
 #define CFFISHIM_H
 
+/* Linux distributions install libffi's header as <ffi.h>; Apple's SDKs as <ffi/ffi.h>. */
+#if __has_include(<ffi.h>)
 #include <ffi.h>
+#elif __has_include(<ffi/ffi.h>)
+#include <ffi/ffi.h>
+#else
+#error "libffi's header was not found: install libffi-dev (Debian, Ubuntu) or libffi-devel (Fedora)"
+#endif
 #include <stdint.h>
 
 /* libffi's type descriptors are mutable C globals, which Swift 6 refuses to take the address of;
