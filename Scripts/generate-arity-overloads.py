@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes Sources/DelegateKit/FixedArity.generated.swift: fixed-arity overloads of the hot-path entry
-points (CClosure.init, implement, override, observe, oneShot, releasedByC) for 0 to MAX arguments.
+"""Writes Sources/DelegateKit/Generated/FixedArity.generated.swift: fixed-arity overloads of the hot-path entry
+points (CClosure.init, implement, override, observe, CCallback.oneShot, NotifiedCallback.init) for 0 to MAX arguments.
 
 Why: Swift 6.3 does not unroll a parameter-pack expansion even when it specializes it, so a pack-based
 thunk calls a generic loader and looks up metadata for every argument of every call (about 1,600
@@ -13,7 +13,7 @@ Run: python3 Scripts/generate-arity-overloads.py   (then commit the output)
 import pathlib
 
 MAX = 6
-OUT = pathlib.Path(__file__).resolve().parent.parent / "Sources/DelegateKit/FixedArity.generated.swift"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "Sources/DelegateKit/Generated/FixedArity.generated.swift"
 
 
 def arity(n):
@@ -51,7 +51,7 @@ def block(n):
     for i in range(n):
         key = f"a{i}.appendingKey({key})"
     arg_list = ", ".join(f"a{i}" for i in range(n))
-    prepare_lines.append(f"        let prepared = try FFISignature.prepared(key: {key}) {{ CSignature(returnType, [{arg_list}]) }}")
+    prepare_lines.append(f"        let prepared = try PreparedSignature.prepared(key: {key}) {{ CSignature(returnType, [{arg_list}]) }}")
     prepare = "\n".join(prepare_lines)
     reg_params = "i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7"
     reg_var = "var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)\n                " if n else ""
@@ -143,7 +143,9 @@ extension CClosure {{
     public convenience init{g_v_decl}(_ body: @escaping @Sendable {fn_v}) throws {{
         try self.init(thunk: CallThunk.typed(body))
     }}
+}}
 
+extension CCallback {{
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<{g_r}>(_ body: @escaping @Sendable {fn_r}) throws -> CCallback {{
@@ -155,17 +157,19 @@ extension CClosure {{
     public static func oneShot{g_v_decl}(_ body: @escaping @Sendable {fn_v}) throws -> CCallback {{
         try OneShot.make(CallThunk.typed(body))
     }}
+}}
 
-    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
+extension NotifiedCallback {{
+    /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
-    public static func releasedByC<{g_r}>(_ body: @escaping @Sendable {fn_r}) throws -> NotifiedCallback {{
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<{g_r}>(_ body: @escaping @Sendable {fn_r}) throws {{
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }}
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
-    public static func releasedByC{g_v_decl}(_ body: @escaping @Sendable {fn_v}) throws -> NotifiedCallback {{
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init{g_v_decl}(_ body: @escaping @Sendable {fn_v}) throws {{
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }}
 }}
 
@@ -281,24 +285,28 @@ extension DynamicDelegate {{
 
 extension BlockDelegateProtocol where Self: BlockDelegate {{
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
-    /// variadic `implement(_:_:)`).
-    @inlinable
-    public func implement<{g_r}>(_ method: String, _ body: @escaping (Self{comma_t}) -> R) throws {{
+    /// variadic `implement(_:key:once:_:)`).
+    @inlinable @discardableResult
+    public func implement<{g_r}>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self{comma_t}) -> R
+    ) throws -> Registration {{
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed {{ ({params}) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed {{ ({params}) -> R in
             body(owner{comma_names})
         }}))
     }}
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable
-    public func implement{g_v_decl}(_ method: String, _ body: @escaping (Self{comma_t}) -> Void) throws {{
+    @inlinable @discardableResult
+    public func implement{g_v_decl}(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self{comma_t}) -> Void
+    ) throws -> Registration {{
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed {{ ({params}) in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed {{ ({params}) in
             body(owner{comma_names})
         }}))
     }}

@@ -14,7 +14,7 @@ import DelegateKit
 /// ```
 ///
 /// ## Lifetime
-/// SQLite owns each closure: it is made with ``DelegateKit/CClosure/releasedByC(_:)-9kpc2`` and registered
+/// SQLite owns each closure: it is made with ``DelegateKit/NotifiedCallback/init(_:)-9kpc2`` and registered
 /// with its user data and destroy notification, so SQLite frees it when the function or collation is
 /// replaced, when the connection closes, or when the registration fails. Nothing needs to be kept on the
 /// Swift side, and nothing outlives the connection.
@@ -29,7 +29,7 @@ public enum SQLiteFunctions {
     /// that use a function of that name); the closure has been freed by then.
     public static func createFunction(_ name: String, argumentCount: Int32, deterministic: Bool = true, on db: OpaquePointer,
                                       _ body: @escaping @Sendable ([SQLiteValue]) throws -> SQLiteValue) throws {
-        let function = try CClosure.releasedByC { (context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) in
+        let function = try NotifiedCallback { (context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) in
             let arguments = (0..<Int(count)).map { SQLiteValue(values.unsafelyUnwrapped[$0]) }
             do {
                 try body(arguments).setResult(of: context)
@@ -54,7 +54,7 @@ public enum SQLiteFunctions {
     /// name); the closure has been freed by then.
     public static func createCollation(_ name: String, on db: OpaquePointer,
                                        by areInIncreasingOrder: @escaping @Sendable (String, String) -> Bool) throws {
-        let compare = try CClosure.releasedByC { (_: UnsafeMutableRawPointer?, leftCount: Int32, left: UnsafeRawPointer?,
+        let compare = try NotifiedCallback { (_: UnsafeMutableRawPointer?, leftCount: Int32, left: UnsafeRawPointer?,
                                                   rightCount: Int32, right: UnsafeRawPointer?) -> Int32 in
             // SQLite passes the bytes without a terminating NUL.
             let a = String(decoding: UnsafeRawBufferPointer(start: left, count: Int(leftCount)), as: UTF8.self)

@@ -44,7 +44,7 @@ public func enableForeignKeys() throws -> Int32 {
 }
 
 /// A function found at run time and called with run-time values. Returns `labs(-7)` (`.signed(7)`).
-public func callWithRunTimeValues() throws -> CArgumentValue {
+public func callWithRunTimeValues() throws -> CDynamicValue {
     // doc:begin cfunction-dynamic
     let labs = try CFunction("labs", declaration: "long labs(long)")
     let seven = try labs.call([.signed(-7)])                             // .signed(7)

@@ -181,7 +181,7 @@ public func observersAndForwarding() throws -> (writes: Int, forwarded: Bool) {
 public func singleClosureLifetimes() throws -> (thread: Int, triple: Int64) {
     // doc:begin lifetimes
     let answer = Atomic<Int>(0)
-    let body = try CClosure.oneShot { (argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in
+    let body = try CCallback.oneShot { (argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in
         answer.store(42, ordering: .relaxed)
         return nil
     }                                                              // frees itself after its one call
@@ -191,7 +191,7 @@ public func singleClosureLifetimes() throws -> (thread: Int, triple: Int64) {
 
     var db: OpaquePointer?
     sqlite3_open(":memory:", &db)
-    let triple = try CClosure.releasedByC { (ctx: OpaquePointer?, n: Int32, args: UnsafeMutablePointer<OpaquePointer?>?) in
+    let triple = try NotifiedCallback { (ctx: OpaquePointer?, n: Int32, args: UnsafeMutablePointer<OpaquePointer?>?) in
         sqlite3_result_int64(ctx, 3 * sqlite3_value_int64(args![0]))
     }
     sqlite3_create_function_v2(db, "triple", 1, SQLITE_UTF8, triple.userData,

@@ -26,10 +26,10 @@ func round(_ i: Int64) throws {
     check(function(1) == i + 1, "closure")
 
     // A callback C calls once, and one C releases through its destroy notification.
-    let once = try CClosure.oneShot { (_: UnsafeMutableRawPointer?, status: Int32) in check(status == 7, "one-shot") }
+    let once = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, status: Int32) in check(status == 7, "one-shot") }
     fx_start_operation(once.functionPointer(), nil)
     check(fx_complete_operations(7) == 1, "one-shot completion")
-    let handler = try CClosure.releasedByC { (x: Int64) -> Int64 in x * 2 + i }
+    let handler = try NotifiedCallback { (x: Int64) -> Int64 in x * 2 + i }
     fx_set_handler(handler.callback.functionPointer(), handler.userData, handler.destroyNotify)
     check(fx_call_handler(3) == 6 + i, "released by C")
     fx_clear_handler()

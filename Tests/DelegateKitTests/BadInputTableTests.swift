@@ -96,7 +96,7 @@ let misuses: [Misuse] = [
                                        requested: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64",
                                        reason: "its parameter 2 is `Swift.Int32` (C type `int32_t`), but the closure's is `int64_t`")),
     Misuse(name: "function pointer asked for as a type that is no C function", action: {
-        _ = try CClosure.oneShot { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }.checkedFunctionPointer(as: OpaquePointer.self)
+        _ = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }.checkedFunctionPointer(as: OpaquePointer.self)
     }, expected: .functionTypeMismatch(call: "CCallback.checkedFunctionPointer(as:)", signature: transformSignature,
                                        requested: "Swift.OpaquePointer",
                                        reason: "it is not a @convention(c) function type (pass `address` where C takes a `void *`)")),
@@ -229,7 +229,7 @@ let misuses: [Misuse] = [
     @Test func misusesWithDefinedOutcomes() throws {
         // A one-shot callback called twice: the second call gets the default value; the body ran once.
         let ran = Atomic<Int>(0)
-        let once = try CClosure.oneShot { (x: Int64) -> Int64 in
+        let once = try CCallback.oneShot { (x: Int64) -> Int64 in
             ran.add(1, ordering: .relaxed)
             return x + 1
         }

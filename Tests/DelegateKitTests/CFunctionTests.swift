@@ -25,7 +25,7 @@ import Testing
         #expect(dynamic == value(expected), sourceLocation: sourceLocation)
     }
 
-    func value<T: CValue>(_ value: T) -> CArgumentValue {
+    func value<T: CValue>(_ value: T) -> CDynamicValue {
         withUnsafeBytes(of: value) { bytes in
             switch T.cType {
             case .bool: return .bool(bytes.load(as: Bool.self))

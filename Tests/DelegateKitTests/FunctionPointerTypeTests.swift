@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func oneShotAndNotifiedCallbacksAreCheckedToo() throws {
-        let once = try CClosure.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in }
+        let once = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in }
         #expect(throws: DelegateError.functionTypeMismatch(
             call: "CCallback.checkedFunctionPointer(as:)", signature: CSignature(.void, [.pointer, .int32]),
             requested: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> ()",
@@ -127,7 +127,7 @@ import Testing
 
     @Test func callbackFunctionPointerStopsOnAMismatch() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            guard let callback = try? CClosure.releasedByC({ (x: Int64) -> Int64 in x }) else { return }
+            guard let callback = try? NotifiedCallback({ (x: Int64) -> Int64 in x }) else { return }
             let handler = callback.callback.functionPointer(as: (@convention(c) (Int64) -> Int32).self)
             _ = handler(1)
         }

@@ -13,7 +13,7 @@ import Testing
         .structure(Array(repeating: .uint8, count: 33)),
     ])
     func libffiAgreesWithOurLayout(_ type: CType) throws {
-        let prepared = try FFISignature.prepared(CSignature(type, []))
+        let prepared = try PreparedSignature.prepared(CSignature(type, []))
         #expect(prepared.ffiReturnLayout.size == type.size)
         #expect(prepared.ffiReturnLayout.alignment == type.alignment)
     }
@@ -23,6 +23,6 @@ import Testing
         let first = try CClosure { (a: Int64, b: Int64) -> Int64 in a + b }
         let second = try CClosure(signature: signature) { _ in }
         #expect(first.prepared === second.prepared)
-        #expect(try FFISignature.prepared(signature) === first.prepared)
+        #expect(try PreparedSignature.prepared(signature) === first.prepared)
     }
 }

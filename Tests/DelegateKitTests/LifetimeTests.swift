@@ -19,7 +19,7 @@ final class Tracked: Sendable {
         do {
             let tracked = Tracked(7)
             weakTracked = tracked
-            let done = try CClosure.oneShot { (userData: UnsafeMutableRawPointer?, status: Int32) in
+            let done = try CCallback.oneShot { (userData: UnsafeMutableRawPointer?, status: Int32) in
                 seen.append("done \(status) \(tracked.value) \(UInt(bitPattern: userData))")
             }
             fx_start_operation(done.functionPointer(), UnsafeMutableRawPointer(bitPattern: 0x10))
@@ -28,13 +28,13 @@ final class Tracked: Sendable {
         #expect(fx_complete_operations(3) == 1)
         #expect(seen.messages == ["done 3 7 16"])
         // Freed when the next one-shot is made, never inside its own call.
-        _ = try CClosure.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in }
+        _ = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in }
         #expect(weakTracked == nil)
     }
 
     @Test func aSecondCallOfAOneShotRunsNothing() throws {
         let runs = Counter()
-        let done = try CClosure.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in runs.increment() }
+        let done = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in runs.increment() }
         fx_start_operation(done.functionPointer(), nil)
         fx_start_operation(done.functionPointer(), nil)  // a buggy C library completing twice
         #expect(fx_complete_operations(0) == 2)
@@ -46,7 +46,7 @@ final class Tracked: Sendable {
         do {
             let tracked = Tracked(3)
             weakTracked = tracked
-            let handler = try CClosure.releasedByC { (value: Int64) -> Int64 in value * tracked.value }
+            let handler = try NotifiedCallback { (value: Int64) -> Int64 in value * tracked.value }
             fx_set_handler(handler.callback.functionPointer(), handler.userData, handler.destroyNotify)
         }
         #expect(fx_call_handler(14) == 42)
@@ -63,7 +63,7 @@ final class Tracked: Sendable {
         do {
             let factor = Tracked(3)
             weakTracked = factor
-            let triple = try CClosure.releasedByC { (context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) in
+            let triple = try NotifiedCallback { (context: OpaquePointer?, count: Int32, values: UnsafeMutablePointer<OpaquePointer?>?) in
                 sqlite3_result_int64(context, sqlite3_value_int64(values![0]) * factor.value)
             }
             typealias SQLFunction = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void

@@ -1,4 +1,4 @@
-@testable import DelegateKit  // FFISignature (libffi's ffi_call, as a C caller) and RegisterPath
+@testable import DelegateKit  // PreparedSignature (libffi's ffi_call, as a C caller) and RegisterPath
 import DelegateKitFixtures
 import Glibc
 import Testing
@@ -29,7 +29,7 @@ import Testing
     /// What a C caller gets from `function`: the result bytes libffi's `ffi_call` stores (a narrow
     /// integer widened to 8 bytes, as libffi does).
     func callFromC<each A: CValue>(_ function: UnsafeRawPointer, _ signature: CSignature, _ argument: repeat each A) throws -> [UInt8] {
-        let prepared = try FFISignature.prepared(signature)
+        let prepared = try PreparedSignature.prepared(signature)
         let count = signature.returnType.widening == .none ? signature.returnType.size : 8
         var result: (UInt64, UInt64) = (0, 0)
         withArgumentArray(repeat each argument) { arguments in
@@ -60,7 +60,7 @@ import Testing
         let fast = try CClosure(body)
         let slow = try RegisterPath.withLibffiEntry { try CClosure(body) }
         let signature = fast.signature
-        let takesRegisters = try RegisterPath.isAvailable && FFISignature.prepared(signature).takesRegisters
+        let takesRegisters = try RegisterPath.isAvailable && PreparedSignature.prepared(signature).takesRegisters
         #expect(entersInRegisters(fast.address) == takesRegisters, sourceLocation: sourceLocation)
         #expect(!entersInRegisters(slow.address), sourceLocation: sourceLocation)
 

@@ -5,11 +5,11 @@
 struct CallThunk: Sendable {
     /// `(result, arguments)` exactly as libffi hands them to a closure handler.
     @usableFromInline
-    typealias Body = @Sendable (UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Void
+    typealias ArrayBody = @Sendable (UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Void
 
     /// The signature, already prepared for libffi (shared by every closure of that signature).
-    @usableFromInline let prepared: FFISignature
-    @usableFromInline let body: Body
+    @usableFromInline let prepared: PreparedSignature
+    @usableFromInline let body: ArrayBody
     /// The same call in register form, made where the closure's Swift types say which register each
     /// argument arrives in (see ``RegisterPath``); nil where they cannot or the signature does not.
     @usableFromInline let registers: RegisterBody?
@@ -19,7 +19,7 @@ struct CallThunk: Sendable {
     let swiftType: Any.Type?
 
     @usableFromInline
-    init(prepared: FFISignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, body: @escaping Body) {
+    init(prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, body: @escaping ArrayBody) {
         self.prepared = prepared
         self.swiftType = swiftType
         self.registers = registers
@@ -38,8 +38,8 @@ struct CallThunk: Sendable {
     }
 
     @usableFromInline
-    init(signature: CSignature, swiftType: Any.Type? = nil, body: @escaping Body) throws {
-        self.init(prepared: try FFISignature.prepared(signature), swiftType: swiftType, body: body)
+    init(signature: CSignature, swiftType: Any.Type? = nil, body: @escaping ArrayBody) throws {
+        self.init(prepared: try PreparedSignature.prepared(signature), swiftType: swiftType, body: body)
     }
 
     var signature: CSignature { prepared.signature }
@@ -72,7 +72,7 @@ struct CallThunk: Sendable {
     /// The thunk for a closure that reads its arguments through a ``CInvocation``.
     static func dynamic(_ signature: CSignature, _ closure: @escaping @Sendable (CInvocation) -> Void) throws -> CallThunk {
         let layout = InvocationLayout(signature)
-        let prepared = try FFISignature.prepared(signature)
+        let prepared = try PreparedSignature.prepared(signature)
         // In register form the closure is handed the argument array made from the registers directly.
         var registers: RegisterBody?
         if let registerLayout = prepared.registerLayout {
@@ -82,14 +82,9 @@ struct CallThunk: Sendable {
                 }
             }
         }
-        // A closure that forgets to set a result must not hand C stale stack bytes.
-        let resultBytes = layout.widening == .none ? signature.returnType.size : MemoryLayout<UInt64>.size
+        let resultSize = prepared.resultBufferSize
         return CallThunk(prepared: prepared, registers: registers) { result, arguments in
-            if resultBytes <= MemoryLayout<UInt64>.size {
-                result.storeBytes(of: 0, as: UInt64.self)  // libffi's buffer always holds a whole register
-            } else {
-                result.initializeMemory(as: UInt8.self, repeating: 0, count: resultBytes)
-            }
+            PreparedSignature.zeroResult(result, byteCount: resultSize)  // for a closure that sets no result
             // The thunk's closure holds the layout for as long as C may call it.
             closure(CInvocation(layout: Unmanaged.passUnretained(layout), result: result, arguments: arguments))
         }

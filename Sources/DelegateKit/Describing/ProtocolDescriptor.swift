@@ -47,7 +47,7 @@ public struct ProtocolDescriptor: Hashable, Sendable {
     /// `_Alignof` the table.
     public let alignment: Int
 
-    private let methodIndex: [String: Int]
+    private let indexByName: [String: Int]
     private let fieldIndex: [String: Int]
     /// The first defect found; set by the initializers (and by reflection, for a layout Swift disagrees with).
     var problem: DelegateError?
@@ -91,7 +91,7 @@ public struct ProtocolDescriptor: Hashable, Sendable {
         self.fields = fields
         self.problem = problem
         // On duplicates the first wins; lookups throw before they are consulted anyway.
-        methodIndex = Dictionary(methods.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        indexByName = Dictionary(methods.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         fieldIndex = Dictionary(fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -103,7 +103,7 @@ public struct ProtocolDescriptor: Hashable, Sendable {
 
     /// The method named `name`, or nil.
     public func method(named name: String) -> MethodDescriptor? {
-        methodIndex[name].map { methods[$0] }
+        indexByName[name].map { methods[$0] }
     }
 
     /// The data member named `name`, or nil.
@@ -118,7 +118,7 @@ public struct ProtocolDescriptor: Hashable, Sendable {
     /// (``DelegateError/unknownMethod(_:protocol:suggestions:)``).
     func methodIndex(of name: String) throws -> Int {
         try validate()
-        if let index = methodIndex[name] { return index }
+        if let index = indexByName[name] { return index }
         if let reason = refusedMethods[name] { throw DelegateError.invalidMember(name, protocol: self.name, reason: reason) }
         if let field = field(named: name) { throw DelegateError.notAMethod(name, protocol: self.name, type: field.type) }
         throw DelegateError.unknownMethod(name, protocol: self.name, suggestions: NearestNames.nearest(to: name, in: methods.map(\.name)))

@@ -7,7 +7,7 @@ import Synchronization
 /// only one, so the prepared signatures in the cache live as long as the process. One made but not
 /// cached (a thread that lost the race to prepare it) frees what it allocated when it is dropped.
 @usableFromInline
-final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi only reads the cif.
+final class PreparedSignature: @unchecked Sendable {  // Immutable after init; libffi only reads the cif.
     @usableFromInline let signature: CSignature
     /// For a call of a variadic function, how many of the arguments are its named ones; nil otherwise.
     /// (libffi prepares each variadic call's argument list on its own; closures are never variadic.)
@@ -18,6 +18,8 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     /// Where the arguments arrive when closures of this signature take the register path (see
     /// ``RegisterPath``); nil when they enter through libffi.
     let registerLayout: RegisterLayout?
+    /// Bytes a result buffer needs: libffi reads and writes narrow integers as a whole register.
+    @usableFromInline let resultBufferSize: Int
 
     /// Whether closures of this signature take the register path.
     @usableFromInline var takesRegisters: Bool { registerLayout != nil }
@@ -25,18 +27,18 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     /// Keyed by the signature as spelled, not by ``CSignature``'s equality, which takes `size_t` for
     /// `uint64_t`: a closure keeps the spelling it was made with, and ``CInvocation`` lets an `Int` be read
     /// where it says `size_t` but not where it says `uint64_t`.
-    private static let cache = Locked<[String: FFISignature]>([:])
+    private static let cache = Locked<[String: PreparedSignature]>([:])
 
     /// Signatures of scalars only, by a compact key: read without a lock, an allocation or a hash
     /// function, so making a closure of a common signature costs little more than libffi's own allocation.
     /// Open addressing with linear probing over a power-of-two array; replaced whole when it grows.
     private final class KeyedTable: @unchecked Sendable {  // Immutable once published.
-        let entries: [UInt64: FFISignature]
+        let entries: [UInt64: PreparedSignature]
         private let keys: UnsafeMutableBufferPointer<UInt64>
-        private let values: UnsafeMutableBufferPointer<Unmanaged<FFISignature>?>
+        private let values: UnsafeMutableBufferPointer<Unmanaged<PreparedSignature>?>
         private let shift: UInt64
 
-        init(_ entries: [UInt64: FFISignature]) {
+        init(_ entries: [UInt64: PreparedSignature]) {
             self.entries = entries
             var capacity = 16
             while capacity < entries.count * 2 { capacity *= 2 }
@@ -55,7 +57,7 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
 
         private func slot(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift) }
 
-        func find(_ key: UInt64) -> FFISignature? {
+        func find(_ key: UInt64) -> PreparedSignature? {
             var index = slot(key)
             while true {
                 let stored = keys[index]
@@ -77,19 +79,19 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     @inlinable
     static func prepared(
         key: UInt64?, fixedArgumentCount: Int? = nil, _ make: () -> CSignature
-    ) throws -> FFISignature {
+    ) throws -> PreparedSignature {
         if let key, let found = lookup(key) { return found }
         return try prepared(make(), fixedArgumentCount: fixedArgumentCount, key: key)
     }
 
     @usableFromInline
-    static func lookup(_ key: UInt64) -> FFISignature? {
+    static func lookup(_ key: UInt64) -> PreparedSignature? {
         guard let table = UnsafeRawPointer(bitPattern: keyed.load(ordering: .acquiring)) else { return nil }
         return Unmanaged<KeyedTable>.fromOpaque(table)._withUnsafeGuaranteedRef { $0.find(key) }
     }
 
     @usableFromInline
-    static func prepared(_ signature: CSignature, fixedArgumentCount: Int? = nil, key: UInt64?) throws -> FFISignature {
+    static func prepared(_ signature: CSignature, fixedArgumentCount: Int? = nil, key: UInt64?) throws -> PreparedSignature {
         let prepared = try prepared(signature, fixedArgumentCount: fixedArgumentCount)
         if let key {
             keyedTables.withLock { tables in
@@ -105,10 +107,10 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     }
 
     /// The shared prepared form of `signature`, made on first use.
-    static func prepared(_ signature: CSignature, fixedArgumentCount: Int? = nil) throws -> FFISignature {
+    static func prepared(_ signature: CSignature, fixedArgumentCount: Int? = nil) throws -> PreparedSignature {
         let spelling = signature.description + (fixedArgumentCount.map { " variadic after \($0)" } ?? "")
         if let cached = cache.withLock({ $0[spelling] }) { return cached }
-        let made = try FFISignature(signature, fixedArgumentCount: fixedArgumentCount)
+        let made = try PreparedSignature(signature, fixedArgumentCount: fixedArgumentCount)
         // Two threads may race to prepare the same signature: the first one stored wins, so every
         // closure of a signature shares one cif, and the other is released here, freeing its memory.
         // (Preparing outside the lock keeps one slow preparation from holding up every other.)
@@ -122,15 +124,16 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
     private init(_ signature: CSignature, fixedArgumentCount: Int?) throws {
         try signature.validate()
         self.signature = signature
+        resultBufferSize = max(signature.returnType.size, MemoryLayout<UInt64>.size)
         self.fixedArgumentCount = fixedArgumentCount
         var storage: [UnsafeMutableRawPointer] = []
         let argumentTypes = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(
             capacity: max(signature.argumentTypes.count, 1))
         storage.append(UnsafeMutableRawPointer(argumentTypes))
         for (index, type) in signature.argumentTypes.enumerated() {
-            argumentTypes[index] = FFISignature.ffiType(type, storingInto: &storage)
+            argumentTypes[index] = PreparedSignature.ffiType(type, storingInto: &storage)
         }
-        let returnType = FFISignature.ffiType(signature.returnType, storingInto: &storage)
+        let returnType = PreparedSignature.ffiType(signature.returnType, storingInto: &storage)
         typeStorage = storage
         // A variadic call passes the number of vector registers it uses in `al`, which the register path's
         // direct call does not set.
@@ -201,6 +204,44 @@ final class FFISignature: @unchecked Sendable {  // Immutable after init; libffi
         cffi_call(cif, function, result, arguments)
     }
 
-    /// Bytes a result buffer needs: libffi writes narrow integers as a whole register.
-    @usableFromInline var resultBufferSize: Int { max(signature.returnType.size, MemoryLayout<UInt64>.size) }
+    /// Makes `result` (a closure's result buffer) hold zero, the value of a call nothing answered: C
+    /// must never read stale stack bytes as a result.
+    @inline(__always)
+    func zeroResult(_ result: UnsafeMutableRawPointer) {
+        Self.zeroResult(result, byteCount: resultBufferSize)
+    }
+
+    /// ``zeroResult(_:)`` for a caller that keeps ``resultBufferSize`` at hand: a thunk running per call.
+    @inline(__always)
+    static func zeroResult(_ result: UnsafeMutableRawPointer, byteCount: Int) {
+        if byteCount == MemoryLayout<UInt64>.size {
+            result.storeBytes(of: 0, as: UInt64.self)
+        } else {
+            result.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        }
+    }
+}
+
+/// Runs `body` with a zeroed buffer that libffi may write a result of `prepared` into, at least
+/// `minimumSize` bytes long. Always inlined: a call of C should cost no generic dispatch for its result.
+@inlinable @inline(__always)
+func withResultBuffer<T>(
+    _ prepared: PreparedSignature, minimumSize: Int = 0, _ body: (UnsafeMutableRawPointer) throws -> T
+) rethrows -> T {
+    try withUnsafeTemporaryAllocation(byteCount: max(prepared.resultBufferSize, minimumSize), alignment: 16) {
+        let result = $0.baseAddress.unsafelyUnwrapped
+        result.initializeMemory(as: UInt8.self, repeating: 0, count: $0.count)
+        return try body(result)
+    }
+}
+
+/// Runs `body` with a zeroed result buffer for `prepared`, then reads the result as `R`.
+@inlinable
+func withResultBuffer<R: CValue>(_ prepared: PreparedSignature, returning: R.Type, _ body: (UnsafeMutableRawPointer) -> Void) -> R {
+    withResultBuffer(prepared, minimumSize: MemoryLayout<R>.size) { result in
+        body(result)
+        // A narrow integer arrives as a whole register; on a little-endian machine its low bytes, the
+        // value itself, come first.
+        return UnsafeRawPointer(result).loadUnaligned(as: R.self)
+    }
 }

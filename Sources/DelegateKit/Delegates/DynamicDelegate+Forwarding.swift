@@ -1,24 +1,4 @@
-import Synchronization
-
-/// Every delegate that has a forwarding target, by table address: what lets a loop through a raw table
-/// pointer be seen, and the lock that makes chain changes one at a time.
-let forwardingDelegates = Locked<[UInt: WeakDelegate]>([:])
-
-/// Where a ``DynamicDelegate`` sends the calls of slots it does not implement (A2DynamicDelegate's
-/// `realDelegate`, a responder chain).
-public enum ForwardingTarget: @unchecked Sendable {  // The raw table's memory is the caller's to keep valid.
-    /// Another delegate, followed as it changes.
-    case delegate(DynamicDelegate)
-    /// A C table laid out as the descriptor says; its slots are read at each call.
-    case table(UnsafeRawPointer, ProtocolDescriptor)
-
-    var descriptor: ProtocolDescriptor {
-        switch self {
-        case .delegate(let delegate): return delegate.descriptor
-        case .table(_, let descriptor): return descriptor
-        }
-    }
-}
+import CFFIShim
 
 extension DynamicDelegate {
     /// The next table down the chain, or nil.
@@ -122,5 +102,21 @@ extension DynamicDelegate {
             delegate.sweep(index)
             delegate.notify(further, method)
         }
+    }
+}
+
+/// A delegate that forwards to another, held weakly so forwarding does not keep it alive.
+struct WeakDelegate {
+    weak var delegate: DynamicDelegate?
+}
+
+/// How a slot reaches its forwarding target: the address of the target table's slot, read at each call
+/// so later changes to the target are followed.
+struct ForwardRoute: @unchecked Sendable {  // The table it points into is kept alive by `keepAlive`.
+    let slotAddress: UnsafeRawPointer
+    let keepAlive: AnyObject?
+
+    var function: UnsafeRawPointer? {
+        cffi_load_pointer(slotAddress.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)).map(UnsafeRawPointer.init)
     }
 }

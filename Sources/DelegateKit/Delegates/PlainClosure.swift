@@ -3,7 +3,7 @@ import CFFIShim
 /// The closure of a plain implementation: what its slot's stub and its plans call. The delegate drops it
 /// when the implementation is removed and no call runs it, which releases the user's closure.
 final class PlainClosure: Sendable {
-    let body: CallThunk.Body
+    let body: CallThunk.ArrayBody
     /// The call in register form, for a slot whose signature takes registers (see ``RegisterPath``).
     let registers: RegisterBody
 

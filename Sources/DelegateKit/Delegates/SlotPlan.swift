@@ -41,7 +41,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     private let after: UnsafeMutableBufferPointer<Unmanaged<Observer>>
     let original: UnsafeRawPointer?
     let forward: ForwardRoute?
-    let prepared: FFISignature
+    let prepared: PreparedSignature
     /// Whether a call entering in register form can run the whole plan in that form: every observer
     /// and every override has a register form (a plain closure always has one where the signature takes
     /// registers). Otherwise such a call lays its arguments out for libffi once and runs ``run(_:_:)``.
@@ -61,7 +61,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     var isReleased: Bool { false }
 
     init(
-        owner: DynamicDelegate, slot: Int, methodName: String, prepared: FFISignature, levels: [Implementation],
+        owner: DynamicDelegate, slot: Int, methodName: String, prepared: PreparedSignature, levels: [Implementation],
         before: [Observer], after: [Observer], original: UnsafeRawPointer?, forward: ForwardRoute?
     ) {
         self.owner = owner
@@ -142,7 +142,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         } else if let function = forward?.function {
             prepared.call(function, result: result, arguments: arguments)
         } else {
-            result.initializeMemory(as: UInt8.self, repeating: 0, count: prepared.resultBufferSize)
+            prepared.zeroResult(result)
         }
     }
 
@@ -209,74 +209,5 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// Whether a call from `level` would reach more than the default value.
     func isAvailable(from level: Int) -> Bool {
         levels[min(level, levels.count)...].contains { !$0.isSpent } || original != nil || forward?.function != nil
-    }
-}
-
-/// How a slot reaches its forwarding target: the address of the target table's slot, read at each call
-/// so later changes to the target are followed.
-struct ForwardRoute: @unchecked Sendable {  // The table it points into is kept alive by `keepAlive`.
-    let slotAddress: UnsafeRawPointer
-    let keepAlive: AnyObject?
-
-    var function: UnsafeRawPointer? {
-        cffi_load_pointer(slotAddress.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)).map(UnsafeRawPointer.init)
-    }
-}
-
-/// The cell a slot's dispatcher reads its current plan from.
-final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift does not mark it Sendable for pointer values.
-    let plan = Atomic<UnsafeRawPointer?>(nil)
-
-    /// The dispatcher: the C function a slot holds whenever a call needs more than one closure. libffi
-    /// hands it the cell directly, so a dispatched call adds one atomic load and no closure call.
-    static func dispatcher(for cell: PlanCell, signature: CSignature) throws -> CClosure {
-        try CClosure(
-            prepared: FFISignature.prepared(signature), body: { _, _ in }, handler: entry, target: cell,
-            registerEntry: registerEntry)
-    }
-
-    /// ``entry`` in register form.
-    private static let registerEntry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-        Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
-            while true {
-                let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
-                let token = cffi_enter(plan)
-                if cell.plan.load(ordering: .sequentiallyConsistent) == plan {
-                    let result = Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { plan in
-                        // The common `.stable` case passes the registers on as they came.
-                        if let only = plan.only {
-                            return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef {
-                                $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                            }
-                        }
-                        return plan.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
-                    }
-                    cffi_leave(token)
-                    return result.registers
-                }
-                cffi_leave(token)
-            }
-        }
-    }
-
-    private static let entry: cffi_closure_handler = { _, result, arguments, userData in
-        Unmanaged<PlanCell>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
-            // A hazard pointer: a replaced plan is freed once no thread records it as running, so the
-            // plan is recorded first and only then checked to be still the cell's, before it is touched.
-            // A plan replaced in between may be gone already; its replacement is in the cell. (Both
-            // loads and the cell's store are sequentially consistent, against `cffi_enter`'s store.)
-            while true {
-                let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
-                let token = cffi_enter(plan)
-                if cell.plan.load(ordering: .sequentiallyConsistent) == plan {
-                    Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef {
-                        $0.run(result.unsafelyUnwrapped, arguments ?? noArguments)
-                    }
-                    cffi_leave(token)
-                    return
-                }
-                cffi_leave(token)
-            }
-        }
     }
 }

@@ -43,9 +43,9 @@ struct CDeclarationParser {
     /// `CType.structureLayout` walks a type: 1 per type, and each member of a struct twice (its size and
     /// its alignment are each computed from the whole member). Without it `char a[99999999999]` asked for
     /// terabytes, and `int a[1][1]…[1]` or structs that each hold two of the one before took exponential
-    /// time, at parse time and again wherever the type is laid out. 2^15 allows a `char[16000]` member;
-    /// 2^20 was too much: the fuzzer's `char a[1][1]…[1]` (19 levels, just within 2^20) took 12 s and
-    /// 2 GB in the sanitized build, since every step of `CType`'s layout allocates.
+    /// time, at parse time and again wherever the type is laid out. 2^15 allows a `char[16000]` member; it
+    /// is low because every step of `CType`'s layout allocates: within 2^20, the fuzzer's
+    /// `char a[1][1]…[1]` (19 levels) takes 12 s and 2 GB in a sanitized build (ParserFuzzRegressionTests).
     static let layoutBudget = 1 << 15
     /// Parser recursion levels in use (see ``maximumNesting``).
     private var nesting = 0
@@ -610,21 +610,4 @@ struct CDeclarationParser {
         "wchar_t": .int32, "char16_t": .uint16, "char32_t": .uint32, "pid_t": .int32, "uid_t": .uint32,
         "gid_t": .uint32, "mode_t": .uint32, "time_t": .int64,
     ]
-}
-
-extension CSignature {
-    /// Parses a C function type, such as `int (const void *, const void *)`, `int (*)(void *)` or a
-    /// prototype `ssize_t read(void *cookie, char *buffer, size_t size)`.
-    ///
-    /// Qualifiers are ignored, every pointer is ``CType/pointer``, and names are read as on LP64 Linux
-    /// (`long` and `size_t` are 64 bits, `char` is signed). A name the parser does not know may appear
-    /// behind a pointer (`sqlite3_file *`). Throws ``DelegateError/syntax(message:text:line:column:)``
-    /// saying what was expected and where.
-    ///
-    /// `typedefs` names more types, such as a library's own (`["sqlite3_int64": .int64]`).
-    public init(parsing text: String, typedefs: [String: CType] = [:]) throws {
-        var parser = try CDeclarationParser(text)
-        parser.typedefs.merge(typedefs) { _, added in added }
-        self = try parser.parseSignature()
-    }
 }

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// A C function pointer whose closure is not owned by a Swift object: it frees itself after its first
-/// call (`CClosure.oneShot(_:)`), or C frees it through a destroy notification
-/// (`CClosure.releasedByC(_:)`). GObject Introspection calls these scopes "async" and "notified".
+/// call (`oneShot(_:)`), or C frees it through a destroy notification (``NotifiedCallback``).
+/// GObject Introspection calls these scopes "async" and "notified".
 public struct CCallback: @unchecked Sendable {  // The code it points to is kept alive as its scope says.
     /// The C signature of ``address``.
     public let signature: CSignature
@@ -43,7 +43,7 @@ public struct NotifiedCallback: @unchecked Sendable {  // userData is an opaque 
     public let destroyNotify: @convention(c) (UnsafeMutableRawPointer?) -> Void
 }
 
-extension CClosure {
+extension CCallback {
     /// A C function pointer that keeps its closure alive until its first call returns, then frees it:
     /// for completion callbacks, which C calls exactly once.
     ///
@@ -60,28 +60,44 @@ extension CClosure {
     public static func oneShot<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
+}
 
-    /// A C function pointer whose closure lives until C calls the destroy notification with its user data.
+extension NotifiedCallback {
+    /// A C function pointer whose closure lives until C calls ``destroyNotify`` with ``userData``.
     @inlinable
-    public static func releasedByC<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` whose closure lives until C calls the destroy notification.
     @inlinable
-    public static func releasedByC<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
+    /// Hands `closure` to C: one reference, released by ``destroyNotify``.
     @usableFromInline
-    static func notified(_ closure: CClosure) -> NotifiedCallback {
-        NotifiedCallback(
-            callback: CCallback(signature: closure.signature, address: closure.address, swiftType: closure.swiftType),
-            userData: Unmanaged.passRetained(closure).toOpaque(),
-            destroyNotify: { userData in
-                guard let userData else { return }
-                Unmanaged<CClosure>.fromOpaque(userData).release()
-            })
+    init(releasing closure: CClosure) {
+        callback = CCallback(signature: closure.signature, address: closure.address, swiftType: closure.swiftType)
+        userData = Unmanaged.passRetained(closure).toOpaque()
+        destroyNotify = { userData in
+            guard let userData else { return }
+            Unmanaged<CClosure>.fromOpaque(userData).release()
+        }
+    }
+}
+
+extension CClosure {
+    /// Renamed `CCallback.oneShot(_:)`: it makes a ``CCallback``, not a `CClosure`.
+    @available(*, deprecated, renamed: "CCallback.oneShot")
+    public static func oneShot<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> CCallback {
+        try CCallback.oneShot(body)
+    }
+
+    /// Renamed `NotifiedCallback(_:)`: it makes a ``NotifiedCallback``, not a `CClosure`.
+    @available(*, deprecated, renamed: "NotifiedCallback.init")
+    public static func releasedByC<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> NotifiedCallback {
+        try NotifiedCallback(body)
     }
 }
 
@@ -112,11 +128,9 @@ enum OneShot {
         for entry in done { entry.closure = nil }
 
         let entry = Entry()
-        let resultBytes = thunk.signature.returnType.widening == .none ? thunk.signature.returnType.size : 8
         let closure = try CClosure(thunk: CallThunk(prepared: thunk.prepared) { [entry] result, arguments in
             guard !entry.fired.exchange(true, ordering: .acquiringAndReleasing) else {
-                result.initializeMemory(as: UInt8.self, repeating: 0, count: resultBytes)
-                return
+                return thunk.prepared.zeroResult(result)
             }
             thunk.body(result, arguments)
             entry.finished.store(true, ordering: .releasing)

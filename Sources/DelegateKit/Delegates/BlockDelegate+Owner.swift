@@ -1,4 +1,4 @@
-/// What lets ``BlockDelegate`` subclasses name their own type (`Self`) in `implement(_:_:)`.
+/// What lets ``BlockDelegate`` subclasses name their own type (`Self`) in `implement(_:key:once:_:)`.
 public protocol BlockDelegateProtocol: AnyObject {}
 
 extension BlockDelegate: BlockDelegateProtocol {}
@@ -12,21 +12,28 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// ```
     ///
     /// The slot is filled directly; a `@Slot` property for the same method does not see this closure.
-    /// Throws like `DynamicDelegate.implement(_:key:once:_:)`.
-    public func implement<each A: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, repeat each A) -> R) throws {
+    /// `key` and `once` mean what they mean for `DynamicDelegate.implement(_:key:once:_:)`, which this
+    /// throws like.
+    @discardableResult
+    public func implement<each A: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, repeat each A) -> R
+    ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make.
         unowned(unsafe) let owner = self
         let call = AssumedSendable { (argument: repeat each A) -> R in body(owner, repeat each argument) }
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (argument: repeat each A) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (argument: repeat each A) -> R in
             call.call(repeat each argument)
         }))
     }
 
     /// Implements a method returning `void` with a closure that receives this object first.
-    public func implement<each A: CValue>(_ method: String, _ body: @escaping (Self, repeat each A) -> Void) throws {
+    @discardableResult
+    public func implement<each A: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, repeat each A) -> Void
+    ) throws -> Registration {
         unowned(unsafe) let owner = self
         let call = AssumedSendable { (argument: repeat each A) in body(owner, repeat each argument) }
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (argument: repeat each A) in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (argument: repeat each A) in
             call.call(repeat each argument)
         }))
     }

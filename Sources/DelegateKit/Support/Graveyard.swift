@@ -47,7 +47,7 @@ enum Graveyard {
     }
 
     /// Points `closure` (with its callable `code`) at the stopping handler and keeps it.
-    static func bury(closure: UnsafeMutableRawPointer, code: UnsafeRawPointer, prepared: FFISignature, message: String) {
+    static func bury(closure: UnsafeMutableRawPointer, code: UnsafeRawPointer, prepared: PreparedSignature, message: String) {
         let text = strdup(message)
         guard cffi_closure_bury(closure, prepared.cif, UnsafeMutableRawPointer(mutating: code), text) == 0 else {
             // libffi refused (it never does for a signature it accepted before): free as a release build would.
@@ -63,18 +63,17 @@ enum Graveyard {
     static func entomb(table: UnsafeMutableRawPointer, descriptor: ProtocolDescriptor, origin: String) {
         for method in descriptor.methods {
             let slot = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-            guard let prepared = try? FFISignature.prepared(method.signature) else {
+            guard let prepared = try? PreparedSignature.prepared(method.signature) else {
                 cffi_store_pointer(slot, nil)
                 continue
             }
-            var code: UnsafeMutableRawPointer?
-            guard let closure = cffi_closure_create(prepared.cif, { _, _, _, _ in }, nil, &code), let code else {
+            guard let code = try? ClosureCode(prepared, handler: { _, _, _, _ in }, registerEntry: nil, userData: nil) else {
                 cffi_store_pointer(slot, nil)
                 continue
             }
-            bury(closure: closure, code: code, prepared: prepared,
+            bury(closure: code.closure, code: code.address, prepared: prepared,
                  message: deadCallMessage(method: method.name, descriptor: descriptor.name, origin: origin))
-            cffi_store_pointer(slot, code)
+            cffi_store_pointer(slot, UnsafeMutableRawPointer(mutating: code.address))
         }
         add(Grave(table: table))
     }

@@ -15,7 +15,7 @@ extension CFunction {
     /// arguments, ``DelegateError/valueMismatch(function:argument:type:value:)`` for a value its type
     /// cannot hold, and ``DelegateError/variadicArgument(function:argument:type:reason:)`` for a variadic
     /// type C never passes.
-    public func call(_ arguments: [CArgumentValue], variadicTypes: [CType] = []) throws -> CArgumentValue {
+    public func call(_ arguments: [CDynamicValue], variadicTypes: [CType] = []) throws -> CDynamicValue {
         let types = signature.argumentTypes + variadicTypes
         let named = signature.argumentTypes.count
         if arguments.count != types.count || (!isVariadic && !variadicTypes.isEmpty) {
@@ -51,18 +51,16 @@ extension CFunction {
                     }
                     pointers[index] = slot
                 }
-                return withUnsafeTemporaryAllocation(byteCount: max(prepared.resultBufferSize, 16), alignment: 16) {
-                    let result = $0.baseAddress.unsafelyUnwrapped
-                    result.initializeMemory(as: UInt8.self, repeating: 0, count: $0.count)
+                return withResultBuffer(prepared) { result in
                     prepared.call(address, result: result, arguments: pointers.baseAddress.unsafelyUnwrapped)
-                    return CArgumentValue(UnsafeRawPointer(result), signature.returnType)
+                    return CDynamicValue(UnsafeRawPointer(result), signature.returnType)
                 }
             }
         }
     }
 }
 
-extension CArgumentValue {
+extension CDynamicValue {
     /// Writes the value at `address` as C type `type`; false when the type cannot hold it (an integer out
     /// of its range, a value of another kind, bytes of another size).
     func store(as type: CType, to address: UnsafeMutableRawPointer) -> Bool {

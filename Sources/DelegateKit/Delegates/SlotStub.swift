@@ -18,39 +18,33 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     /// The C-callable code.
     let address: UnsafeRawPointer
     let guardian: UnsafeMutablePointer<cffi_guard>
-    private let closure: UnsafeMutableRawPointer
+    private let code: ClosureCode
     /// The first implementation's signature: every signature the slot accepts is laid out alike.
-    private let prepared: FFISignature
+    private let prepared: PreparedSignature
     /// Whether the guard runs its handler, i.e. the slot holds ``address``; under the delegate's lock.
     private(set) var isPublished = false
+    /// What a call after the delegate is gone reports in a debug build (see ``Graveyard``).
     #if DEBUG
-    /// What a call after the delegate is gone reports (see ``Graveyard``).
     var epitaph: String?
+    #else
+    var epitaph: String? { nil }
     #endif
 
-    init(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, prepared: FFISignature) throws {
+    init(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, prepared: PreparedSignature) throws {
         self.prepared = prepared
         guardian = .allocate(capacity: 1)
         guardian.initialize(to: cffi_guard(handler: nil, user_data: nil, slot: UnsafePointer(slot), retired: 1))
-        var code: UnsafeMutableRawPointer?
-        let closure = RegisterPath.entersInRegisters(prepared)
-            ? cffi_register_closure_create(SlotStub.registerEntry, guardian, &code)
-            : cffi_closure_create(prepared.cif, cffi_guarded_entry, guardian, &code)
-        guard let closure, let code else {
+        do {
+            code = try ClosureCode(prepared, handler: cffi_guarded_entry, registerEntry: SlotStub.registerEntry, userData: guardian)
+        } catch {
             guardian.deallocate()
-            throw DelegateError.closureAllocationFailed(prepared.signature)
+            throw error
         }
-        self.closure = closure
-        address = UnsafeRawPointer(code)
+        address = code.address
     }
 
     deinit {
-        #if DEBUG
-        Graveyard.bury(closure: closure, code: address, prepared: prepared, message: epitaph
-            ?? "DelegateKit: a slot `\(prepared.signature)` was called after its delegate was deinitialized")
-        #else
-        cffi_closure_free(closure)
-        #endif
+        code.free(prepared, epitaph: epitaph ?? "DelegateKit: a slot `\(prepared.signature)` was called after its delegate was deinitialized")
         guardian.deallocate()
     }
 

@@ -31,7 +31,7 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     /// Keeps the library the function was found in open.
     private let library: CLibrary?
     /// The prepared signature of every call; nil for a variadic function, whose calls each have their own.
-    @usableFromInline let prepared: FFISignature?
+    @usableFromInline let prepared: PreparedSignature?
     /// The scalar codes a typed call is checked against.
     @usableFromInline let layout: InvocationLayout
     /// `layout`'s, held here too so that a typed call reads them without touching another object (which
@@ -41,7 +41,7 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     /// Whether a typed call of matching scalars is a direct call in registers (see ``RegisterPath``).
     @usableFromInline let callsInRegisters: Bool
     /// The key of a variadic call's types up to the variadic ones: the return and named types, then a 0,
-    /// which no other kind of key has (see ``FFISignature``); nil when a structure rules keys out.
+    /// which no other kind of key has (see ``PreparedSignature``); nil when a structure rules keys out.
     @usableFromInline let variadicKeyPrefix: UInt64?
 
     /// The function at `address`, of `signature` (the named arguments only, when `isVariadic`).
@@ -92,7 +92,7 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
             try signature.validate()
             prepared = nil
         } else {
-            prepared = try FFISignature.prepared(signature)
+            prepared = try PreparedSignature.prepared(signature)
         }
         layout = InvocationLayout(signature)
         argumentCodes = layout.argumentCodes

@@ -23,19 +23,22 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// The C-callable code: pass it wherever C wants a function pointer of ``signature``.
     public let address: UnsafeRawPointer
     /// What a call runs; libffi's user data is this object itself.
-    let body: CallThunk.Body
+    let body: CallThunk.ArrayBody
     /// What a call runs when it enters in register form (see ``RegisterPath``).
     private let registers: RegisterBody
-    private let closure: UnsafeMutableRawPointer
+    private let code: ClosureCode
     /// The prepared signature (kept alive by the cache too, but the closure should not depend on that).
-    let prepared: FFISignature
+    let prepared: PreparedSignature
     /// For a slot dispatcher: the plan cell its handler reads, kept alive here.
     private let target: AnyObject?
     /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
     let swiftType: Any.Type?
+    /// What a call after deinitialization reports in a debug build (see ``Graveyard``); a delegate names
+    /// the method here as it is deinitialized. Release builds store nothing: closures are made often.
     #if DEBUG
-    /// What a call after deinitialization reports; a delegate names the method here.
     var epitaph: String?
+    #else
+    var epitaph: String? { nil }
     #endif
 
     /// The C signature of ``address``.
@@ -55,7 +58,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// or, when the signature takes the register path and `registerEntry` is given, to `registerEntry`
     /// with the same context.
     init(
-        prepared: FFISignature, body: @escaping CallThunk.Body, handler: cffi_closure_handler, target: AnyObject?,
+        prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: cffi_closure_handler, target: AnyObject?,
         swiftType: Any.Type? = nil, registers: RegisterBody? = nil, registerEntry: cffi_register_entry? = nil
     ) throws {
         self.prepared = prepared
@@ -63,20 +66,9 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         self.target = target
         self.swiftType = swiftType
         self.registers = registers ?? .unused
-        var code: UnsafeMutableRawPointer?
-        // The context is set once the object exists; nothing reads it before C calls.
-        let closure: UnsafeMutableRawPointer?
-        if RegisterPath.entersInRegisters(prepared), let registerEntry {
-            closure = cffi_register_closure_create(registerEntry, nil, &code)
-        } else {
-            closure = cffi_closure_create(prepared.cif, handler, nil, &code)
-        }
-        guard let closure, let code else {
-            throw DelegateError.closureAllocationFailed(prepared.signature)
-        }
-        self.closure = closure
-        self.address = UnsafeRawPointer(code)
-        cffi_closure_set_user_data(closure, Unmanaged.passUnretained(target ?? self).toOpaque())
+        code = try ClosureCode(prepared, handler: handler, registerEntry: registerEntry, userData: nil)
+        address = code.address
+        code.setUserData(Unmanaged.passUnretained(target ?? self).toOpaque())  // `self` exists only now
     }
 
     /// The one function libffi calls for every DelegateKit closure but slot dispatchers.
@@ -117,13 +109,9 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 
     deinit {
-        #if DEBUG
-        Graveyard.bury(closure: closure, code: address, prepared: prepared, message: epitaph
+        code.free(prepared, epitaph: epitaph
             ?? "DelegateKit: a CClosure `\(signature)` was called after it was deinitialized; keep it alive "
                 + "for as long as C may call it")
-        #else
-        cffi_closure_free(closure)
-        #endif
     }
 
     /// Runs `body` with ``address`` as `F` (checked as ``functionPointer(as:)`` checks it), keeping the

@@ -125,7 +125,7 @@ extension CFunction {
         if !fits || count < named {
             try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
         }
-        let prepared = try key.flatMap(FFISignature.lookup) ?? preparedVariadic(repeat each argument)
+        let prepared = try key.flatMap(PreparedSignature.lookup) ?? preparedVariadic(repeat each argument)
         return withArgumentSlots(promotingFrom: named, repeat each argument) { arguments in
             withResultBuffer(prepared, returning: R.self) { result in
                 prepared.call(address, result: result, arguments: arguments)
@@ -135,7 +135,7 @@ extension CFunction {
 
     /// The prepared call for these arguments, made (or found the slow way) on a call whose key is not known yet.
     @usableFromInline
-    func preparedVariadic<each A: CValue>(_ argument: repeat each A) throws -> FFISignature {
+    func preparedVariadic<each A: CValue>(_ argument: repeat each A) throws -> PreparedSignature {
         var types = signature.argumentTypes
         var count = 0
         for value in repeat each argument {
@@ -146,26 +146,13 @@ extension CFunction {
     }
 
     /// The prepared call of this variadic function with arguments of `types` (named ones first).
-    func preparedVariadic(_ types: [CType]) throws -> FFISignature {
+    func preparedVariadic(_ types: [CType]) throws -> PreparedSignature {
         let named = signature.argumentTypes.count
         var key = variadicKeyPrefix
         for type in types[named...] { key = type.appendingKey(key) }
-        return try FFISignature.prepared(key: key, fixedArgumentCount: named) {
+        return try PreparedSignature.prepared(key: key, fixedArgumentCount: named) {
             CSignature(signature.returnType, types)
         }
-    }
-}
-
-/// Runs `body` with a zeroed buffer libffi may write a result of `prepared` into, then reads it as `R`.
-@inlinable
-func withResultBuffer<R: CValue>(_ prepared: FFISignature, returning: R.Type, _ body: (UnsafeMutableRawPointer) -> Void) -> R {
-    withUnsafeTemporaryAllocation(byteCount: max(prepared.resultBufferSize, MemoryLayout<R>.size), alignment: 16) {
-        let result = $0.baseAddress.unsafelyUnwrapped
-        result.initializeMemory(as: UInt8.self, repeating: 0, count: $0.count)
-        body(result)
-        // libffi writes a narrow integer as a whole register; on a little-endian machine its low bytes,
-        // the value itself, come first.
-        return UnsafeRawPointer(result).loadUnaligned(as: R.self)
     }
 }
 

@@ -10,7 +10,7 @@ extension CallThunk {
     @inlinable
     static func typed<R: CValue>(_ closure: @escaping @Sendable () -> R) throws -> CallThunk {
         let returnType = try R.checkedCType()
-        let prepared = try FFISignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
+        let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
@@ -26,7 +26,7 @@ extension CallThunk {
     @inlinable
     static func typed(_ closure: @escaping @Sendable () -> Void) throws -> CallThunk {
         let returnType = CType.void
-        let prepared = try FFISignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
+        let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         var registers: RegisterBody?
         if prepared.takesRegisters {
             registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -84,7 +84,9 @@ extension CClosure {
     public convenience init(_ body: @escaping @Sendable () -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
+}
 
+extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<R: CValue>(_ body: @escaping @Sendable () -> R) throws -> CCallback {
@@ -96,17 +98,19 @@ extension CClosure {
     public static func oneShot(_ body: @escaping @Sendable () -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
+}
 
-    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
+extension NotifiedCallback {
+    /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
-    public static func releasedByC<R: CValue>(_ body: @escaping @Sendable () -> R) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<R: CValue>(_ body: @escaping @Sendable () -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
-    public static func releasedByC(_ body: @escaping @Sendable () -> Void) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init(_ body: @escaping @Sendable () -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 }
 
@@ -222,24 +226,28 @@ extension DynamicDelegate {
 
 extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
-    /// variadic `implement(_:_:)`).
-    @inlinable
-    public func implement<R: CValue>(_ method: String, _ body: @escaping (Self) -> R) throws {
+    /// variadic `implement(_:key:once:_:)`).
+    @inlinable @discardableResult
+    public func implement<R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self) -> R
+    ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { () -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { () -> R in
             body(owner)
         }))
     }
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable
-    public func implement(_ method: String, _ body: @escaping (Self) -> Void) throws {
+    @inlinable @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self) -> Void
+    ) throws -> Registration {
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { () in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { () in
             body(owner)
         }))
     }
@@ -351,7 +359,7 @@ extension CallThunk {
     static func typed<A0: CValue, R: CValue>(_ closure: @escaping @Sendable (A0) -> R) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
-        let prepared = try FFISignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
@@ -369,7 +377,7 @@ extension CallThunk {
     static func typed<A0: CValue>(_ closure: @escaping @Sendable (A0) -> Void) throws -> CallThunk {
         let returnType = CType.void
         let a0 = try A0.checkedCType()
-        let prepared = try FFISignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
             registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -432,7 +440,9 @@ extension CClosure {
     public convenience init<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
+}
 
+extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws -> CCallback {
@@ -444,17 +454,19 @@ extension CClosure {
     public static func oneShot<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
+}
 
-    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
+extension NotifiedCallback {
+    /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
-    public static func releasedByC<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
-    public static func releasedByC<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 }
 
@@ -574,24 +586,28 @@ extension DynamicDelegate {
 
 extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
-    /// variadic `implement(_:_:)`).
-    @inlinable
-    public func implement<A0: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0) -> R) throws {
+    /// variadic `implement(_:key:once:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0) -> R
+    ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0) -> R in
             body(owner, a0)
         }))
     }
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable
-    public func implement<A0: CValue>(_ method: String, _ body: @escaping (Self, A0) -> Void) throws {
+    @inlinable @discardableResult
+    public func implement<A0: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0) -> Void
+    ) throws -> Registration {
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0) in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0) in
             body(owner, a0)
         }))
     }
@@ -705,7 +721,7 @@ extension CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
-        let prepared = try FFISignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
@@ -724,7 +740,7 @@ extension CallThunk {
         let returnType = CType.void
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
-        let prepared = try FFISignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
             registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -789,7 +805,9 @@ extension CClosure {
     public convenience init<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
+}
 
+extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws -> CCallback {
@@ -801,17 +819,19 @@ extension CClosure {
     public static func oneShot<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
+}
 
-    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
+extension NotifiedCallback {
+    /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 }
 
@@ -933,24 +953,28 @@ extension DynamicDelegate {
 
 extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
-    /// variadic `implement(_:_:)`).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1) -> R) throws {
+    /// variadic `implement(_:key:once:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1) -> R
+    ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1) -> R in
             body(owner, a0, a1)
         }))
     }
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue>(_ method: String, _ body: @escaping (Self, A0, A1) -> Void) throws {
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1) -> Void
+    ) throws -> Registration {
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1) in
             body(owner, a0, a1)
         }))
     }
@@ -1066,7 +1090,7 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
-        let prepared = try FFISignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
+        let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
@@ -1086,7 +1110,7 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
-        let prepared = try FFISignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
+        let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
             registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -1153,7 +1177,9 @@ extension CClosure {
     public convenience init<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
+}
 
+extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws -> CCallback {
@@ -1165,17 +1191,19 @@ extension CClosure {
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
+}
 
-    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
+extension NotifiedCallback {
+    /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 }
 
@@ -1299,24 +1327,28 @@ extension DynamicDelegate {
 
 extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
-    /// variadic `implement(_:_:)`).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2) -> R) throws {
+    /// variadic `implement(_:key:once:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2) -> R
+    ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in
             body(owner, a0, a1, a2)
         }))
     }
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue, A2: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2) -> Void) throws {
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2) -> Void
+    ) throws -> Registration {
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) in
             body(owner, a0, a1, a2)
         }))
     }
@@ -1434,7 +1466,7 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
-        let prepared = try FFISignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
+        let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
@@ -1455,7 +1487,7 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
-        let prepared = try FFISignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
+        let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
             registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -1524,7 +1556,9 @@ extension CClosure {
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
+}
 
+extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> CCallback {
@@ -1536,17 +1570,19 @@ extension CClosure {
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
+}
 
-    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
+extension NotifiedCallback {
+    /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 }
 
@@ -1672,24 +1708,28 @@ extension DynamicDelegate {
 
 extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
-    /// variadic `implement(_:_:)`).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3) -> R) throws {
+    /// variadic `implement(_:key:once:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3) -> R
+    ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
             body(owner, a0, a1, a2, a3)
         }))
     }
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3) -> Void) throws {
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3) -> Void
+    ) throws -> Registration {
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) in
             body(owner, a0, a1, a2, a3)
         }))
     }
@@ -1809,7 +1849,7 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
-        let prepared = try FFISignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
+        let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
@@ -1831,7 +1871,7 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
-        let prepared = try FFISignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
+        let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
             registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -1902,7 +1942,9 @@ extension CClosure {
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
+}
 
+extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> CCallback {
@@ -1914,17 +1956,19 @@ extension CClosure {
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
+}
 
-    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
+extension NotifiedCallback {
+    /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 }
 
@@ -2052,24 +2096,28 @@ extension DynamicDelegate {
 
 extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
-    /// variadic `implement(_:_:)`).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> R) throws {
+    /// variadic `implement(_:key:once:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> R
+    ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
             body(owner, a0, a1, a2, a3, a4)
         }))
     }
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> Void) throws {
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> Void
+    ) throws -> Registration {
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in
             body(owner, a0, a1, a2, a3, a4)
         }))
     }
@@ -2191,7 +2239,7 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
         let a5 = try A5.checkedCType()
-        let prepared = try FFISignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
+        let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
         let widening = returnType.widening
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
@@ -2214,7 +2262,7 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
         let a5 = try A5.checkedCType()
-        let prepared = try FFISignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
+        let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
             registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -2287,7 +2335,9 @@ extension CClosure {
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
+}
 
+extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> CCallback {
@@ -2299,17 +2349,19 @@ extension CClosure {
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
+}
 
-    /// A C function pointer released by C (fixed-arity form of `releasedByC(_:)`).
+extension NotifiedCallback {
+    /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
-    public static func releasedByC<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws -> NotifiedCallback {
-        try notified(CClosure(thunk: CallThunk.typed(body)))
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 }
 
@@ -2439,24 +2491,28 @@ extension DynamicDelegate {
 
 extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
-    /// variadic `implement(_:_:)`).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> R) throws {
+    /// variadic `implement(_:key:once:_:)`).
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> R
+    ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
             body(owner, a0, a1, a2, a3, a4, a5)
         }))
     }
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ method: String, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> Void) throws {
+    @inlinable @discardableResult
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> Void
+    ) throws -> Registration {
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        try dynamicDelegate.push(method, key: nil, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in
             body(owner, a0, a1, a2, a3, a4, a5)
         }))
     }

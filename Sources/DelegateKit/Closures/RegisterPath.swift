@@ -19,7 +19,7 @@ enum RegisterPath {
     @usableFromInline static let isAvailable: Bool = cffi_register_path_available() != 0
 
     /// Whether a closure made now on this thread gets a register trampoline for `prepared`.
-    static func entersInRegisters(_ prepared: FFISignature) -> Bool {
+    static func entersInRegisters(_ prepared: PreparedSignature) -> Bool {
         prepared.takesRegisters && cffi_register_path_suppressed() == 0
     }
 

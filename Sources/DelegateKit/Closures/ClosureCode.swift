@@ -1,0 +1,47 @@
+import CFFIShim
+
+/// One piece of C-callable code: a libffi closure entering a handler, or, where the signature takes the
+/// register path, a register-path closure entering its register entry (see ``RegisterPath``).
+///
+/// The one place such code is made and let go, for ``CClosure`` and ``SlotStub`` alike: a debug build
+/// keeps the code of a dead closure mapped and makes it stop with a message (see ``Graveyard``).
+struct ClosureCode: @unchecked Sendable {  // Pointers to code and to libffi's closure, which only `free` touches.
+    /// What libffi allocated, for `cffi_closure_free` (or the graveyard).
+    let closure: UnsafeMutableRawPointer
+    /// Where C calls.
+    let address: UnsafeRawPointer
+
+    /// Code of `prepared`'s signature entering `handler` (or `registerEntry`, when given and the signature
+    /// takes registers) with `userData`. Throws ``DelegateError/closureAllocationFailed(_:)``.
+    init(
+        _ prepared: PreparedSignature, handler: cffi_closure_handler, registerEntry: cffi_register_entry?,
+        userData: UnsafeMutableRawPointer?
+    ) throws {
+        var code: UnsafeMutableRawPointer?
+        let made: UnsafeMutableRawPointer?
+        if let registerEntry, RegisterPath.entersInRegisters(prepared) {
+            made = cffi_register_closure_create(registerEntry, userData, &code)
+        } else {
+            made = cffi_closure_create(prepared.cif, handler, userData, &code)
+        }
+        guard let made, let code else { throw DelegateError.closureAllocationFailed(prepared.signature) }
+        closure = made
+        address = UnsafeRawPointer(code)
+    }
+
+    /// Sets the user data calls receive, for an owner that exists only once the code does. Before C can
+    /// call the code: nothing orders this write against a call already running.
+    func setUserData(_ userData: UnsafeMutableRawPointer?) {
+        cffi_closure_set_user_data(closure, userData)
+    }
+
+    /// Lets the code go: freed in a release build; in a debug build kept, stopping every later call with
+    /// `epitaph` (a C caller that kept the pointer is a bug worth a clear message).
+    func free(_ prepared: PreparedSignature, epitaph: @autoclosure () -> String) {
+        #if DEBUG
+        Graveyard.bury(closure: closure, code: address, prepared: prepared, message: epitaph())
+        #else
+        cffi_closure_free(closure)
+        #endif
+    }
+}

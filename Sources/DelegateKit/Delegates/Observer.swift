@@ -1,0 +1,90 @@
+import Synchronization
+
+/// One observer in one or more slots.
+@usableFromInline
+final class Observer: @unchecked Sendable {  // Weak references load safely from any thread; the rest is immutable or atomic.
+    @usableFromInline
+    typealias ArrayBody = @Sendable (
+        _ plan: SlotPlan, _ result: UnsafeMutableRawPointer?, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> Void
+
+    /// An observer in register form (see ``RegisterPath``), given the call's result registers (zero
+    /// before the call); a struct so that it is stored as it is.
+    @frozen @usableFromInline
+    struct RegisterBody: Sendable {
+        @usableFromInline let call: @Sendable (
+            RegisterResult, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double,
+            Double, Double
+        ) -> Void
+
+        @inlinable
+        init(
+            _ call: @escaping @Sendable (
+                RegisterResult, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double,
+                Double, Double
+            ) -> Void
+        ) {
+            self.call = call
+        }
+    }
+
+    let timing: ObservationTiming
+    private let body: ArrayBody
+    private let registers: RegisterBody
+    /// Whether ``registers`` is the observer's own (else it is never called).
+    let hasRegisters: Bool
+    private let cancelled = Atomic<Bool>(false)
+    private let tiedToOwner: Bool
+    private weak var owner: AnyObject?
+    private weak var delegate: DynamicDelegate?
+
+    init(
+        timing: ObservationTiming, owner: AnyObject?, delegate: DynamicDelegate, registers: RegisterBody?,
+        body: @escaping ArrayBody
+    ) {
+        self.timing = timing
+        self.body = body
+        self.registers = registers ?? RegisterBody { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in }
+        hasRegisters = registers != nil
+        self.tiedToOwner = owner != nil
+        self.owner = owner
+        self.delegate = delegate
+    }
+
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    func notify(_ plan: SlotPlan, result: UnsafeMutableRawPointer?, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guard !isCancelled else { return }
+        guard tiedToOwner else { return body(plan, result, arguments) }
+        // Holding the owner for the call keeps it from dying halfway; a dead owner ends the observation.
+        guard let owner else { return cancel() }
+        withExtendedLifetime(owner) { body(plan, result, arguments) }
+    }
+
+    /// ``notify(_:result:_:)`` for a call in register form; only when ``hasRegisters``.
+    @inline(__always)
+    func notify(result: RegisterResult, _ r: ArgumentRegisters) {
+        guard !isCancelled else { return }
+        guard tiedToOwner else { return call(result, r) }
+        notifyHoldingOwner(result: result, r)
+    }
+
+    /// Out of line, so that a plan's loop over its observers stays small for the common observer.
+    @inline(never)
+    private func notifyHoldingOwner(result: RegisterResult, _ r: ArgumentRegisters) {
+        guard let owner else { return cancel() }
+        withExtendedLifetime(owner) { call(result, r) }
+    }
+
+    @inline(__always)
+    private func call(_ result: RegisterResult, _ r: ArgumentRegisters) {
+        registers.call(
+            result, r.integers.0, r.integers.1, r.integers.2, r.integers.3, r.integers.4,
+            r.sse.0, r.sse.1, r.sse.2, r.sse.3, r.sse.4, r.sse.5, r.sse.6, r.sse.7)
+    }
+
+    func cancel() {
+        guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        delegate?.removeObserver(self)
+    }
+}

@@ -1,0 +1,81 @@
+import DelegateKit
+import DelegateKitFixtures
+import Testing
+
+/// A block delegate over the fixture plugin whose closures use the object through their first argument.
+private final class Scaling: BlockDelegate {
+    var factor: Int64 = 10
+    var messages: [String] = []
+
+    init() { super.init(for: fx_plugin.self) }
+
+    /// What C's `fx_plugin_transform` answers for `value`, and whether the slot was set.
+    func transform(_ value: Int64) -> (Int64, Bool) {
+        var called = false
+        let result = fx_plugin_transform(table.assumingMemoryBound(to: fx_plugin.self), nil, value, &called)
+        return (result, called)
+    }
+}
+
+/// The owner-passing `implement` takes `key:` and `once:` and returns a `Registration`, as every other
+/// `implement` does.
+@Suite struct BlockDelegateOwnerTests {
+    @Test func keysStackAndRegistrationsRemoveWhatTheyRegistered() throws {
+        let plugin = Scaling()
+        let scaled = try plugin.implement("transform", key: "scale") { (owner: Scaling, _: UnsafeMutableRawPointer?, value: Int64) -> Int64 in
+            value * owner.factor
+        }
+        #expect(scaled.method == "transform")
+        #expect(scaled.key == AnyHashable("scale"))
+        #expect(scaled.isActive)
+        #expect(plugin.transform(3) == (30, true))
+        plugin.factor = 100  // read through the owner at each call, not captured
+        #expect(plugin.transform(3) == (300, true))
+
+        // Another key goes on top; removing it uncovers the first again.
+        let negated = try plugin.implement("transform", key: "negate") { (_: Scaling, _: UnsafeMutableRawPointer?, value: Int64) -> Int64 in
+            -value
+        }
+        #expect(plugin.transform(3) == (-3, true))
+        negated.remove()
+        #expect(!negated.isActive)
+        #expect(plugin.transform(3) == (300, true))
+
+        // The same key replaces.
+        try plugin.implement("transform", key: "scale") { (owner: Scaling, _: UnsafeMutableRawPointer?, value: Int64) -> Int64 in
+            value + owner.factor
+        }
+        #expect(plugin.transform(3) == (103, true))
+        scaled.remove()
+        #expect(plugin.transform(3) == (3, false))  // the slot is NULL again
+    }
+
+    @Test func onceServesOneCall() throws {
+        let plugin = Scaling()
+        let registration = try plugin.implement("transform", once: true) { (owner: Scaling, _: UnsafeMutableRawPointer?, value: Int64) -> Int64 in
+            value * owner.factor
+        }
+        #expect(plugin.transform(4) == (40, true))
+        #expect(plugin.transform(4) == (4, false))
+        #expect(!registration.isActive)
+    }
+
+    @Test func voidMethodsTakeKeysToo() throws {
+        let plugin = Scaling()
+        try plugin.implement("start") { (_: Scaling, _: UnsafeMutableRawPointer?) -> Int32 in 0 }
+        let registration = try plugin.implement("log", key: 7) { (owner: Scaling, _: UnsafeMutableRawPointer?, message: UnsafePointer<CChar>?) in
+            owner.messages.append(String(cString: message!))
+        }
+        #expect(registration.key == AnyHashable(7))
+        #expect(plugin.dynamicDelegate.hasImplementation(for: "log", key: 7))
+        var called: UInt32 = 0
+        let values: [Int64] = [1, 2]
+        #expect(fx_plugin_run(plugin.table.assumingMemoryBound(to: fx_plugin.self), nil, values, values.count, &called) == 3)
+        #expect(plugin.messages == ["processed 2 values"])
+        registration.remove()
+        #expect(!plugin.dynamicDelegate.responds(to: "log"))
+        _ = fx_plugin_run(plugin.table.assumingMemoryBound(to: fx_plugin.self), nil, values, values.count, &called)
+        #expect(called & UInt32(FX_CALLED_LOG) == 0)
+        #expect(plugin.messages.count == 1)
+    }
+}
