@@ -3,7 +3,8 @@ import DelegateKitFixtures
 import Synchronization
 import Testing
 
-/// A Swift type that states a C layout it does not have.
+/// A Swift type that states a C layout it does not have: C's `struct { uint8_t; float; }` is 8 bytes,
+/// this is 16.
 struct MisstatedPair { var tag: UInt8; var value: Double }
 extension MisstatedPair: CValue { static var cType: CType { .structure([.uint8, .float]) } }
 
@@ -11,209 +12,436 @@ extension MisstatedPair: CValue { static var cType: CType { .structure([.uint8, 
 struct Referencing { var name: String }
 extension Referencing: CValue { static var cType: CType { .structure([.pointer, .pointer]) } }
 
-/// A Swift struct posing as a C table, with a Swift closure member C could neither call nor copy.
-struct ClosureTable {
-    var apply: (@convention(c) (Int32) -> Int32)?
-    var run: ((Int32) -> Int32)?
-}
+/// A protocol declaring two methods of one name.
+let runDeclaredTwice = ProtocolDescriptor(name: "twice", methods: [
+    MethodDescriptor(name: "run", signature: CSignature(.void, [])),
+    MethodDescriptor(name: "run", signature: CSignature(.int32, [])),
+])
 
-/// One misuse the API detects, and the exact error it produces.
+let transformSignature = CSignature(.int64, [.pointer, .int64])
+
+/// One misuse the API detects: the call that makes it, and the exact error it produces.
 struct Misuse: Sendable, CustomTestStringConvertible {
     let name: String
     let action: @Sendable () throws -> Void
     let expected: DelegateError
+    /// The error's `description`, word for word: what a user reads.
+    let message: String
     var testDescription: String { name }
 }
 
-typealias Transform = (UnsafeMutableRawPointer?, Int64) -> Int64
-let transformSignature = CSignature(.int64, [.pointer, .int64])
-let twoA = ProtocolDescriptor(name: "t", methods: [
-    MethodDescriptor(name: "a", signature: CSignature(.void, [])), MethodDescriptor(name: "a", signature: CSignature(.void, [])),
-])
-
-/// Why `fx_geometry.area` cannot be implemented: the tests never make `fx_extent` a ``CValue``.
-let extentRefusal = "its type `@convention(c) (__C.fx_extent) -> Swift.Int64` takes the struct fx_extent by value, "
-    + "and fx_extent does not conform to CValue; state its C layout "
-    + "(`extension fx_extent: CValue { static var cType: CType { .structure([…]) } }`) to implement it"
-
-/// Every misuse the API can detect that is reported as an error, with the error. The misuses that stop
-/// the process instead (a `@Slot` that does not fit its table, with the non-throwing initializers; a
-/// `functionPointer(as:)` type that does not fit) are in ErrorTests, TypedDelegateTests and
-/// FunctionPointerTypeTests; the README links this table.
+/// Every misuse the API can detect that is reported as an error, with the error and its message. The
+/// misuses that stop the process instead (a `@Slot` that does not fit its table, with the non-throwing
+/// initializers; a `functionPointer(as:)` type that does not fit) are the exit tests below and in
+/// TypedDelegateTests and FunctionPointerTypeTests; the README links this table.
 let misuses: [Misuse] = [
-    Misuse(name: "unknown method", action: {
-        try DynamicDelegate(protocol: pluginProtocol).implement("flush") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
-    }, expected: .unknownMethod("flush", protocol: "fx_plugin")),
-    Misuse(name: "misspelt method name", action: {
-        try DynamicDelegate(protocol: pluginProtocol).implement("transfrom") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }
-    }, expected: .unknownMethod("transfrom", protocol: "fx_plugin", suggestions: ["transform"])),
-    Misuse(name: "method name in another case", action: {
-        try DynamicDelegate(protocol: pluginProtocol).implement("Log") { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) in }
-    }, expected: .unknownMethod("Log", protocol: "fx_plugin", suggestions: ["log"])),
-    Misuse(name: "a data member given a closure", action: {
-        try DynamicDelegate(protocol: pluginProtocol).implement("version") { () -> Int32 in 0 }
-    }, expected: .notAMethod("version", protocol: "fx_plugin", type: .int32)),
-    Misuse(name: "closure with another C signature (implement)", action: {
-        try DynamicDelegate(protocol: pluginProtocol).implement("transform") { (_: UnsafeMutableRawPointer?, x: Int32) -> Int64 in Int64(x) }
-    }, expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
-                                    actual: CSignature(.int64, [.pointer, .int32]))),
-    Misuse(name: "closure with another C signature (override)", action: {
-        try DynamicDelegate(protocol: pluginProtocol).override("transform") {
-            (next: Next<UnsafeMutableRawPointer?, Int64, Double>, context: UnsafeMutableRawPointer?, x: Int64) -> Double in next(context, x)
-        }
-    }, expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
-                                    actual: CSignature(.double, [.pointer, .int64]))),
-    Misuse(name: "observer with other argument types", action: {
-        _ = try DynamicDelegate(protocol: pluginProtocol).observe("transform", .before) { (_: UnsafeMutableRawPointer?, _: Double) in }
-    }, expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
-                                    actual: CSignature(.int64, [.pointer, .double]))),
-    Misuse(name: "current implementation asked for as another type", action: {
-        _ = try DynamicDelegate(protocol: pluginProtocol).implementation(for: "transform", as: ((Int64) -> Int64).self)
-    }, expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
-                                    actual: CSignature(.int64, [.int64]))),
-    Misuse(name: "typed table: closure of another Swift type", action: {
-        try TypedDelegate(for: fx_plugin.self).implement(\.transform) { (_: UnsafeRawPointer?, x: Int64) -> Int64 in x }
-    }, expected: .typeMismatch(member: "transform", protocol: "fx_plugin",
-                               expected: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.Int64",
-                               actual: "@convention(c) (Swift.Optional<Swift.UnsafeRawPointer>, Swift.Int64) -> Swift.Int64")),
-    Misuse(name: "typed table: key path to a data member", action: {
-        try TypedDelegate(for: fx_plugin.self).implement(\.version) { () -> Int32 in 0 }
-    }, expected: .invalidMember("version", protocol: "fx_plugin", reason: "it is a data member, not a function pointer; set it through the typed table")),
-    Misuse(name: "typed table: a Swift closure member", action: {
-        try TypedDelegate(for: ClosureTable.self).implement(\.apply) { (x: Int32) -> Int32 in x }
-    }, expected: .invalidMember("run", protocol: "ClosureTable", reason: "its type `Swift.Optional<(Swift.Int32) -> Swift.Int32>` "
-                                    + "is a Swift closure, not a C function pointer; declare it `@convention(c)` for C to call it")),
-    Misuse(name: "typed table: a struct by value that is not a CValue (key path)", action: {
-        _ = try TypedDelegate(for: fx_geometry.self).methodName(of: \.area)
-    }, expected: .invalidMember("area", protocol: "fx_geometry", reason: extentRefusal)),
-    Misuse(name: "typed table: a struct by value that is not a CValue (by name)", action: {
-        try TypedDelegate(for: fx_geometry.self).implement("area") { (x: Int64) -> Int64 in x }
-    }, expected: .invalidMember("area", protocol: "fx_geometry", reason: extentRefusal)),
-    Misuse(name: "function pointer asked for as another C function type", action: {
-        _ = try CClosure { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }
-            .checkedFunctionPointer(as: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Int64).self)
-    }, expected: .functionTypeMismatch(call: "CClosure.checkedFunctionPointer(as:)", signature: transformSignature,
-                                       requested: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64",
-                                       reason: "its parameter 2 is `Swift.Int32` (C type `int32_t`), but the closure's is `int64_t`")),
-    Misuse(name: "function pointer asked for as a type that is no C function", action: {
-        _ = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }.checkedFunctionPointer(as: OpaquePointer.self)
-    }, expected: .functionTypeMismatch(call: "CCallback.checkedFunctionPointer(as:)", signature: transformSignature,
-                                       requested: "Swift.OpaquePointer",
-                                       reason: "it is not a @convention(c) function type (pass `address` where C takes a `void *`)")),
-    Misuse(name: "block delegate's typed table asked for as another struct", action: {
-        _ = try TypedPlugin().typedTable(as: fx_point.self)
-    }, expected: .tableTypeMismatch(call: "TypedPlugin.typedTable(as:)", requested: "fx_point", actual: "fx_plugin")),
-    Misuse(name: "@Slot that does not fit, with the throwing initializer", action: { _ = try ReportingMisdeclaredStream() },
-           expected: .slotMismatch(property: "ReportingMisdeclaredStream.onClose", slot: "\"close\"",
-                                   error: .signatureMismatch(method: "close", protocol: "cookie_io_functions_t",
-                                                             expected: CSignature(.int32, [.pointer]), actual: CSignature(.int64, [.pointer])))),
-    Misuse(name: "two members with one name", action: { try twoA.validate() },
-           expected: .duplicateMember("a", protocol: "t")),
-    Misuse(name: "implementing in a descriptor with two members of one name", action: {
-        try DynamicDelegate(protocol: twoA).implement("a") { () in }
-    }, expected: .duplicateMember("a", protocol: "t")),
-    Misuse(name: "a void data member", action: {
-        try ProtocolDescriptor(name: "t", members: [.field("x", .void)]).validate()
-    }, expected: .invalidMember("x", protocol: "t", reason: "its type is void, which only a return type may be")),
-    Misuse(name: "a stated C layout Swift does not have", action: {
-        _ = try CClosure { (p: MisstatedPair) -> Int32 in Int32(p.tag) }
-    }, expected: .layoutMismatch(type: "DelegateKitTests.MisstatedPair", cType: .structure([.uint8, .float]), swiftSize: 16, swiftAlignment: 8)),
-    Misuse(name: "a type holding references by value", action: {
-        _ = try CClosure { (r: Referencing) -> Int32 in Int32(r.name.count) }
-    }, expected: .notTrivial(type: "DelegateKitTests.Referencing")),
-    Misuse(name: "data member set with another C type", action: {
-        try DynamicDelegate(protocol: pluginProtocol).setField("version", Int64(1))
-    }, expected: .fieldTypeMismatch(field: "version", protocol: "fx_plugin", expected: .int32, actual: .int64)),
-    Misuse(name: "unknown data member", action: {
-        try DynamicDelegate(protocol: pluginProtocol).setField("flags", Int32(1))
-    }, expected: .unknownField("flags", protocol: "fx_plugin")),
-    Misuse(name: "misspelt data member", action: {
-        try DynamicDelegate(protocol: pluginProtocol).setField("verison", Int32(1))
-    }, expected: .unknownField("verison", protocol: "fx_plugin", suggestions: ["version"])),
-    Misuse(name: "a method set as a data member", action: {
-        try DynamicDelegate(protocol: pluginProtocol).setField("transform", Int64(1))
-    }, expected: .notAField("transform", protocol: "fx_plugin", signature: transformSignature)),
-    Misuse(name: "a method read as a data member", action: {
-        _ = try DynamicDelegate(protocol: pluginProtocol).field("transform", as: Int64.self)
-    }, expected: .notAField("transform", protocol: "fx_plugin", signature: transformSignature)),
-    Misuse(name: "forwarding loop", action: {
-        let a = DynamicDelegate(protocol: pluginProtocol), b = DynamicDelegate(protocol: pluginProtocol)
-        try a.setForwardingTarget(.delegate(b))
-        try b.setForwardingTarget(.delegate(a))
-    }, expected: .forwardingLoop(["fx_plugin", "fx_plugin", "fx_plugin"])),
-    Misuse(name: "required method without implementation", action: {
-        try DynamicDelegate(protocol: pluginProtocol).validate()
-    }, expected: .missingRequiredMethods(["start"], protocol: "fx_plugin")),
-    Misuse(name: "unparsable signature", action: { _ = try CSignature(parsing: "int (void *") },
-           expected: .syntax(message: "expected ')' or ',' after a parameter, found the end of the text", text: "int (void *", line: 1, column: 12)),
-    Misuse(name: "unknown type by value", action: { _ = try CSignature(parsing: "int (sqlite3_int64)") },
-           expected: .syntax(message: "the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *')",
-                             text: "int (sqlite3_int64)", line: 1, column: 6)),
-    Misuse(name: "variadic signature", action: { _ = try CSignature(parsing: "int (const char *, ...)") },
-           expected: .syntax(message: "a variadic function cannot be implemented by a closure: libffi has no variadic closures",
-                             text: "int (const char *, ...)", line: 1, column: 20)),
-    Misuse(name: "bit-field", action: { _ = try ProtocolDescriptor(parsing: "struct s { int a : 3; };", name: "s") },
-           expected: .syntax(message: "bit-fields are not supported: their layout is the compiler's choice",
-                             text: "struct s { int a : 3; };", line: 1, column: 18)),
-    Misuse(name: "union by value", action: { _ = try ProtocolDescriptor(parsing: "struct s { union { int a; float b; } u; };", name: "s") },
-           expected: .syntax(message: "unions are not supported: DelegateKit cannot lay out or pass a union by value",
-                             text: "struct s { union { int a; float b; } u; };", line: 1, column: 12)),
-    Misuse(name: "struct the text does not define", action: { _ = try ProtocolDescriptor(parsing: "struct s { int a; };", name: "t") },
-           expected: .syntax(message: "the text defines no struct named 't'", text: "struct s { int a; };", line: 1, column: 21)),
-    Misuse(name: "a library that does not exist", action: { _ = try CLibrary(path: "libdelegatekit-nope.so") },
-           expected: .libraryNotFound(
-               path: "libdelegatekit-nope.so", reason: "libdelegatekit-nope.so: cannot open shared object file: No such file or directory")),
-    Misuse(name: "unknown symbol", action: {
-        _ = try CFunction("sqlite3_opne", declaration: "int (void)", in: CLibrary(path: "libsqlite3.so.0"))
-    }, expected: .symbolNotFound(
-        "sqlite3_opne", library: "'libsqlite3.so.0'", reason: "/lib/x86_64-linux-gnu/libsqlite3.so.0: undefined symbol: sqlite3_opne")),
-    Misuse(name: "a call with too few arguments", action: {
-        let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
-        let _: Int32 = try snprintf.call(Int32(1))
-    }, expected: .callMismatch(
-        function: "'snprintf'", declaration: "int32_t (void *, size_t, void *, ...)", call: CSignature(.int32, [.int32]),
-        reason: "it takes at least 3 arguments, the call passes 1")),
-    Misuse(name: "a call with too many arguments", action: {
-        let labs = try CFunction("labs", declaration: "long labs(long)")
-        let _: Int = try labs.call(-3, 4)
-    }, expected: .callMismatch(
-        function: "'labs'", declaration: "int64_t (int64_t)", call: CSignature(.int64, [.int64, .int64]),
-        reason: "it takes 1 argument, the call passes 2")),
-    Misuse(name: "a call with an argument of another type", action: {
-        let labs = try CFunction("labs", declaration: "long labs(long)")
-        let _: Int = try labs.call(Int32(-3))
-    }, expected: .callMismatch(
-        function: "'labs'", declaration: "int64_t (int64_t)", call: CSignature(.int64, [.int32]),
-        reason: "argument 1 is `int32_t`, where the function takes `int64_t`")),
-    Misuse(name: "a call asking for another result type", action: {
-        let labs = try CFunction("labs", declaration: "long labs(long)")
-        let _: Double = try labs.call(-3)
-    }, expected: .callMismatch(
-        function: "'labs'", declaration: "int64_t (int64_t)", call: CSignature(.double, [.int64]),
-        reason: "the result is asked for as `double`, but the function returns `int64_t`")),
-    Misuse(name: "a run-time value its type cannot hold", action: {
-        _ = try CFunction("abs", declaration: "int abs(int)").call([.signed(1 << 40)])
-    }, expected: .valueMismatch(function: "'abs'", argument: 1, type: .int32, value: .signed(1 << 40))),
-    Misuse(name: "a variadic argument C cannot take", action: {
-        _ = try CFunction(address: fixture("fx_sum_variadic"), declaration: "double (const char *, ...)", name: "fx_sum_variadic")
-            .call([.pointer(0), .floatingPoint(0.5)], variadicTypes: [.float])
-    }, expected: .variadicArgument(
-        function: "'fx_sum_variadic'", argument: 2, type: .float, reason: "C passes it as `double`; state that type")),
-    Misuse(name: "variadic arguments to a function that takes none", action: {
-        _ = try CFunction("abs", declaration: "int abs(int)").call([.signed(1), .signed(2)], variadicTypes: [.int32])
-    }, expected: .callMismatch(
-        function: "'abs'", declaration: "int32_t (int32_t)", call: CSignature(.int32, [.int32, .int32]),
-        reason: "it takes 1, the call passes 2 (1 variadic)")),
+    Misuse(
+        name: "unknown method",
+        action: { try DynamicDelegate(protocol: cookieIO).implement("flush") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 } },
+        expected: .unknownMethod("flush", protocol: "cookie_io_functions_t"),
+        message: "cookie_io_functions_t has no method named 'flush'"),
+    Misuse(
+        name: "misspelt method name",
+        action: { try DynamicDelegate(protocol: pluginProtocol).implement("transfrom") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x } },
+        expected: .unknownMethod("transfrom", protocol: "fx_plugin", suggestions: ["transform"]),
+        message: "fx_plugin has no method named 'transfrom'; did you mean 'transform'?"),
+    Misuse(
+        name: "method name in another case",
+        action: { try DynamicDelegate(protocol: pluginProtocol).implement("Log") { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) in } },
+        expected: .unknownMethod("Log", protocol: "fx_plugin", suggestions: ["log"]),
+        message: "fx_plugin has no method named 'Log'; did you mean 'log'?"),
+    Misuse(
+        name: "a data member given a closure",
+        action: { try DynamicDelegate(protocol: pluginProtocol).implement("version") { () -> Int32 in 0 } },
+        expected: .notAMethod("version", protocol: "fx_plugin", type: .int32),
+        message: "member 'version' of fx_plugin is a data member of C type `int32_t`, not a method: write it with setField(_:_:)"),
+    Misuse(
+        name: "closure with another C argument type (implement)",
+        action: {
+            try DynamicDelegate(protocol: pluginProtocol).implement("transform") { (_: UnsafeMutableRawPointer?, x: Int32) -> Int64 in Int64(x) }
+        },
+        expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
+            actual: CSignature(.int64, [.pointer, .int32])),
+        message: "method 'transform' of fx_plugin has C signature `int64_t (void *, int64_t)`, "
+            + "but the closure has C signature `int64_t (void *, int32_t)`"),
+    Misuse(
+        name: "closure with a C result type of another signedness",
+        action: { try DynamicDelegate(protocol: cookieIO).implement("close") { (_: UnsafeMutableRawPointer?) -> UInt32 in 0 } },
+        expected: .signatureMismatch(method: "close", protocol: "cookie_io_functions_t", expected: CSignature(.int32, [.pointer]),
+            actual: CSignature(.uint32, [.pointer])),
+        message: "method 'close' of cookie_io_functions_t has C signature `int32_t (void *)`, but the closure has C signature `uint32_t (void *)`"),
+    Misuse(
+        name: "closure with another number of arguments",
+        action: { try DynamicDelegate(protocol: cookieIO).implement("close") { (_: UnsafeMutableRawPointer?, _: Int32) -> Int32 in 0 } },
+        expected: .signatureMismatch(method: "close", protocol: "cookie_io_functions_t", expected: CSignature(.int32, [.pointer]),
+            actual: CSignature(.int32, [.pointer, .int32])),
+        message: "method 'close' of cookie_io_functions_t has C signature `int32_t (void *)`, "
+            + "but the closure has C signature `int32_t (void *, int32_t)`"),
+    Misuse(
+        name: "closure taking Int where C says uint64_t (only size_t accepts Int)",
+        action: {
+            let exact = ProtocolDescriptor(name: "t", methods: [MethodDescriptor(name: "f", signature: CSignature(.uint64, [.uint64]))])
+            try DynamicDelegate(protocol: exact).implement("f") { (n: Int) -> UInt64 in UInt64(n) }
+        },
+        expected: .signatureMismatch(method: "f", protocol: "t", expected: CSignature(.uint64, [.uint64]),
+            actual: CSignature(.uint64, [.int64])),
+        message: "method 'f' of t has C signature `uint64_t (uint64_t)`, but the closure has C signature `uint64_t (int64_t)`"),
+    Misuse(
+        name: "closure with another C signature (override)",
+        action: {
+            try DynamicDelegate(protocol: pluginProtocol).override("transform") {
+                (next: Next<UnsafeMutableRawPointer?, Int64, Double>, context: UnsafeMutableRawPointer?, x: Int64) -> Double in next(context, x)
+            }
+        },
+        expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
+            actual: CSignature(.double, [.pointer, .int64])),
+        message: "method 'transform' of fx_plugin has C signature `int64_t (void *, int64_t)`, "
+            + "but the closure has C signature `double (void *, int64_t)`"),
+    Misuse(
+        name: "observer with other argument types",
+        action: { _ = try DynamicDelegate(protocol: pluginProtocol).observe("transform", .before) { (_: UnsafeMutableRawPointer?, _: Double) in } },
+        expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
+            actual: CSignature(.int64, [.pointer, .double])),
+        message: "method 'transform' of fx_plugin has C signature `int64_t (void *, int64_t)`, "
+            + "but the closure has C signature `int64_t (void *, double)`"),
+    Misuse(
+        name: "current implementation asked for as another type",
+        action: { _ = try DynamicDelegate(protocol: pluginProtocol).implementation(for: "transform", as: ((Int64) -> Int64).self) },
+        expected: .signatureMismatch(method: "transform", protocol: "fx_plugin", expected: transformSignature,
+            actual: CSignature(.int64, [.int64])),
+        message: "method 'transform' of fx_plugin has C signature `int64_t (void *, int64_t)`, but the closure has C signature `int64_t (int64_t)`"),
+    Misuse(
+        name: "typed table: closure of another Swift type",
+        action: { try TypedDelegate(for: fx_plugin.self).implement(\.transform) { (_: UnsafeRawPointer?, x: Int64) -> Int64 in x } },
+        expected: .typeMismatch(member: "transform", protocol: "fx_plugin",
+            expected: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.Int64",
+            actual: "@convention(c) (Swift.Optional<Swift.UnsafeRawPointer>, Swift.Int64) -> Swift.Int64"),
+        message: "member 'transform' of fx_plugin has type "
+            + "`@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.Int64`, "
+            + "but the closure has type `@convention(c) (Swift.Optional<Swift.UnsafeRawPointer>, Swift.Int64) -> Swift.Int64`"),
+    Misuse(
+        name: "typed table: key path to a data member",
+        action: { try TypedDelegate(for: fx_plugin.self).implement(\.version) { () -> Int32 in 0 } },
+        expected: .invalidMember("version", protocol: "fx_plugin",
+            reason: "it is a data member, not a function pointer; set it through the typed table"),
+        message: "member 'version' of fx_plugin cannot be used: it is a data member, not a function pointer; set it through the typed table"),
+    Misuse(
+        name: "typed table: a Swift closure member",
+        action: { try TypedDelegate(for: ClosureTable.self).implement(\.apply) { (x: Int32) -> Int32 in x } },
+        expected: .invalidMember("run", protocol: "ClosureTable", reason: "its type `Swift.Optional<(Swift.Int32) -> Swift.Int32>` "
+            + "is a Swift closure, not a C function pointer; declare it `@convention(c)` for C to call it"),
+        message: "member 'run' of ClosureTable cannot be used: its type `Swift.Optional<(Swift.Int32) -> Swift.Int32>` is a Swift closure, "
+            + "not a C function pointer; declare it `@convention(c)` for C to call it"),
+    Misuse(
+        name: "typed table: a struct by value that is not a CValue (key path)",
+        action: { _ = try TypedDelegate(for: fx_geometry.self).methodName(of: \.area) },
+        expected: .invalidMember("area", protocol: "fx_geometry", reason: extentRefusal),
+        message: "member 'area' of fx_geometry cannot be used: " + extentRefusal),
+    Misuse(
+        name: "typed table: a struct by value that is not a CValue (by name)",
+        action: { try TypedDelegate(for: fx_geometry.self).implement("area") { (x: Int64) -> Int64 in x } },
+        expected: .invalidMember("area", protocol: "fx_geometry", reason: extentRefusal),
+        message: "member 'area' of fx_geometry cannot be used: " + extentRefusal),
+    Misuse(
+        name: "function pointer asked for as another C function type",
+        action: {
+            _ = try CClosure { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }
+                .checkedFunctionPointer(as: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Int64).self)
+        },
+        expected: .functionTypeMismatch(call: "CClosure.checkedFunctionPointer(as:)", signature: transformSignature,
+            requested: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64",
+            reason: "its parameter 2 is `Swift.Int32` (C type `int32_t`), but the closure's is `int64_t`"),
+        message: "CClosure.checkedFunctionPointer(as:): "
+            + "`@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64` does not fit the closure's C "
+            + "signature `int64_t (void *, int64_t)`: its parameter 2 is `Swift.Int32` (C type `int32_t`), but the closure's is `int64_t`"),
+    Misuse(
+        name: "function pointer asked for as a type that is no C function",
+        action: {
+            _ = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }.checkedFunctionPointer(as: OpaquePointer.self)
+        },
+        expected: .functionTypeMismatch(call: "CCallback.checkedFunctionPointer(as:)", signature: transformSignature,
+            requested: "Swift.OpaquePointer",
+            reason: "it is not a @convention(c) function type (pass `address` where C takes a `void *`)"),
+        message: "CCallback.checkedFunctionPointer(as:): `Swift.OpaquePointer` does not fit the closure's C signature "
+            + "`int64_t (void *, int64_t)`: it is not a @convention(c) function type (pass `address` where C takes a `void *`)"),
+    Misuse(
+        name: "block delegate's typed table asked for as another struct",
+        action: { _ = try TypedPlugin().typedTable(as: fx_point.self) },
+        expected: .tableTypeMismatch(call: "TypedPlugin.typedTable(as:)", requested: "fx_point", actual: "fx_plugin"),
+        message: "TypedPlugin.typedTable(as:): the table was asked for as fx_point, but it is fx_plugin"),
+    Misuse(
+        name: "@Slot that does not fit, with the throwing initializer",
+        action: { _ = try ReportingMisdeclaredStream() },
+        expected: .slotMismatch(property: "ReportingMisdeclaredStream.onClose", slot: "\"close\"",
+            error: .signatureMismatch(method: "close", protocol: "cookie_io_functions_t",
+                                      expected: CSignature(.int32, [.pointer]), actual: CSignature(.int64, [.pointer]))),
+        message: "ReportingMisdeclaredStream.onClose (@Slot(\"close\")): "
+            + "method 'close' of cookie_io_functions_t has C signature `int32_t (void *)`, but the closure has C signature `int64_t (void *)`"),
+    Misuse(
+        name: "two members with one name",
+        action: { try runDeclaredTwice.validate() },
+        expected: .duplicateMember("run", protocol: "twice"),
+        message: "twice declares more than one member named 'run'"),
+    Misuse(
+        name: "implementing in a descriptor with two members of one name",
+        action: { try DynamicDelegate(protocol: runDeclaredTwice).implement("run") { () in } },
+        expected: .duplicateMember("run", protocol: "twice"),
+        message: "twice declares more than one member named 'run'"),
+    Misuse(
+        name: "validating a delegate whose descriptor has two members of one name",
+        action: { try DynamicDelegate(protocol: runDeclaredTwice).validate() },
+        expected: .duplicateMember("run", protocol: "twice"),
+        message: "twice declares more than one member named 'run'"),
+    Misuse(
+        name: "a data member and a method with one name",
+        action: {
+            try ProtocolDescriptor(name: "m", members: [
+                .field("x", .int32), .method(MethodDescriptor(name: "x", signature: CSignature(.void, []))),
+            ]).validate()
+        },
+        expected: .duplicateMember("x", protocol: "m"),
+        message: "m declares more than one member named 'x'"),
+    Misuse(
+        name: "a void data member",
+        action: { try ProtocolDescriptor(name: "v", members: [.field("nothing", .void)]).validate() },
+        expected: .invalidMember("nothing", protocol: "v", reason: "its type is void, which only a return type may be"),
+        message: "member 'nothing' of v cannot be used: its type is void, which only a return type may be"),
+    Misuse(
+        name: "a signature with a void argument",
+        action: { _ = try CClosure(signature: CSignature(.int32, [.int32, .void])) { _ in } },
+        expected: .invalidSignature(CSignature(.int32, [.int32, .void]), reason: "argument 2 is void, which only a return type may be"),
+        message: "C signature `int32_t (int32_t, void)` cannot be used: argument 2 is void, which only a return type may be"),
+    Misuse(
+        name: "a signature returning a struct with no members",
+        action: { _ = try CClosure(signature: CSignature(.structure([]), [])) { _ in } },
+        expected: .invalidSignature(CSignature(.structure([]), []), reason: "the return type is a struct with no members, which C does not allow"),
+        message: "C signature `struct { } (void)` cannot be used: the return type is a struct with no members, which C does not allow"),
+    Misuse(
+        name: "a stated C layout Swift does not have",
+        action: { _ = try CClosure { (p: MisstatedPair) -> Int32 in Int32(p.tag) } },
+        expected: .layoutMismatch(type: "DelegateKitTests.MisstatedPair", cType: .structure([.uint8, .float]), swiftSize: 16, swiftAlignment: 8),
+        message: "DelegateKitTests.MisstatedPair states C type `struct { uint8_t; float; }` (size 8, alignment 4), "
+            + "but its Swift layout has size 16, alignment 8"),
+    Misuse(
+        name: "a type holding references by value",
+        action: { _ = try CClosure { (r: Referencing) -> Int32 in Int32(r.name.count) } },
+        expected: .notTrivial(type: "DelegateKitTests.Referencing"),
+        message: "DelegateKitTests.Referencing holds references or other non-trivial values, so it cannot travel through C by value"),
+    Misuse(
+        name: "data member set with another C type",
+        action: { try DynamicDelegate(protocol: pluginProtocol).setField("version", Int64(1)) },
+        expected: .fieldTypeMismatch(field: "version", protocol: "fx_plugin", expected: .int32, actual: .int64),
+        message: "data member 'version' of fx_plugin has C type `int32_t`, but the value has C type `int64_t`"),
+    Misuse(
+        name: "data member read as another C type",
+        action: { _ = try DynamicDelegate(protocol: pluginProtocol).field("version", as: UInt32.self) },
+        expected: .fieldTypeMismatch(field: "version", protocol: "fx_plugin", expected: .int32, actual: .uint32),
+        message: "data member 'version' of fx_plugin has C type `int32_t`, but the value has C type `uint32_t`"),
+    Misuse(
+        name: "unknown data member",
+        action: { try DynamicDelegate(protocol: cookieIO).setField("iVersion", Int32(1)) },
+        expected: .unknownField("iVersion", protocol: "cookie_io_functions_t"),
+        message: "cookie_io_functions_t has no data member named 'iVersion'"),
+    Misuse(
+        name: "misspelt data member",
+        action: { try DynamicDelegate(protocol: pluginProtocol).setField("verison", Int32(1)) },
+        expected: .unknownField("verison", protocol: "fx_plugin", suggestions: ["version"]),
+        message: "fx_plugin has no data member named 'verison'; did you mean 'version'?"),
+    Misuse(
+        name: "a method set as a data member",
+        action: { try DynamicDelegate(protocol: pluginProtocol).setField("transform", Int64(1)) },
+        expected: .notAField("transform", protocol: "fx_plugin", signature: transformSignature),
+        message: "member 'transform' of fx_plugin is a method with C signature `int64_t (void *, int64_t)`, not a data member: "
+            + "give it a closure with implement(_:_:)"),
+    Misuse(
+        name: "a method read as a data member",
+        action: { _ = try DynamicDelegate(protocol: pluginProtocol).field("transform", as: Int64.self) },
+        expected: .notAField("transform", protocol: "fx_plugin", signature: transformSignature),
+        message: "member 'transform' of fx_plugin is a method with C signature `int64_t (void *, int64_t)`, not a data member: "
+            + "give it a closure with implement(_:_:)"),
+    Misuse(
+        name: "forwarding loop",
+        action: {
+            let a = DynamicDelegate(protocol: pluginProtocol), b = DynamicDelegate(protocol: pluginProtocol)
+            try a.setForwardingTarget(.delegate(b))
+            try b.setForwardingTarget(.delegate(a))
+        },
+        expected: .forwardingLoop(["fx_plugin", "fx_plugin", "fx_plugin"]),
+        message: "forwarding would loop: fx_plugin -> fx_plugin -> fx_plugin"),
+    Misuse(
+        name: "required method without implementation",
+        action: { try DynamicDelegate(protocol: cookieIO).validate() },
+        expected: .missingRequiredMethods(["close"], protocol: "cookie_io_functions_t"),
+        message: "cookie_io_functions_t requires method 'close', which has no implementation"),
+    Misuse(
+        name: "unparsable signature: the text ends inside the parameters",
+        action: { _ = try CSignature(parsing: "int (void *") },
+        expected: .syntax(message: "expected ')' or ',' after a parameter, found the end of the text", text: "int (void *", line: 1, column: 12),
+        message: """
+            C syntax error at line 1, column 12: expected ')' or ',' after a parameter, found the end of the text
+                int (void *
+                           ^
+            """),
+    Misuse(
+        name: "unparsable signature: a parameter missing",
+        action: { _ = try CSignature(parsing: "int (void *, )") },
+        expected: .syntax(message: "expected a type, found ')'", text: "int (void *, )", line: 1, column: 14),
+        message: """
+            C syntax error at line 1, column 14: expected a type, found ')'
+                int (void *, )
+                             ^
+            """),
+    Misuse(
+        name: "unknown type by value",
+        action: { _ = try CSignature(parsing: "int (sqlite3_int64)") },
+        expected: .syntax(message: "the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *')",
+            text: "int (sqlite3_int64)", line: 1, column: 6),
+        message: """
+            C syntax error at line 1, column 6: the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *')
+                int (sqlite3_int64)
+                     ^
+            """),
+    Misuse(
+        name: "variadic signature",
+        action: { _ = try CSignature(parsing: "int (const char *, ...)") },
+        expected: .syntax(message: "a variadic function cannot be implemented by a closure: libffi has no variadic closures",
+            text: "int (const char *, ...)", line: 1, column: 20),
+        message: """
+            C syntax error at line 1, column 20: a variadic function cannot be implemented by a closure: libffi has no variadic closures
+                int (const char *, ...)
+                                   ^
+            """),
+    Misuse(
+        name: "bit-field",
+        action: { _ = try ProtocolDescriptor(parsing: "struct s { int a : 3; };", name: "s") },
+        expected: .syntax(message: "bit-fields are not supported: their layout is the compiler's choice",
+            text: "struct s { int a : 3; };", line: 1, column: 18),
+        message: """
+            C syntax error at line 1, column 18: bit-fields are not supported: their layout is the compiler's choice
+                struct s { int a : 3; };
+                                 ^
+            """),
+    Misuse(
+        name: "union by value",
+        action: { _ = try ProtocolDescriptor(parsing: "struct s { union { int a; float b; } u; };", name: "s") },
+        expected: .syntax(message: "unions are not supported: DelegateKit cannot lay out or pass a union by value",
+            text: "struct s { union { int a; float b; } u; };", line: 1, column: 12),
+        message: """
+            C syntax error at line 1, column 12: unions are not supported: DelegateKit cannot lay out or pass a union by value
+                struct s { union { int a; float b; } u; };
+                           ^
+            """),
+    Misuse(
+        name: "struct the text does not define",
+        action: { _ = try ProtocolDescriptor(parsing: "struct s { int a; };", name: "t") },
+        expected: .syntax(message: "the text defines no struct named 't'", text: "struct s { int a; };", line: 1, column: 21),
+        message: """
+            C syntax error at line 1, column 21: the text defines no struct named 't'
+                struct s { int a; };
+                                    ^
+            """),
+    Misuse(
+        name: "a library that does not exist",
+        action: { _ = try CLibrary(path: "libdelegatekit-nope.so") },
+        expected: .libraryNotFound(
+            path: "libdelegatekit-nope.so", reason: "libdelegatekit-nope.so: cannot open shared object file: No such file or directory"),
+        message: "cannot open library 'libdelegatekit-nope.so': libdelegatekit-nope.so: cannot open shared object file: No such file or directory"),
+    Misuse(
+        name: "unknown symbol",
+        action: { _ = try CFunction("sqlite3_opne", declaration: "int (void)", in: CLibrary(path: "libsqlite3.so.0")) },
+        expected: .symbolNotFound(
+            "sqlite3_opne", library: "'libsqlite3.so.0'", reason: "/lib/x86_64-linux-gnu/libsqlite3.so.0: undefined symbol: sqlite3_opne"),
+        message: "no symbol 'sqlite3_opne' in 'libsqlite3.so.0': /lib/x86_64-linux-gnu/libsqlite3.so.0: undefined symbol: sqlite3_opne"),
+    Misuse(
+        name: "a call with too few arguments",
+        action: {
+            let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
+            let _: Int32 = try snprintf.call(Int32(1))
+        },
+        expected: .callMismatch(
+            function: "'snprintf'", declaration: "int32_t (void *, size_t, void *, ...)", call: CSignature(.int32, [.int32]),
+            reason: "it takes at least 3 arguments, the call passes 1"),
+        message: "'snprintf' has C signature `int32_t (void *, size_t, void *, ...)`, "
+            + "but the call has C signature `int32_t (int32_t)`: it takes at least 3 arguments, the call passes 1"),
+    Misuse(
+        name: "a call with too many arguments",
+        action: {
+            let labs = try CFunction("labs", declaration: "long labs(long)")
+            let _: Int = try labs.call(-3, 4)
+        },
+        expected: .callMismatch(
+            function: "'labs'", declaration: "int64_t (int64_t)", call: CSignature(.int64, [.int64, .int64]),
+            reason: "it takes 1 argument, the call passes 2"),
+        message: "'labs' has C signature `int64_t (int64_t)`, but the call has C signature `int64_t (int64_t, int64_t)`: it takes 1 argument, "
+            + "the call passes 2"),
+    Misuse(
+        name: "a call with an argument of another type",
+        action: {
+            let labs = try CFunction("labs", declaration: "long labs(long)")
+            let _: Int = try labs.call(Int32(-3))
+        },
+        expected: .callMismatch(
+            function: "'labs'", declaration: "int64_t (int64_t)", call: CSignature(.int64, [.int32]),
+            reason: "argument 1 is `int32_t`, where the function takes `int64_t`"),
+        message: "'labs' has C signature `int64_t (int64_t)`, but the call has C signature `int64_t (int32_t)`: argument 1 is `int32_t`, "
+            + "where the function takes `int64_t`"),
+    Misuse(
+        name: "a call asking for another result type",
+        action: {
+            let labs = try CFunction("labs", declaration: "long labs(long)")
+            let _: Double = try labs.call(-3)
+        },
+        expected: .callMismatch(
+            function: "'labs'", declaration: "int64_t (int64_t)", call: CSignature(.double, [.int64]),
+            reason: "the result is asked for as `double`, but the function returns `int64_t`"),
+        message: "'labs' has C signature `int64_t (int64_t)`, but the call has C signature `double (int64_t)`: "
+            + "the result is asked for as `double`, but the function returns `int64_t`"),
+    Misuse(
+        name: "a run-time value its type cannot hold",
+        action: { _ = try CFunction("abs", declaration: "int abs(int)").call([.signed(1 << 40)]) },
+        expected: .valueMismatch(function: "'abs'", argument: 1, type: .int32, value: .signed(1 << 40)),
+        message: "argument 1 of 'abs' has C type `int32_t`, which cannot hold the value 1099511627776"),
+    Misuse(
+        name: "a variadic argument C cannot take",
+        action: {
+            _ = try CFunction(address: fixture("fx_sum_variadic"), declaration: "double (const char *, ...)", name: "fx_sum_variadic")
+                .call([.pointer(0), .floatingPoint(0.5)], variadicTypes: [.float])
+        },
+        expected: .variadicArgument(
+            function: "'fx_sum_variadic'", argument: 2, type: .float, reason: "C passes it as `double`; state that type"),
+        message: "argument 2 of 'fx_sum_variadic' is variadic, and C never passes `float` through `...`: C passes it as `double`; state that type"),
+    Misuse(
+        name: "variadic arguments to a function that takes none",
+        action: { _ = try CFunction("abs", declaration: "int abs(int)").call([.signed(1), .signed(2)], variadicTypes: [.int32]) },
+        expected: .callMismatch(
+            function: "'abs'", declaration: "int32_t (int32_t)", call: CSignature(.int32, [.int32, .int32]),
+            reason: "it takes 1, the call passes 2 (1 variadic)"),
+        message: "'abs' has C signature `int32_t (int32_t)`, but the call has C signature `int32_t (int32_t, int32_t)`: it takes 1, "
+            + "the call passes 2 (1 variadic)"),
 ]
+
+/// A `@Slot` whose closure type does not fit its method; creating one must stop with a clear message.
+final class MisdeclaredStream: BlockDelegate {
+    @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int64)?
+    init() { super.init(protocol: cookieIO) }
+}
+
+/// A `@Slot` that names no method of the protocol.
+final class MisnamedStream: BlockDelegate {
+    @Slot("flush") var onFlush: ((UnsafeMutableRawPointer?) -> Int32)?
+    init() { super.init(protocol: cookieIO) }
+}
 
 @Suite struct BadInputTableTests {
     @Test(arguments: misuses)
     func misuseGivesItsExactError(_ misuse: Misuse) {
-        #expect(throws: misuse.expected, "\(misuse.name)") { try misuse.action() }
+        let error = #expect(throws: DelegateError.self, "\(misuse.name)") { try misuse.action() }
+        #expect(error == misuse.expected, "\(misuse.name)")
+        #expect(error?.description == misuse.message, "\(misuse.name)")
     }
 
     @Test func aSyntaxErrorWithALineOutsideItsTextStillDescribesItself() {
-        // Found while writing this table: a line number of 0 made `description` index out of range.
+        // The case may carry any line number; one outside the text has no source line to show.
         #expect(DelegateError.syntax(message: "m", text: "x", line: 0, column: 0).description.hasPrefix("C syntax error at line 0"))
         #expect(DelegateError.syntax(message: "m", text: "x", line: 9, column: 1).description.hasPrefix("C syntax error at line 9"))
     }
@@ -223,6 +451,38 @@ let misuses: [Misuse] = [
             let text = misuse.expected.description
             #expect(!text.isEmpty && !text.contains("DelegateError"), "\(misuse.name): \(text)")
         }
+    }
+
+    /// What a closure may differ in from the C signature and still fill a slot; the table has what it may not.
+    @Test func compatibilityRules() throws {
+        let delegate = DynamicDelegate(protocol: cookieIO)
+        // Pointers are interchangeable, whatever they point to and whether or not they are optional.
+        try delegate.implement("read") { (_: OpaquePointer?, _: UnsafeMutableRawPointer, n: Int) -> Int in n }
+        // size_t accepts Int (as Swift imports it) and UInt; ssize_t is Int.
+        try delegate.implement("read") { (_: UnsafeMutableRawPointer?, _: UnsafeMutablePointer<CChar>?, n: UInt) -> Int in Int(n) }
+        // uint64_t is not size_t: it accepts only UInt64/UInt.
+        let exact = ProtocolDescriptor(name: "t", methods: [MethodDescriptor(name: "f", signature: CSignature(.uint64, [.uint64]))])
+        let strict = DynamicDelegate(protocol: exact)
+        try strict.implement("f") { (n: UInt) -> UInt64 in UInt64(n) }
+        // int and unsigned are distinct; char is int8_t; bool is not uint8_t.
+        #expect(try CSignature(parsing: "char (unsigned, int)") == CSignature(.int8, [.uint32, .int32]))
+        #expect(!CType.bool.accepts(.uint8))
+        #expect(!CType.int32.accepts(.uint32))
+    }
+
+    @Test func failedImplementChangesNothing() throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value + 1 }
+        let before = delegate.table.assumingMemoryBound(to: fx_plugin.self).pointee.transform
+        #expect(throws: DelegateError.self) {
+            try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int32) -> Int64 in Int64(value) }
+        }
+        #expect(throws: DelegateError.self) {
+            try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: MisstatedPair) -> Int64 in 0 }
+        }
+        let after = delegate.table.assumingMemoryBound(to: fx_plugin.self).pointee.transform
+        #expect(unsafeBitCast(before, to: UnsafeRawPointer?.self) == unsafeBitCast(after, to: UnsafeRawPointer?.self))
+        #expect(after?(nil, 1) == 2)
     }
 
     /// Misuses with defined, non-error outcomes: they are safe, and these say what they do.
@@ -257,8 +517,27 @@ let misuses: [Misuse] = [
         _ = fx_plugin_transform(table, nil, 3, &called)
         #expect(seen.load(ordering: .relaxed) == 0)
 
-        // Removing what is not there, or from a method the table lacks: false, not an error.
+        // Asking about or removing what is not there, or a method the table lacks: false, not an error.
+        #expect(!delegate.responds(to: "flush"))
         #expect(!delegate.removeImplementation(for: "log"))
         #expect(!delegate.removeImplementation(for: "flush"))
+    }
+
+    @Test func mismatchedSlotStopsAtCreationNamingPropertyAndSignatures() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = MisdeclaredStream()
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains(
+            "MisdeclaredStream.onClose (@Slot(\"close\")): method 'close' of cookie_io_functions_t has C signature "
+                + "`int32_t (void *)`, but the closure has C signature `int64_t (void *)`"))
+    }
+
+    @Test func slotNamingNoMethodStopsAtCreation() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = MisnamedStream()
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("MisnamedStream.onFlush (@Slot(\"flush\")): cookie_io_functions_t has no method named 'flush'"))
     }
 }

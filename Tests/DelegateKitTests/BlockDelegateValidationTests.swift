@@ -3,12 +3,6 @@ import DelegateKit
 import DelegateKitFixtures
 import Testing
 
-/// Declared with the throwing initializer: a mismatch is thrown, not a stop.
-final class ReportingMisdeclaredStream: BlockDelegate {
-    @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int64)?
-    init() throws { try super.init(validatingSlotsOf: cookieIO) }
-}
-
 /// The C signature fits `transform`, the Swift type does not.
 final class ReportingMistypedPlugin: BlockDelegate {
     @Slot(\fx_plugin.transform) var onTransform: ((OpaquePointer?, Int64) -> Int64)?

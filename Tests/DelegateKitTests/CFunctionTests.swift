@@ -323,12 +323,6 @@ import Testing
     }
 }
 
-/// The address of a fixture function: the test executable's own symbols are not exported, so `dlsym`
-/// cannot find them; the fixture lists them (as some C libraries hand out tables of their functions).
-func fixture(_ name: String) throws -> UnsafeRawPointer {
-    try #require(fx_function(name), "the fixture has no function \(name)")
-}
-
 /// A `double` with a unit: a struct Swift would pass in an integer register, stated as C's `double`.
 struct Meters: CValue, Equatable {
     var value: Double

@@ -2,15 +2,7 @@ import DelegateKit
 import DelegateKitFixtures
 import Foundation
 import Glibc
-import Synchronization
 import Testing
-
-/// A thread-safe counter that `@Sendable` closures can capture.
-final class Counter: Sendable {
-    private let storage = Atomic<Int>(0)
-    func increment(by amount: Int = 1) { storage.add(amount, ordering: .relaxed) }
-    var value: Int { storage.load(ordering: .relaxed) }
-}
 
 typealias Comparator = @convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
 

@@ -1,17 +1,6 @@
-@testable import DelegateKit  // Locked: a lock ThreadSanitizer can see
+import DelegateKit
 import DelegateKitFixtures
-import Synchronization
 import Testing
-
-/// The fixture "library" `fx_plugin_run` tests each optional slot for NULL before calling it, so what
-/// it calls shows, from C, which slots the delegate filled.
-let pluginProtocol = ProtocolDescriptor(name: "fx_plugin", members: [
-    .field("version", .int32),
-    .method(MethodDescriptor(name: "start", signature: CSignature(.int32, [.pointer]), isRequired: true)),
-    .method(MethodDescriptor(name: "transform", signature: CSignature(.int64, [.pointer, .int64]))),
-    .method(MethodDescriptor(name: "log", signature: CSignature(.void, [.pointer, .pointer]))),
-    .method(MethodDescriptor(name: "weigh", signature: CSignature(.double, [.pointer, fx_point.cType]))),
-])
 
 @Suite struct PluginTableTests {
     func run(_ delegate: DynamicDelegate, _ values: [Int64]) -> (total: Double, called: UInt32) {
@@ -134,11 +123,4 @@ let pluginProtocol = ProtocolDescriptor(name: "fx_plugin", members: [
         // weights are (value - 1) / 2 for values 3 and 5: 2 * 1 + 4 * 2
         #expect(run(delegate, [3, 5]).total == 10)
     }
-}
-
-/// Collects strings from closures C may call on any thread.
-final class LogBox: Sendable {
-    private let storage = Locked<[String]>([])
-    func append(_ message: String) { storage.withLock { $0.append(message) } }
-    var messages: [String] { storage.withLock { $0 } }
 }

@@ -4,8 +4,6 @@ import DelegateKitExamples
 import Foundation
 import Testing
 
-func query(_ db: OpaquePointer?, _ sql: String) throws -> [[String]] { try sqliteQuery(db, sql) }
-
 /// SQLite's default VFS wrapped by a DynamicDelegate: originals until overridden, then overridden
 /// methods that call through to them.
 @Suite(.serialized) struct SQLiteVFSTests {

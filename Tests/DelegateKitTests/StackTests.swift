@@ -2,15 +2,6 @@ import DelegateKit
 import DelegateKitFixtures
 import Testing
 
-typealias TransformNext = Next<UnsafeMutableRawPointer?, Int64, Int64>
-
-/// Calls the plugin's `transform` slot from C; nil when C finds the slot NULL.
-func transform(_ delegate: DynamicDelegate, _ value: Int64) -> Int64? {
-    var called = false
-    let result = fx_plugin_transform(delegate.table.assumingMemoryBound(to: fx_plugin.self), nil, value, &called)
-    return called ? result : nil
-}
-
 /// Keys, stacks and calls to the implementation below (REKit, A2DynamicDelegate), seen from C.
 @Suite struct StackTests {
     @Test func newestOnTopAndNextReachesTheOneBelow() throws {

@@ -52,8 +52,6 @@ final class MutatorLog: @unchecked Sendable {  // Written by its own thread only
     static let iterations = Int64(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_ITERATIONS"] ?? "") ?? 150_000
     static let seed = UInt64(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_SEED"] ?? "") ?? 0xDE1E_6A7E
 
-    typealias TransformNext = Next<UnsafeMutableRawPointer?, Int64, Int64>
-
     /// Adds and removes layers and observers on "transform" until `done` says stop.
     static func mutate(_ delegate: DynamicDelegate, seed: UInt64, name: String, log: MutatorLog, done: @escaping () -> Bool) {
         var random = SeededRandom(state: seed)

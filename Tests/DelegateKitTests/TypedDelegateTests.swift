@@ -4,13 +4,6 @@ import DelegateKitExamples
 import DelegateKitFixtures
 import Testing
 
-/// A wrapper class whose slots are named by key paths into the imported `fx_plugin` struct.
-final class TypedPlugin: BlockDelegate {
-    @Slot(\fx_plugin.start) var onStart: ((UnsafeMutableRawPointer?) -> Int32)?
-    @Slot(\fx_plugin.transform) var onTransform: ((UnsafeMutableRawPointer?, Int64) -> Int64)?
-    init() { super.init(for: fx_plugin.self) }
-}
-
 /// The C signature matches (`int64_t (void *, int64_t)`), the Swift types do not.
 final class MistypedPlugin: BlockDelegate {
     @Slot(\fx_plugin.transform) var onTransform: ((OpaquePointer?, Int64) -> Int64)?
