@@ -1,16 +1,10 @@
 #include "CFFIShim.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 ffi_type *cffi_type_void(void) { return &ffi_type_void; }
 ffi_type *cffi_type_uint8(void) { return &ffi_type_uint8; }
@@ -74,84 +68,9 @@ const void *cffi_load_pointer(void *const *slot) {
     return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 }
 
-_Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec"))) = NULL;
-
-/* Every record ever made; records of exited threads are reused, never freed, so a scan needs no lock. */
-static cffi_thread_calls *all_calls = NULL;
-static pthread_key_t exit_key;
-static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
-
-static void release_record(void *record) {
-    /* A later destructor of this thread that calls a closure registers afresh. */
-    cffi_current_calls = NULL;
-    __atomic_store_n(&((cffi_thread_calls *)record)->in_use, 0, __ATOMIC_RELEASE);
-}
-
-static void make_exit_key(void) { pthread_key_create(&exit_key, release_record); }
-
-int cffi_calls_need_no_fence = 0;
-static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
-
-static void register_membarrier(void) {
-#if defined(__linux__) && defined(SYS_membarrier)
-    long supported = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    if (supported < 0 || !(supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return;
-    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return;
-    cffi_calls_need_no_fence = 1;
-#endif
-}
-
-void cffi_synchronize_calls(void) {
-    /* Every thread that can be running an object registered first, which ran this once too, so callers
-       and removers agree on who fences. */
-    pthread_once(&membarrier_once, register_membarrier);
-#if defined(__linux__) && defined(SYS_membarrier)
-    if (cffi_calls_need_no_fence) {
-        if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
-        abort(); /* registered, so it cannot fail; a scan without the fence could free running code */
-    }
-#endif
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-cffi_thread_calls *cffi_register_thread(void) {
-    pthread_once(&membarrier_once, register_membarrier);
-    cffi_thread_calls *record = NULL;
-    for (cffi_thread_calls *candidate = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); candidate; candidate = candidate->next) {
-        int expected = 0;
-        if (__atomic_compare_exchange_n(&candidate->in_use, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-            record = candidate;
-            break;
-        }
-    }
-    if (record == NULL) {
-        record = calloc(1, sizeof *record);
-        if (record == NULL) abort(); /* a callback cannot report failure to its C caller */
-        record->in_use = 1;
-        record->next = __atomic_load_n(&all_calls, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(&all_calls, &record->next, record, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
-    }
-    record->depth = 0;
-    pthread_once(&exit_key_once, make_exit_key);
-    pthread_setspecific(exit_key, record);
-    cffi_current_calls = record;
-    return record;
-}
-
-/* A thread's first call registers it, then starts over; kept out of line so that the common path
-   needs no registers saved around the registration. */
-static __attribute__((noinline)) void guarded_entry_first_call(ffi_cif *cif, void *result, void **arguments, void *user_data) {
-    cffi_register_thread();
-    cffi_guarded_entry(cif, result, arguments, user_data);
-}
-
 void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *user_data) {
-    if (__builtin_expect(cffi_current_calls == NULL, 0)) {
-        guarded_entry_first_call(cif, result, arguments, user_data);
-        return;
-    }
     cffi_guard *guard = user_data;
-    long token = cffi_enter(guard);
+    cffi_enter(guard);
     if (__builtin_expect(cffi_guard_is_published(guard), 1)) {
         guard->handler(cif, result, arguments, guard->user_data);
     } else {
@@ -164,40 +83,12 @@ void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *user
             memset(result, 0, size);
         }
     }
-    cffi_leave(token);
+    cffi_leave();
 }
 
 void cffi_guard_retire(cffi_guard *guard) { __atomic_store_n(&guard->retired, 1, __ATOMIC_SEQ_CST); }
 
 void cffi_guard_publish(cffi_guard *guard) { __atomic_store_n(&guard->retired, 0, __ATOMIC_SEQ_CST); }
-
-static int is_running(cffi_thread_calls *record, const void *object) {
-    if (__atomic_load_n(&record->overflow, __ATOMIC_ACQUIRE) > 0) return 1;
-    for (int i = 0; i < CFFI_CALL_DEPTH; i++) {
-        if (__atomic_load_n(&record->running[i], __ATOMIC_ACQUIRE) == object) return 1;
-    }
-    return 0;
-}
-
-int cffi_is_running_elsewhere(const void *object) {
-    cffi_thread_calls *mine = cffi_current_calls;
-    for (cffi_thread_calls *record = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); record; record = record->next) {
-        if (record != mine && is_running(record, object)) return 1;
-    }
-    return 0;
-}
-
-int cffi_is_running_here(const void *object) {
-    cffi_thread_calls *mine = cffi_current_calls;
-    return mine != NULL && is_running(mine, object);
-}
-
-int cffi_is_running(const void *object) {
-    for (cffi_thread_calls *record = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); record; record = record->next) {
-        if (is_running(record, object)) return 1;
-    }
-    return 0;
-}
 
 /* ---- The register path ---- */
 

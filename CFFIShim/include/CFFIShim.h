@@ -56,76 +56,10 @@ void cffi_call(ffi_cif *cif, const void *function, void *result, void **argument
 void cffi_store_pointer(void **slot, const void *value);
 const void *cffi_load_pointer(void *const *slot);
 
-/* ---- Calls in progress, so that removing a closure can wait until no other thread runs it ----
-   Each thread that runs a guarded closure has a record of the objects its (possibly nested) calls are
-   running. A call publishes its object with a sequentially consistent store and then checks whether the
-   object was retired; a remover retires the object and then scans every record. One of the two always
-   sees the other, so after the scan no call can start the retired object. Nothing here locks or
-   allocates, but a thread's first call, which allocates its record. */
-#define CFFI_CALL_DEPTH 16
+/* The record of calls in progress that lets a removal release what it removed without waiting. */
+#include "Retirement.h"
 
-typedef struct cffi_thread_calls {
-    const void *running[CFFI_CALL_DEPTH];
-    long overflow;       /* calls nested deeper than CFFI_CALL_DEPTH: they count as running anything */
-    long depth;                  /* only its own thread touches it */
-    int in_use;
-    struct cffi_thread_calls *next;
-} cffi_thread_calls;
-
-extern _Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec")));
-cffi_thread_calls *cffi_register_thread(void);
-
-/* Whether removers pay for the ordering calls need (Linux's membarrier(2), registered on first use):
-   then a call publishes what it runs with a plain store, and a remover makes every running thread
-   execute a full fence before it scans (cffi_synchronize_calls). Otherwise each call fences itself. */
-extern int cffi_calls_need_no_fence;
-
-/* Marks `object` as running on this thread; returns the token cffi_leave needs. A call then checks
-   whether the object was retired, with an acquiring load, before it touches anything it holds. */
-static inline long cffi_enter(const void *object) {
-    cffi_thread_calls *calls = cffi_current_calls;
-    if (__builtin_expect(calls == NULL, 0)) calls = cffi_register_thread();
-    long index = calls->depth++;
-    if (__builtin_expect(index < CFFI_CALL_DEPTH, 1)) {
-        __atomic_store_n(&calls->running[index], object, __ATOMIC_RELAXED);
-        /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
-           cell): membarrier does that from the remover's side; the compiler must not reorder either. */
-        if (__builtin_expect(cffi_calls_need_no_fence, 1)) {
-            __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        } else {
-            __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        }
-    } else {
-        __atomic_fetch_add(&calls->overflow, 1, __ATOMIC_SEQ_CST);
-    }
-    return index;
-}
-
-static inline void cffi_leave(long index) {
-    cffi_thread_calls *calls = cffi_current_calls;
-    if (__builtin_expect(index < CFFI_CALL_DEPTH, 1)) {
-        __atomic_store_n(&calls->running[index], NULL, __ATOMIC_RELEASE);
-    } else {
-        __atomic_fetch_sub(&calls->overflow, 1, __ATOMIC_RELEASE);
-    }
-    calls->depth = index;
-}
-
-/* Called by a remover after it retired objects and before it asks whether any is running: orders every
-   thread's earlier records before the scans that follow (a full fence on each running thread). */
-void cffi_synchronize_calls(void);
-
-/* Whether a thread other than the calling one is running `object` (a closure may remove itself: its own
-   call finishes after). A remover retires the object, calls cffi_synchronize_calls, then waits for this
-   to be 0. */
-int cffi_is_running_elsewhere(const void *object);
-/* Whether any thread, the calling one included, is running `object`. Once `object` is retired (and
-   cffi_synchronize_calls was called after), an answer of 0 is final: no call can start it any more, so what it uses may be freed or reused. */
-int cffi_is_running(const void *object);
-/* Whether the calling thread is running `object` (a closure that removed itself, still in its call). */
-int cffi_is_running_here(const void *object);
-
-/* What a closure C calls directly runs through, so its removal can be waited for: a call marks the
+/* What a closure C calls directly runs through, so that its removal knows whether it runs: a call marks the
    guard as running, then runs `handler` with `user_data` unless the guard was retired, in which case it
    calls what `slot` holds now (or returns zero when that is NULL). The whole check is C, so it costs a
    few instructions and no call into Swift. A guard is retired whenever the slot does not hold its

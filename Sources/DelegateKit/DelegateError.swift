@@ -63,6 +63,10 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// `float` into a `double` and a narrower integer into an `int`. Carries the function's name, the
     /// argument's position (from 1), the type and what C passes instead.
     case variadicArgument(function: String, argument: Int, type: CType, reason: String)
+    /// ``DynamicDelegate/waitForRemovedCalls(timeout:)`` was called from inside a call it would wait for
+    /// (a closure waiting for its own removal to finish), which could never end. Carries the method and
+    /// the protocol of that call.
+    case waitingForOwnCall(method: String, protocol: String)
 }
 
 extension DelegateError: CustomStringConvertible {
@@ -128,6 +132,9 @@ extension DelegateError: CustomStringConvertible {
             return "argument \(argument) of \(function) has C type `\(type)`, which cannot hold the value \(value)"
         case let .variadicArgument(function, argument, type, reason):
             return "argument \(argument) of \(function) is variadic, and C never passes `\(type)` through `...`: \(reason)"
+        case let .waitingForOwnCall(method, proto):
+            return "waitForRemovedCalls(timeout:) was called inside a call of method '\(method)' of \(proto) that it "
+                + "would wait for, which could never end: wait outside the removed closure, or do not wait"
         }
     }
 }

@@ -209,6 +209,13 @@ fx_point fx_geometry_midpoint(const fx_geometry *geometry, fx_point a, fx_point 
 }
 
 /* ---- Threads ---- */
+static int64_t fx_epoch = 0;
+static _Thread_local int64_t fx_noted_epoch = -1;
+
+int64_t fx_epoch_advance(void) { return __atomic_add_fetch(&fx_epoch, 1, __ATOMIC_SEQ_CST); }
+void fx_epoch_note(void) { fx_noted_epoch = __atomic_load_n(&fx_epoch, __ATOMIC_SEQ_CST); }
+int64_t fx_epoch_noted(void) { return fx_noted_epoch; }
+
 struct fx_hammer {
     const fx_plugin *plugin;
     int64_t iterations, implementations;
@@ -225,6 +232,7 @@ static void *fx_hammer_work(void *argument) {
     fx_hammer *h = worker->hammer;
     int64_t wrong = 0, nulls = 0, calls = 0;
     for (int64_t i = 0; i < h->iterations; i++) {
+        fx_epoch_note();
         /* Load the slot afresh each call, as a library holding the table pointer does. */
         int64_t (*transform)(void *, int64_t) = __atomic_load_n(&h->plugin->transform, __ATOMIC_ACQUIRE);
         if (transform == NULL) { nulls++; continue; }

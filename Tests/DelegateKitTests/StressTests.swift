@@ -7,24 +7,28 @@ import Foundation
 import Synchronization
 import Testing
 
-/// One implementation or observer the stress test added: how often it ran, and whether it ran after
-/// its removal (or cancellation) had returned.
+/// One implementation or observer the stress test added: how often it ran, and whether it ran in a call
+/// made after its removal (or cancellation) had returned, which a removal promises never happens. (A call
+/// made before may still run it: a removal does not wait for calls under way.)
 final class StressEntry: Sendable {
     let calls = Atomic<Int>(0)
     let late = Atomic<Int>(0)
-    let removed = Atomic<Bool>(false)
+    /// The epoch (fx_epoch_advance) taken right after the removal returned; Int64.max until then.
+    let removedAt = Atomic<Int64>(.max)
     let isPlain: Bool
 
     init(isPlain: Bool) { self.isPlain = isPlain }
 
     func ran() {
-        // Sequentially consistent, like the store in `markRemoved`: a call that starts after that store
-        // sees it.
-        if removed.load(ordering: .sequentiallyConsistent) { late.add(1, ordering: .relaxed) }
+        // The calling thread noted the epoch right before its call (fx_epoch_note): a call noted at or
+        // after the removal's epoch was made after the removal returned. Sequentially consistent, like
+        // the epoch's own loads and stores.
+        if removedAt.load(ordering: .sequentiallyConsistent) <= fx_epoch_noted() { late.add(1, ordering: .relaxed) }
         calls.add(1, ordering: .relaxed)
     }
 
-    func markRemoved() { removed.store(true, ordering: .sequentiallyConsistent) }
+    /// Called right after the removal returned.
+    func markRemoved() { removedAt.store(fx_epoch_advance(), ordering: .sequentiallyConsistent) }
 }
 
 /// A reproducible random source (SplitMix64), so a failing run can be replayed from its seed.
@@ -46,7 +50,7 @@ final class MutatorLog: @unchecked Sendable {  // Written by its own thread only
 }
 
 /// Four C threads call one slot while two Swift threads implement, override, remove, observe and
-/// cancel on it. Every call is accounted for, and nothing runs after its removal returned.
+/// cancel on it. Every call is accounted for, and nothing runs in a call made after its removal returned.
 @Suite struct StressTests {
     /// Calls per C thread: short in CI; `DELEGATEKIT_STRESS_ITERATIONS` makes a longer run.
     static let iterations = Int64(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_ITERATIONS"] ?? "") ?? 150_000
@@ -138,7 +142,7 @@ final class MutatorLog: @unchecked Sendable {  // Written by its own thread only
         #expect(wrong == 0)
         #expect(nullSlots == 0)  // the base implementation is always there below everything
         #expect(Int64(plainCalls) == calls)  // every call ended in exactly one plain implementation
-        #expect(late == 0)  // nothing ran after its removal or cancellation returned
+        #expect(late == 0)  // nothing ran in a call made after its removal or cancellation returned
         #expect(logs.allSatisfy { $0.actions > 10 })
         return "\(calls) calls, \(plainCalls) served by \(tracked.filter(\.isPlain).count + 1) plain implementations, "
             + "\(layerCalls) override and observer runs, \(logs.map(\.actions).reduce(0, +)) changes, \(late) late"
@@ -162,7 +166,7 @@ final class MutatorLog: @unchecked Sendable {  // Written by its own thread only
 
     /// Two connections write and read one database through a wrapped VFS while a thread adds and removes
     /// layers on its file methods. Every read is seen by both permanent counters, the data is whole,
-    /// and no removed layer runs after its removal returned.
+    /// and no removed layer runs in a statement begun after its removal returned.
     @Test func sqliteVFSWithTwoConnectionsWhileLayersComeAndGo() throws {
         let traced = try TracedVFS(name: "stress-\(getpid())")
         let seen = Atomic<Int>(0)
@@ -206,8 +210,13 @@ final class MutatorLog: @unchecked Sendable {  // Written by its own thread only
                     let db = try open()
                     defer { sqlite3_close(db) }
                     for n in 0..<rows {
+                        // Every VFS call of the statement is made after this.
+                        fx_epoch_note()
                         _ = try sqliteQuery(db, "INSERT INTO t VALUES (\(writer), \(n))")
-                        if n % 10 == 0 { _ = try sqliteQuery(db, "SELECT count(*), sum(n) FROM t WHERE writer = \(writer)") }
+                        if n % 10 == 0 {
+                            fx_epoch_note()
+                            _ = try sqliteQuery(db, "SELECT count(*), sum(n) FROM t WHERE writer = \(writer)")
+                        }
                     }
                 } catch {
                     failures.add(1, ordering: .relaxed)

@@ -39,7 +39,7 @@ extension DynamicDelegate {
         state.withLock { state in
             for index in descriptor.methods.indices { republish(index, &state) }
         }
-        for index in descriptor.methods.indices { sweep(index) }
+        for index in descriptor.methods.indices { settle(index) }
         for method in descriptor.methods { notify(dependents, method.name) }
     }
 
@@ -99,7 +99,7 @@ extension DynamicDelegate {
                 delegate.republish(index, &state)
                 return state.dependents
             }
-            delegate.sweep(index)
+            delegate.settle(index)
             delegate.notify(further, method)
         }
     }

@@ -86,7 +86,7 @@ extension DynamicDelegate {
                 republish(index, &state)
             }
         }
-        for index in descriptor.methods.indices { sweep(index) }
+        for index in descriptor.methods.indices { settle(index) }
         return ObservationToken([observer])
     }
 
@@ -104,21 +104,21 @@ extension DynamicDelegate {
             state.slots[index].observers.append(observer)
             republish(index, &state)
         }
-        sweep(index)
+        settle(index)
         return ObservationToken([observer])
     }
 
-    /// Takes the observer out of every slot, then waits for the calls that may still be notifying it.
+    /// Takes the observer out of every slot; the plans that held it are released once no call runs them.
     func removeObserver(_ observer: Observer) {
-        let running = state.withLock { state in
-            var running: [(slot: Int, objects: [any Retirable])] = []
+        let changed = state.withLock { state in
+            var changed: [Int] = []
             for index in state.slots.indices where state.slots[index].observers.contains(where: { $0 === observer }) {
                 state.slots[index].observers.removeAll { $0 === observer }
                 republish(index, &state)
-                running.append((index, retire([], slot: index, &state)))
+                changed.append(index)
             }
-            return running
+            return changed
         }
-        for (index, objects) in running { settle(objects, slot: index) }
+        for index in changed { settle(index) }
     }
 }

@@ -47,9 +47,11 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         var cell: PlanCell?
         var dispatcher: CClosure?
         var plan: SlotPlan?
-        /// Retired plans and implementations that calls may still be running; each is released as soon as
-        /// a change of the slot finds no thread running it (see ``sweep(_:waitedFor:)``).
-        var unsettled: [any Retirable] = []
+        /// Plans and implementations a change retired, until it settles them (see Retirement.swift).
+        var retiring: [any Retirable] = []
+        /// Retired objects a call was running when their change settled: the ``Reclaimer`` releases them
+        /// once no call does. Listed here too, so that later removals mark these plans (``retire(_:slot:_:)``).
+        var deferred: [any Retirable] = []
         /// Stubs no implementation uses, idle and forwarding to the slot, for the next one to take.
         var freeStubs: [SlotStub] = []
     }
@@ -110,6 +112,8 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     }
 
     deinit {
+        // A closure of this delegate that dropped the last reference to it runs on: what it runs stays.
+        deferRunningObjects(of: state.withLock { $0 })
         if let forwarding = state.withLock({ $0.forwarding }) {
             forwardingDelegates.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: table)) }
             if case .delegate(let target) = forwarding { target.removeDependent(self) }
@@ -122,7 +126,9 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
             }
             for (index, slot) in state.slots.enumerated() {
                 for implementation in slot.entries { implementation.stub?.epitaph = message(index) }
-                for case let implementation as Implementation in slot.unsettled { implementation.stub?.epitaph = message(index) }
+                for case let implementation as Implementation in slot.retiring + slot.deferred {
+                    implementation.stub?.epitaph = message(index)
+                }
                 for stub in slot.freeStubs { stub.epitaph = message(index) }
                 slot.dispatcher?.epitaph = message(index)
             }
@@ -218,16 +224,17 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         let stub = try Implementation.stubSignature(body, once: once).map { try takeStub(index, prepared: $0) }
         if stub == nil { try ensureDispatcher(index) }
         let implementation = Implementation(key: erasedKey, body: body, once: once, typed: typed, stub: stub, index: index)
-        let (dependents, running) = state.withLock { state in
+        let dependents = state.withLock { state in
             var replaced: [Implementation] = []
             if let old = state.slots[index].entries.firstIndex(where: { $0.key == erasedKey }) {
                 replaced.append(state.slots[index].entries.remove(at: old))
             }
             state.slots[index].entries.append(implementation)
             republish(index, &state)
-            return (state.dependents, retire(replaced, slot: index, &state))
+            retire(replaced, slot: index, &state)
+            return state.dependents
         }
-        settle(running, slot: index)
+        settle(index)
         notify(dependents, method)
         return Registration(delegate: self, method: method, key: key ?? DefaultKey())
     }
@@ -273,29 +280,31 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
 
     private func removeEntries(_ method: String, where matches: (Implementation) -> Bool) -> Bool {
         guard let index = try? descriptor.methodIndex(of: method) else { return false }
-        let (removed, dependents, running) = state.withLock { state in
+        let (removed, dependents) = state.withLock { state in
             let doomed = state.slots[index].entries.filter(matches)
-            guard !doomed.isEmpty else { return (false, [WeakDelegate](), [any Retirable]()) }
+            guard !doomed.isEmpty else { return (false, [WeakDelegate]()) }
             state.slots[index].entries.removeAll(where: matches)
             republish(index, &state)
-            return (true, state.dependents, retire(doomed, slot: index, &state))
+            retire(doomed, slot: index, &state)
+            return (true, state.dependents)
         }
-        settle(running, slot: index)
+        settle(index)
         notify(dependents, method)
         return removed
     }
 
     /// Removes one implementation object (a spent `once`, or one removing itself).
     func remove(_ implementation: Implementation, slot index: Int) {
-        let (dependents, running) = state.withLock { state in
+        let dependents = state.withLock { state in
             guard let position = state.slots[index].entries.firstIndex(where: { $0 === implementation }) else {
-                return ([WeakDelegate](), [any Retirable]())
+                return [WeakDelegate]()
             }
             let removed = state.slots[index].entries.remove(at: position)
             republish(index, &state)
-            return (state.dependents, retire([removed], slot: index, &state))
+            retire([removed], slot: index, &state)
+            return state.dependents
         }
-        settle(running, slot: index)
+        settle(index)
         notify(dependents, descriptor.methods[index].name)
     }
 

@@ -17,7 +17,7 @@ extension DynamicDelegate {
             state.slots[index].policy = policy
             republish(index, &state)
         }
-        sweep(index)
+        settle(index)
     }
 
     /// Sets the policy of every slot.

@@ -18,7 +18,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
         Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
             while true {
                 let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
-                let token = cffi_enter(plan)
+                cffi_enter(plan)
                 if cell.plan.load(ordering: .sequentiallyConsistent) == plan {
                     let result = Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { plan in
                         // The common `.stable` case passes the registers on as they came.
@@ -29,10 +29,10 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
                         }
                         return plan.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
                     }
-                    cffi_leave(token)
+                    cffi_leave()
                     return result.registers
                 }
-                cffi_leave(token)
+                cffi_leave()
             }
         }
     }
@@ -45,15 +45,15 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
             // loads and the cell's store are sequentially consistent, against `cffi_enter`'s store.)
             while true {
                 let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
-                let token = cffi_enter(plan)
+                cffi_enter(plan)
                 if cell.plan.load(ordering: .sequentiallyConsistent) == plan {
                     Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef {
                         $0.run(result.unsafelyUnwrapped, arguments ?? noArguments)
                     }
-                    cffi_leave(token)
+                    cffi_leave()
                     return
                 }
-                cffi_leave(token)
+                cffi_leave()
             }
         }
     }

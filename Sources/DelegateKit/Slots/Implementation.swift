@@ -68,15 +68,9 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
     /// Stops calls entering through the stub (they go to what the slot holds now).
     func retire() { stub?.retire() }
 
-    /// Set once its stub went back to the slot (see ``DynamicDelegate/sweep(_:)``).
-    private let released = Atomic<Bool>(false)
-
-    var isReleased: Bool { released.load(ordering: .acquiring) }
-
-    /// Gives the stub back, idle and unbound, for the slot to reuse.
+    /// Gives the stub back, idle and unbound, for the slot to reuse: only once no call runs it.
     func releaseStub() -> SlotStub? {
         stub?.unbind()
-        released.store(true, ordering: .releasing)
         return stub
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What lies below an override in its slot, to call from inside the override.
 ///
 /// Calling it runs the implementation below; if there is none, the wrapped table's original function;
@@ -110,11 +112,10 @@ struct CallContext {
     var typedBelow: (entry: Unmanaged<TypedEntry>, kind: SlotPlan.TypedCall)? {
         plan._withUnsafeGuaranteedRef { plan in
             guard level < plan.steps.count else { return nil }
-            // Two fields of one step, without copying the step.
             let step = plan.steps.baseAddress.unsafelyUnwrapped + level
-            let kind = step.pointer(to: \.fromAbove).unsafelyUnwrapped.pointee
+            let kind = SlotPlan.TypedCall(rawValue: step.pointee.fromAbove.load(ordering: .relaxed)).unsafelyUnwrapped
             guard kind != .none else { return nil }
-            return (step.pointer(to: \.typed).unsafelyUnwrapped.pointee.unsafelyUnwrapped, kind)
+            return (step.pointee.typed.unsafelyUnwrapped, kind)
         }
     }
 
@@ -137,6 +138,6 @@ struct CallContext {
     }
 
     func removeCurrentImplementation() {
-        plan._withUnsafeGuaranteedRef { $0.owner.remove(implementation.takeUnretainedValue(), slot: $0.slot) }
+        plan._withUnsafeGuaranteedRef { $0.owner?.remove(implementation.takeUnretainedValue(), slot: $0.slot) }
     }
 }

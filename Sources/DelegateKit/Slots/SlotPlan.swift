@@ -9,9 +9,10 @@ import Synchronization
 /// but walks unmanaged copies of them, laid out once when the plan is built.
 @usableFromInline
 final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init but for the atomic flag; the buffers are freed in deinit.
-    /// One implementation as a call sees it.
+    /// One implementation as a call sees it. Not copyable: a removal changes its two atomic bytes while
+    /// calls read the step in place.
     @usableFromInline
-    struct Step {
+    struct Step: ~Copyable {
         let thunk: UnsafeMutableRawPointer  // Unmanaged PlainClosure or OverrideThunk
         @usableFromInline let implementation: Unmanaged<Implementation>
         let isOverride: Bool
@@ -19,16 +20,27 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         /// The closure with its Swift types, for a `next` of the same types; nil for a `once` layer,
         /// which must go through the claim in ``invoke(from:_:_:)``.
         @usableFromInline let typed: Unmanaged<TypedEntry>?
-        /// How the override above this layer reaches it: ``TypedCall/plain`` or ``TypedCall/override``
-        /// when both have the same Swift types (its `next` then calls ``typed`` directly), else
-        /// ``TypedCall/none``. Settled when the plan is built, so a call compares no types.
-        @usableFromInline var fromAbove: TypedCall = .none
+        /// How the override above reaches this layer, a ``TypedCall``: ``TypedCall/plain`` or
+        /// ``TypedCall/override`` when both have the same Swift types (its `next` then calls ``typed``
+        /// directly), else ``TypedCall/none``. Settled when the plan is built, so a call compares no types;
+        /// ``TypedCall/none`` once the layer is removed.
+        @usableFromInline let fromAbove: Atomic<UInt8>
+        /// ``Flags``.
+        let flags: Atomic<UInt8>
     }
 
     /// See ``Step/fromAbove``.
     @usableFromInline
     enum TypedCall: UInt8 {
         case none, plain, override
+    }
+
+    /// ``Step/flags`` bits: zero for a layer any call may run.
+    enum Flags {
+        /// The layer serves one call, claimed through its implementation.
+        static let once: UInt8 = 1
+        /// The layer was removed since the plan was built: no call may start it any more.
+        static let removed: UInt8 = 2
     }
 
     let levels: [Implementation]
@@ -48,17 +60,13 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     let runsInRegisters: Bool
     let slot: Int
     let methodName: String
-    // The delegate outlives its plans: they are only reachable through it.
-    unowned(unsafe) let owner: DynamicDelegate
+    /// Weak: a call may still run a retired plan after its delegate is gone (see ``Reclaimer``). Read only
+    /// by a layer that removes itself.
+    weak let owner: DynamicDelegate?
 
-    /// Nothing to do: a plan is retired by being replaced in its cell, which a call checks after it
-    /// recorded the plan as running (see ``PlanCell``).
-    func retire() {}
-
+    /// A plan is retired by being replaced in its cell, which a call checks after it recorded the plan as
+    /// running (see ``PlanCell``).
     var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
-
-    /// Never: a plan's identity is its own address, which no other plan takes while a waiter holds it.
-    var isReleased: Bool { false }
 
     init(
         owner: DynamicDelegate, slot: Int, methodName: String, prepared: PreparedSignature, levels: [Implementation],
@@ -73,30 +81,29 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         self.original = original
         self.forward = forward
         steps = .allocate(capacity: levels.count)
-        _ = steps.initialize(from: levels.map { implementation in
+        for (index, implementation) in levels.enumerated() {
+            let typed = implementation.once ? nil : implementation.typed.map { Unmanaged.passUnretained($0) }
+            let thunk: UnsafeMutableRawPointer, isOverride: Bool
             switch implementation.body {
-            case .plain(let closure):
-                return Step(thunk: Unmanaged.passUnretained(closure).toOpaque(), implementation: .passUnretained(implementation),
-                            isOverride: false, once: implementation.once,
-                            typed: implementation.once ? nil : implementation.typed.map { .passUnretained($0) })
-            case .override(let thunk):
-                return Step(thunk: Unmanaged.passUnretained(thunk).toOpaque(), implementation: .passUnretained(implementation),
-                            isOverride: true, once: implementation.once,
-                            typed: implementation.once ? nil : implementation.typed.map { .passUnretained($0) })
+            case .plain(let closure): (thunk, isOverride) = (Unmanaged.passUnretained(closure).toOpaque(), false)
+            case .override(let override): (thunk, isOverride) = (Unmanaged.passUnretained(override).toOpaque(), true)
             }
-        })
-        for index in steps.indices.dropFirst() where steps[index - 1].isOverride {
-            guard let above = steps[index - 1].typed, let below = steps[index].typed,
-                above._withUnsafeGuaranteedRef({ $0.functionType }) == below._withUnsafeGuaranteedRef({ $0.functionType })
-            else { continue }
-            steps[index].fromAbove = steps[index].isOverride ? .override : .plain
+            var fromAbove = TypedCall.none
+            if index > 0, steps[index - 1].isOverride, let above = steps[index - 1].typed, let typed,
+                above._withUnsafeGuaranteedRef({ $0.functionType }) == typed._withUnsafeGuaranteedRef({ $0.functionType }) {
+                fromAbove = isOverride ? .override : .plain
+            }
+            steps.initializeElement(at: index, to: Step(
+                thunk: thunk, implementation: .passUnretained(implementation), isOverride: isOverride,
+                once: implementation.once, typed: typed, fromAbove: Atomic(fromAbove.rawValue),
+                flags: Atomic(implementation.once ? Flags.once : 0)))
         }
         self.before = .allocate(capacity: before.count)
         _ = self.before.initialize(from: before.map { Unmanaged.passUnretained($0) })
         self.after = .allocate(capacity: after.count)
         _ = self.after.initialize(from: after.map { Unmanaged.passUnretained($0) })
-        if before.isEmpty, after.isEmpty, let top = steps.first, !top.isOverride, !top.once {
-            only = top.thunk
+        if before.isEmpty, after.isEmpty, !steps.isEmpty, !steps[0].isOverride, !steps[0].once {
+            only = steps[0].thunk
         } else {
             only = nil
         }
@@ -107,6 +114,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     }
 
     deinit {
+        steps.deinitialize()
         steps.deallocate()
         before.deallocate()
         after.deallocate()
@@ -126,15 +134,15 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// forwarding target, or the default value.
     @usableFromInline
     func invoke(from level: Int, _ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
-        if let (step, index) = claimStep(from: level) {
-            if step.isOverride {
-                Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef {
+        if let index = claimStep(from: level) {
+            if steps[index].isOverride {
+                Unmanaged<OverrideThunk>.fromOpaque(steps[index].thunk)._withUnsafeGuaranteedRef {
                     $0.body(context(below: index), result, arguments)
                 }
             } else {
-                Unmanaged<PlainClosure>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
+                Unmanaged<PlainClosure>.fromOpaque(steps[index].thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
             }
-            finish(step)
+            finish(index)
             return
         }
         if let original {
@@ -165,33 +173,45 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// ``invoke(from:_:_:)`` in register form: the plan must run in registers (see ``runsInRegisters``).
     @inline(__always)
     func invoke(from level: Int, _ registers: ArgumentRegisters) -> RegisterResult {
-        if let (step, index) = claimStep(from: level) {
+        if let index = claimStep(from: level) {
             let result: RegisterResult
-            if step.isOverride {
-                result = Unmanaged<OverrideThunk>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef {
+            if steps[index].isOverride {
+                result = Unmanaged<OverrideThunk>.fromOpaque(steps[index].thunk)._withUnsafeGuaranteedRef {
                     $0.call(context(below: index), registers)
                 }
             } else {
-                result = Unmanaged<PlainClosure>.fromOpaque(step.thunk)._withUnsafeGuaranteedRef { $0.call(registers) }
+                result = Unmanaged<PlainClosure>.fromOpaque(steps[index].thunk)._withUnsafeGuaranteedRef { $0.call(registers) }
             }
-            finish(step)
+            finish(index)
             return result
         }
         if let function = original ?? forward?.function { return registers.call(function) }
         return .zero
     }
 
-    /// The first layer at or below `level` this call may run, and its index: every layer but a `once`
-    /// layer whose one call another call has taken.
+    /// The first layer at or below `level` this call may run: every layer but one removed since the plan
+    /// was built, and a `once` layer whose one call another call has taken.
     @inline(__always)
-    private func claimStep(from level: Int) -> (Step, Int)? {
+    private func claimStep(from level: Int) -> Int? {
         var index = level
         while index < steps.count {
-            let step = steps[index]
-            if !step.once || step.implementation._withUnsafeGuaranteedRef({ $0.claim() }) { return (step, index) }
+            let flags = steps[index].flags.load(ordering: .relaxed)
+            if flags == 0 || flags == Flags.once && steps[index].implementation._withUnsafeGuaranteedRef({ $0.claim() }) {
+                return index
+            }
             index += 1
         }
         return nil
+    }
+
+    /// Marks the layers of `removed` in this (retired) plan so that no call starts them any more: a `next`
+    /// from above skips them. A call runs one plan from start to end, so a plan built before a removal can
+    /// still be running while the removal returns. Under the delegate's lock.
+    func skip(_ removed: [Implementation]) {
+        for index in steps.indices where removed.contains(where: { $0 === steps[index].implementation.takeUnretainedValue() }) {
+            steps[index].fromAbove.store(TypedCall.none.rawValue, ordering: .relaxed)
+            steps[index].flags.bitwiseOr(Flags.removed, ordering: .relaxed)
+        }
     }
 
     /// The context an override at `index` hands its `Next`.
@@ -202,12 +222,14 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
 
     /// After a layer ran: a `once` layer removes itself.
     @inline(__always)
-    private func finish(_ step: Step) {
-        if step.once { owner.remove(step.implementation.takeUnretainedValue(), slot: slot) }
+    private func finish(_ index: Int) {
+        if steps[index].once { owner?.remove(steps[index].implementation.takeUnretainedValue(), slot: slot) }
     }
 
     /// Whether a call from `level` would reach more than the default value.
     func isAvailable(from level: Int) -> Bool {
-        levels[min(level, levels.count)...].contains { !$0.isSpent } || original != nil || forward?.function != nil
+        levels.indices.dropFirst(level).contains { index in
+            steps[index].flags.load(ordering: .relaxed) & Flags.removed == 0 && !levels[index].isSpent
+        } || original != nil || forward?.function != nil
     }
 }

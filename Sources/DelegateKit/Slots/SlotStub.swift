@@ -79,8 +79,8 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     /// `cffi_guarded_entry` in register form: the guard is the context.
     private static let registerEntry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: cffi_guard.self)
-        let token = cffi_enter(guardian)
-        defer { cffi_leave(token) }
+        cffi_enter(guardian)
+        defer { cffi_leave() }
         guard cffi_guard_is_published(guardian) != 0 else {
             return forward(guardian, ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
         }

@@ -128,6 +128,14 @@ typedef struct fx_geometry {
 /* Calls geometry->midpoint(a, b), or returns {-1, -1} when the slot is NULL. */
 fx_point fx_geometry_midpoint(const fx_geometry *geometry, fx_point a, fx_point b);
 
+/* ---- When a call was made, for checking what a removal promises: no call made after it returned runs
+   what it removed. fx_epoch_advance moves a global counter on (after a removal returns) and returns the
+   new value; fx_epoch_note records the counter in the calling thread right before it calls (the hammer
+   does so before each call); fx_epoch_noted returns that record (-1 before any). ---- */
+int64_t fx_epoch_advance(void);
+void fx_epoch_note(void);
+int64_t fx_epoch_noted(void);
+
 /* ---- Threads: `threads` pthreads each call plugin->transform(NULL, i) `iterations` times, loading the
    slot afresh every call. A result must be i * 1000 + k with 0 <= k < implementations; a zero result
    for i > 0 (the default value of a call that arrived after its implementation was removed) counts

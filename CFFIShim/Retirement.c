@@ -1,0 +1,314 @@
+/* The records of calls in progress, and what happens to them when calls never return; see Retirement.h
+   and, for the whole protocol, Sources/DelegateKit/Delegates/Retirement.swift. */
+#define _GNU_SOURCE  /* pthread_getattr_np */
+#include "Retirement.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+_Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec"))) = NULL;
+
+/* Every record ever made; records of exited threads are reused, never freed, so a scan needs no lock. */
+static cffi_thread_calls *all_calls = NULL;
+
+/* ---- Fences ---- */
+
+int cffi_calls_need_no_fence = 0;
+static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
+
+static void register_membarrier(void) {
+#if defined(__linux__) && defined(SYS_membarrier)
+    long supported = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (supported < 0 || !(supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return;
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) return;
+    cffi_calls_need_no_fence = 1;
+#endif
+}
+
+void cffi_synchronize_calls(void) {
+    /* Every thread that can be running an object registered first, which ran this once too, so callers
+       and removers agree on who fences. (A forked child inherits the registration.) */
+    pthread_once(&membarrier_once, register_membarrier);
+#if defined(__linux__) && defined(SYS_membarrier)
+    if (cffi_calls_need_no_fence) {
+        if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+        abort(); /* registered, so it cannot fail; a scan without the fence could free running code */
+    }
+#endif
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* How many calls the thread has in progress (see cffi_thread_calls.depth). */
+static long calls_in_progress(const cffi_thread_calls *calls) {
+    long depth = __atomic_load_n(&calls->depth, __ATOMIC_ACQUIRE);
+    if (depth > 1) return depth;
+    return __atomic_load_n(&calls->running[0], __ATOMIC_ACQUIRE) != NULL;
+}
+
+/* ---- The reclaimer's lock, condition and collector ---- */
+
+static pthread_mutex_t reclaim_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reclaim_condition;
+static void (*collector)(void) = NULL;
+
+void cffi_reclaim_lock(void) { pthread_mutex_lock(&reclaim_mutex); }
+void cffi_reclaim_unlock(void) { pthread_mutex_unlock(&reclaim_mutex); }
+void cffi_reclaim_wake_all(void) { pthread_cond_broadcast(&reclaim_condition); }
+int cffi_reclaim_wait(const struct timespec *deadline) {
+    return pthread_cond_timedwait(&reclaim_condition, &reclaim_mutex, deadline);
+}
+
+void cffi_set_collector(void (*function)(void)) { __atomic_store_n(&collector, function, __ATOMIC_RELEASE); }
+
+static void collect(void) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);  /* this thread's records before the collector's scans */
+    void (*function)(void) = __atomic_load_n(&collector, __ATOMIC_ACQUIRE);
+    if (function != NULL) function();
+}
+
+/* Clears the reclaim bits of the calls this thread no longer runs, now that it runs `depth` calls, under
+   the lock removers set them with; returns whether any was set. Without the lock when none is: a remover
+   sets a bit before its own membarrier and collection, which then see this thread's record as it is. */
+static int clear_reclaim_bits(cffi_thread_calls *calls, long depth) {
+    unsigned long keep = depth > CFFI_CALL_DEPTH ? (1UL << CFFI_CALL_DEPTH) - 1 | CFFI_RECLAIM_OVERFLOW : (1UL << depth) - 1;
+    if ((__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & ~keep) == 0) return 0;
+    cffi_reclaim_lock();
+    unsigned long old = __atomic_fetch_and(&calls->reclaim, keep, __ATOMIC_RELAXED);
+    cffi_reclaim_unlock();
+    return (old & ~keep) != 0;
+}
+
+/* Sets the thread's depth to `depth`, below what it was: the calls above are gone. */
+static void drop_calls(cffi_thread_calls *calls, long depth) {
+    long current = calls_in_progress(calls);
+    long listed = current < CFFI_CALL_DEPTH ? current : CFFI_CALL_DEPTH;
+    for (long i = listed - 1; i >= depth; i--) __atomic_store_n(&calls->running[i], NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&calls->depth, depth, __ATOMIC_RELAXED);
+}
+
+/* ---- Threads: registration, exit, fork ---- */
+
+static pthread_key_t exit_key;
+static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
+
+/* Clears a record whose thread is gone, for another thread to reuse. */
+static void clear_record(cffi_thread_calls *calls) {
+    for (int i = 0; i < CFFI_CALL_DEPTH; i++) __atomic_store_n(&calls->running[i], NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->depth, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->reclaim, 0, __ATOMIC_RELAXED);
+    calls->stack_low = calls->stack_high = 0;
+    __atomic_store_n(&calls->in_use, 0, __ATOMIC_RELEASE);
+}
+
+/* The thread exits, normally, by pthread_exit, or cancelled, possibly inside a call: nothing it ran is
+   running any more. */
+static void release_record(void *record) {
+    cffi_thread_calls *calls = record;
+    /* A later destructor of this thread that calls a closure registers afresh. */
+    cffi_current_calls = NULL;
+    cffi_reclaim_lock();
+    int marked = __atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0;
+    clear_record(calls);
+    cffi_reclaim_unlock();
+    if (marked) collect();
+}
+
+static void before_fork(void) { cffi_reclaim_lock(); }
+static void after_fork_in_parent(void) { cffi_reclaim_unlock(); }
+
+/* Only the forking thread lives on in the child: the other threads' calls will never return. */
+static void after_fork_in_child(void) {
+    for (cffi_thread_calls *calls = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); calls; calls = calls->next) {
+        if (calls != cffi_current_calls && __atomic_load_n(&calls->in_use, __ATOMIC_RELAXED)) clear_record(calls);
+    }
+    cffi_reclaim_unlock();
+}
+
+static void setup(void) {
+    pthread_key_create(&exit_key, release_record);
+    pthread_condattr_t attributes;
+    pthread_condattr_init(&attributes);
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
+    pthread_cond_init(&reclaim_condition, &attributes);
+    pthread_condattr_destroy(&attributes);
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+}
+
+/* Makes the lock, condition and handlers before anything can use them. */
+__attribute__((constructor)) static void setup_at_load(void) { pthread_once(&setup_once, setup); }
+
+static cffi_thread_calls *register_thread(void) {
+    pthread_once(&membarrier_once, register_membarrier);
+    pthread_once(&setup_once, setup);
+    cffi_thread_calls *record = NULL;
+    for (cffi_thread_calls *candidate = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); candidate; candidate = candidate->next) {
+        int expected = 0;
+        if (__atomic_compare_exchange_n(&candidate->in_use, &expected, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            record = candidate;
+            break;
+        }
+    }
+    if (record == NULL) {
+        record = calloc(1, sizeof *record);
+        if (record == NULL) abort(); /* a callback cannot report failure to its C caller */
+        record->in_use = 1;
+        record->next = __atomic_load_n(&all_calls, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(&all_calls, &record->next, record, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+    }
+    record->fences = !cffi_calls_need_no_fence;
+    pthread_setspecific(exit_key, record);
+    cffi_current_calls = record;
+    return record;
+}
+
+/* ---- Calls that a longjmp left ---- */
+
+/* Whether `frame` lies on this thread's own stack (found once: glibc reads /proc for the main thread). */
+static int on_thread_stack(cffi_thread_calls *calls, uintptr_t frame) {
+    if (calls->stack_high == 0) {
+        pthread_attr_t attributes;
+        void *low = NULL;
+        size_t size = 0;
+        if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
+        pthread_attr_getstack(&attributes, &low, &size);
+        pthread_attr_destroy(&attributes);
+        calls->stack_low = (uintptr_t)low;
+        calls->stack_high = (uintptr_t)low + size;
+    }
+    return frame >= calls->stack_low && frame < calls->stack_high;
+}
+
+/* Forgets the calls at or below `frame`: a call still running encloses everything the thread does
+   afterwards, so its frame lies strictly above (stacks grow down on every platform this runs on).
+   Returns whether a forgotten call had been marked for collection. */
+static int forget_calls_below(cffi_thread_calls *calls, uintptr_t frame) {
+    if (!on_thread_stack(calls, frame)) return 0;
+    long depth = calls_in_progress(calls), from = depth;
+    if (from > CFFI_CALL_DEPTH) {
+        /* The unlisted calls are the innermost: while the first of them runs, everything does. */
+        if (calls->overflow_frame > frame || !on_thread_stack(calls, calls->overflow_frame)) return 0;
+        from = CFFI_CALL_DEPTH;
+    }
+    while (from > 0 && calls->frames[from - 1] <= frame && on_thread_stack(calls, calls->frames[from - 1])) from--;
+    if (from == depth) return 0;
+    drop_calls(calls, from);
+    return clear_reclaim_bits(calls, from);
+}
+
+void cffi_forget_abandoned_calls(void) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    if (calls == NULL || calls_in_progress(calls) == 0) return;
+    if (forget_calls_below(calls, (uintptr_t)__builtin_frame_address(0))) collect();
+}
+
+/* ---- Entering and leaving, the rare cases ---- */
+
+void cffi_enter_slow(const void *object, uintptr_t frame) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    if (calls == NULL) calls = register_thread();
+    if (calls_in_progress(calls) > 0 && forget_calls_below(calls, frame)) collect();
+    long index = calls_in_progress(calls);
+    /* depth before the entry: a remover that sees the entry sees it counted. */
+    __atomic_store_n(&calls->depth, index + 1, __ATOMIC_RELAXED);
+    if (index < CFFI_CALL_DEPTH) {
+        __atomic_store_n(&calls->running[index], object, __ATOMIC_RELEASE);
+        calls->frames[index] = frame;
+    } else if (index == CFFI_CALL_DEPTH) {
+        calls->overflow_frame = frame;
+    }
+    if (calls->fences) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    } else {
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    }
+}
+
+void cffi_leave_slow(uintptr_t frame) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    long depth = calls_in_progress(calls);
+    /* This call's entry is the one with its frame; entries above it have lower frames: calls a longjmp
+       left, which never will leave. */
+    long index = (depth < CFFI_CALL_DEPTH ? depth : CFFI_CALL_DEPTH) - 1;
+    while (index >= 0 && calls->frames[index] < frame) index--;
+    if (index < 0 || calls->frames[index] != frame) {
+        /* A call past the list (the listed ones all enclose it). */
+        if (depth <= CFFI_CALL_DEPTH) return;
+        __atomic_store_n(&calls->depth, depth - 1, __ATOMIC_RELAXED);
+        if (depth - 1 == CFFI_CALL_DEPTH && (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & CFFI_RECLAIM_OVERFLOW)) {
+            cffi_leave_collecting();
+        }
+        return;
+    }
+    drop_calls(calls, index);
+    if (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) >> index) cffi_leave_collecting();
+}
+
+void cffi_leave_collecting(void) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    if (clear_reclaim_bits(calls, calls_in_progress(calls))) collect();
+}
+
+/* ---- Scans (removers) ---- */
+
+static int record_runs(const cffi_thread_calls *calls, const void *object) {
+    long depth = calls_in_progress(calls);
+    if (depth > CFFI_CALL_DEPTH) return 1;
+    for (long i = 0; i < depth; i++) {
+        if (__atomic_load_n(&calls->running[i], __ATOMIC_ACQUIRE) == object) return 1;
+    }
+    return 0;
+}
+
+int cffi_is_running(const void *object) {
+    for (cffi_thread_calls *calls = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); calls; calls = calls->next) {
+        if (record_runs(calls, object)) return 1;
+    }
+    return 0;
+}
+
+int cffi_is_running_here(const void *object) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    return calls != NULL && record_runs(calls, object);
+}
+
+void cffi_mark_runners(const void *object) {
+    for (cffi_thread_calls *calls = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); calls; calls = calls->next) {
+        unsigned long bits = 0;
+        long depth = calls_in_progress(calls);
+        if (depth > CFFI_CALL_DEPTH) {
+            bits |= CFFI_RECLAIM_OVERFLOW;
+            depth = CFFI_CALL_DEPTH;
+        }
+        for (long i = 0; i < depth; i++) {
+            if (__atomic_load_n(&calls->running[i], __ATOMIC_ACQUIRE) == object) bits |= 1UL << i;
+        }
+        if (bits) __atomic_fetch_or(&calls->reclaim, bits, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* ---- Jumping back ---- */
+
+int cffi_catch_jump(void (*body)(void *context, struct __jmp_buf_tag *target), void *context) {
+    jmp_buf target;
+    /* Not changed between setjmp and longjmp, so still valid after a jump back. */
+    const long depth = cffi_current_calls != NULL ? calls_in_progress(cffi_current_calls) : 0;
+    int value = setjmp(target);
+    if (value == 0) {
+        body(context, target);
+        return 0;
+    }
+    /* Every call that started inside body was skipped by the jump. */
+    cffi_thread_calls *calls = cffi_current_calls;
+    if (calls != NULL && calls_in_progress(calls) > depth) {
+        drop_calls(calls, depth);
+        if (clear_reclaim_bits(calls, depth)) collect();
+    }
+    return value;
+}

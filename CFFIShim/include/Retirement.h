@@ -1,0 +1,134 @@
+#ifndef CFFISHIM_RETIREMENT_H
+#define CFFISHIM_RETIREMENT_H
+
+/* The C half of how a change of a slot lets go of what it removed without waiting for other threads
+   (the Swift half, and the whole protocol in prose, is Sources/DelegateKit/Delegates/Retirement.swift).
+
+   Each thread that runs a slot's closure has a record of what its calls in progress run: a stack of
+   hazard pointers, pushed by cffi_enter and popped by cffi_leave. A call publishes what it runs with a
+   plain store, then checks that it was not retired; a remover retires, makes every running thread
+   execute a full fence (membarrier), then scans the records: one of the two always sees the other.
+   What no record holds is released at once. What some record holds is deferred: the remover marks the
+   record's entry, and the thread releases it when that call leaves (cffi_leave tests one bit).
+
+   Calls that never return are allowed for: a call left by longjmp is forgotten when its thread enters
+   again from a frame at or above it, changes something, lands in cffi_catch_jump, or exits; a thread
+   that exits or is cancelled inside a call has its record cleared by its exit; a forked child clears
+   the records of the threads it does not have. */
+
+#include <setjmp.h>
+#include <stdint.h>
+#include <time.h>
+
+#define CFFI_CALL_DEPTH 16
+/* The bit of cffi_thread_calls.reclaim that stands for the calls nested deeper than CFFI_CALL_DEPTH. */
+#define CFFI_RECLAIM_OVERFLOW (1UL << CFFI_CALL_DEPTH)
+
+typedef struct cffi_thread_calls {
+    /* What each call in progress runs, outermost first. running[0] alone tells whether a call is in
+       progress, so that the outermost call, the common one, never touches `depth`. */
+    const void *running[CFFI_CALL_DEPTH];
+    /* The frame address of each call's entry: a later entry on this thread at or above it proves that the
+       call left without returning (longjmp), since a call still running encloses every later one. */
+    uintptr_t frames[CFFI_CALL_DEPTH];
+    /* The number of calls in progress when two or more are (nested calls); 0 or 1 otherwise, and then
+       running[0] says. Written by its thread only. Past CFFI_CALL_DEPTH the calls are not listed and count
+       as running anything, so removers defer everything until the thread comes back up. */
+    long depth;
+    uintptr_t overflow_frame;  /* the frame of call number CFFI_CALL_DEPTH, the first one not listed */
+    /* Bit i: running[i] is something a remover deferred, to be collected when that call leaves (bit
+       CFFI_CALL_DEPTH for the calls not listed). Set and cleared only under the reclaimer's lock. */
+    unsigned long reclaim;
+    /* Whether calls fence themselves (no membarrier here), copied from cffi_calls_need_no_fence so that a
+       call tests the record it already holds. */
+    int fences;
+    /* The thread's stack, found when first needed: frames elsewhere (an alternate signal stack, a
+       coroutine's) are never judged abandoned. */
+    uintptr_t stack_low, stack_high;
+    int in_use;
+    struct cffi_thread_calls *next;
+} cffi_thread_calls;
+
+extern _Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec")));
+
+/* Whether removers pay for the ordering calls need (Linux's membarrier(2), registered on first use):
+   then a call publishes what it runs with a plain store, and a remover makes every running thread
+   execute a full fence before it scans (cffi_synchronize_calls). Otherwise each call fences itself. */
+extern int cffi_calls_need_no_fence;
+
+/* The rare paths of cffi_enter and cffi_leave, out of line. */
+void cffi_enter_slow(const void *object, uintptr_t frame);
+void cffi_leave_slow(uintptr_t frame);
+void cffi_leave_collecting(void);
+
+/* Marks `object` as running on this thread, until cffi_leave. A call then checks whether the object was
+   retired, with an acquiring load, before it touches anything it holds. Always inlined, so that the
+   frame recorded is the entry function's own, which cffi_leave finds again. */
+static inline __attribute__((always_inline)) void cffi_enter(const void *object) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+    /* Nested calls, a thread's first call and calls left by longjmp take the slow path. */
+    if (__builtin_expect(calls == NULL || __atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) {
+        cffi_enter_slow(object, frame);
+        return;
+    }
+    __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
+    calls->frames[0] = frame;
+    /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
+       cell): membarrier does that from the remover's side; the compiler must not reorder either. */
+    if (__builtin_expect(calls->fences, 0)) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    } else {
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    }
+}
+
+/* Ends the call of the same entry function's cffi_enter. When a remover deferred what it ran, the thread
+   collects it now: the store of NULL comes before the test of the bits, and the remover sets a bit
+   before its own membarrier and collection, so one of them always finds the object idle. */
+static inline __attribute__((always_inline)) void cffi_leave(void) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    /* Nested calls, and calls above this one that a longjmp left, take the slow path. */
+    if (__builtin_expect(__atomic_load_n(&calls->depth, __ATOMIC_RELAXED) > 1, 0)) {
+        cffi_leave_slow((uintptr_t)__builtin_frame_address(0));
+        return;
+    }
+    __atomic_store_n(&calls->running[0], NULL, __ATOMIC_RELEASE);
+    /* Any bit: the outermost call has left, so whatever this thread was marked for is collectable. */
+    if (__builtin_expect(__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0, 0)) cffi_leave_collecting();
+}
+
+/* Called by a remover after it retired objects and before it asks whether any is running: orders every
+   thread's earlier records before the scans that follow (a full fence on each running thread). */
+void cffi_synchronize_calls(void);
+
+/* Whether any thread, the calling one included, is running `object`. Once `object` is retired (and
+   cffi_synchronize_calls was called after), an answer of 0 is final: no call can start it any more. */
+int cffi_is_running(const void *object);
+/* Whether the calling thread is running `object`. */
+int cffi_is_running_here(const void *object);
+/* Marks every record entry that runs `object` (and every record with unlisted calls) for collection
+   when that call leaves. Only with the reclaimer's lock held. */
+void cffi_mark_runners(const void *object);
+/* Forgets the calling thread's calls whose frames are at or below the caller's: they can only be calls
+   that a longjmp left. Collects when one of them was marked. */
+void cffi_forget_abandoned_calls(void);
+
+/* What a thread calls to collect deferred objects (DelegateKit's reclaimer), once set. */
+void cffi_set_collector(void (*collector)(void));
+
+/* The reclaimer's lock and condition: a pthread mutex the fork handlers take, so a child never finds it
+   held by a thread it does not have. cffi_reclaim_wait waits until woken or until `deadline` on
+   CLOCK_MONOTONIC; it returns 0, or ETIMEDOUT. Each lock takes the mutex; waiting needs it held. */
+void cffi_reclaim_lock(void);
+void cffi_reclaim_unlock(void);
+int cffi_reclaim_wait(const struct timespec *deadline);
+void cffi_reclaim_wake_all(void);
+
+/* Runs body(context, target) with `target` a jump buffer set by setjmp, for C code (or a closure) to
+   longjmp to. Returns 0 when body returned, else the value given to longjmp (1 for 0). On a jump
+   back, the calling thread's calls that started inside body are forgotten, and what they ran is
+   collected if a remover deferred it. Frames skipped by the jump run no cleanup. */
+int cffi_catch_jump(void (*body)(void *context, struct __jmp_buf_tag *target), void *context);
+
+#endif
