@@ -60,6 +60,20 @@ void cffi_call(ffi_cif *cif, const void *function, void *result, void **argument
     ffi_call(cif, FFI_FN(function), result, arguments);
 }
 
+int cffi_call_catching_jump(struct __jmp_buf_tag *target, ffi_cif *cif, const void *function, void *result,
+                            void **arguments) {
+    /* Not changed between setjmp and longjmp, so still valid after a jump back. */
+    const long depth = cffi_calls_in_progress_here();
+    int value = setjmp(target);
+    if (value == 0) {
+        ffi_call(cif, FFI_FN(function), result, arguments);
+        return 0;
+    }
+    /* Every DelegateKit call that started inside the function was skipped by the jump. */
+    cffi_forget_calls_from(depth);
+    return value;
+}
+
 void cffi_store_pointer(void **slot, const void *value) {
     __atomic_store_n(slot, (void *)value, __ATOMIC_RELEASE);
 }

@@ -185,32 +185,43 @@ static int on_thread_stack(cffi_thread_calls *calls, uintptr_t frame) {
     return frame >= calls->stack_low && frame < calls->stack_high;
 }
 
-/* Forgets the calls at or below `frame`: a call still running encloses everything the thread does
-   afterwards, so its frame lies strictly above (stacks grow down on every platform this runs on).
-   Returns whether a forgotten call had been marked for collection. */
+/* Whether the call whose entry had `entry_frame` and `return_address` is gone, judged from `frame`, the
+   current one. Reads the entry's return address slot, which may lie in a live frame of the thread's:
+   not a memory error, so hidden from AddressSanitizer. */
+__attribute__((no_sanitize("address")))
+static int left_without_returning(cffi_thread_calls *calls, uintptr_t entry_frame, uintptr_t return_address,
+                                  uintptr_t frame) {
+    if (!on_thread_stack(calls, entry_frame)) return 0;
+    if (entry_frame <= frame) return 1;
+    return *(const volatile uintptr_t *)(entry_frame + sizeof(void *)) != return_address;
+}
+
+/* Forgets the calls that left without returning, judged from `frame`; calls still running enclose
+   everything later, so the gone ones are the innermost. Returns whether a forgotten call had been marked
+   for collection. */
 static int forget_calls_below(cffi_thread_calls *calls, uintptr_t frame) {
     if (!on_thread_stack(calls, frame)) return 0;
     long depth = calls_in_progress(calls), from = depth;
     if (from > CFFI_CALL_DEPTH) {
         /* The unlisted calls are the innermost: while the first of them runs, everything does. */
-        if (calls->overflow_frame > frame || !on_thread_stack(calls, calls->overflow_frame)) return 0;
+        if (!left_without_returning(calls, calls->overflow_frame, calls->overflow_return, frame)) return 0;
         from = CFFI_CALL_DEPTH;
     }
-    while (from > 0 && calls->frames[from - 1] <= frame && on_thread_stack(calls, calls->frames[from - 1])) from--;
+    while (from > 0 && left_without_returning(calls, calls->frames[from - 1], calls->returns[from - 1], frame)) from--;
     if (from == depth) return 0;
     drop_calls(calls, from);
     return clear_reclaim_bits(calls, from);
 }
 
-void cffi_forget_abandoned_calls(void) {
+void cffi_forget_calls_left_below(uintptr_t frame) {
     cffi_thread_calls *calls = cffi_current_calls;
     if (calls == NULL || calls_in_progress(calls) == 0) return;
-    if (forget_calls_below(calls, (uintptr_t)__builtin_frame_address(0))) collect();
+    if (forget_calls_below(calls, frame)) collect();
 }
 
 /* ---- Entering and leaving, the rare cases ---- */
 
-void cffi_enter_slow(const void *object, uintptr_t frame) {
+void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_address) {
     cffi_thread_calls *calls = cffi_current_calls;
     if (calls == NULL) calls = register_thread();
     if (calls_in_progress(calls) > 0 && forget_calls_below(calls, frame)) collect();
@@ -220,8 +231,10 @@ void cffi_enter_slow(const void *object, uintptr_t frame) {
     if (index < CFFI_CALL_DEPTH) {
         __atomic_store_n(&calls->running[index], object, __ATOMIC_RELEASE);
         calls->frames[index] = frame;
+        calls->returns[index] = return_address;
     } else if (index == CFFI_CALL_DEPTH) {
         calls->overflow_frame = frame;
+        calls->overflow_return = return_address;
     }
     if (calls->fences) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -295,20 +308,13 @@ void cffi_mark_runners(const void *object) {
 
 /* ---- Jumping back ---- */
 
-int cffi_catch_jump(void (*body)(void *context, struct __jmp_buf_tag *target), void *context) {
-    jmp_buf target;
-    /* Not changed between setjmp and longjmp, so still valid after a jump back. */
-    const long depth = cffi_current_calls != NULL ? calls_in_progress(cffi_current_calls) : 0;
-    int value = setjmp(target);
-    if (value == 0) {
-        body(context, target);
-        return 0;
-    }
-    /* Every call that started inside body was skipped by the jump. */
+long cffi_calls_in_progress_here(void) {
+    return cffi_current_calls != NULL ? calls_in_progress(cffi_current_calls) : 0;
+}
+
+void cffi_forget_calls_from(long depth) {
     cffi_thread_calls *calls = cffi_current_calls;
-    if (calls != NULL && calls_in_progress(calls) > depth) {
-        drop_calls(calls, depth);
-        if (clear_reclaim_bits(calls, depth)) collect();
-    }
-    return value;
+    if (calls == NULL || calls_in_progress(calls) <= depth) return;
+    drop_calls(calls, depth);
+    if (clear_reclaim_bits(calls, depth)) collect();
 }

@@ -9,6 +9,7 @@
 #else
 #error "libffi's header was not found: install libffi-dev (Debian, Ubuntu) or libffi-devel (Fedora)"
 #endif
+#include <setjmp.h>
 #include <stdint.h>
 
 /* libffi's type descriptors are mutable C globals, which Swift 6 refuses to take the address of;
@@ -51,6 +52,13 @@ void cffi_closure_set_user_data(void *closure, void *user_data);
 /* Calls `function` as described by `cif`. Integer results narrower than a register are written as a
    full ffi_arg, as libffi requires. */
 void cffi_call(ffi_cif *cif, const void *function, void *result, void **arguments);
+
+/* Calls `function` as cffi_call does, at a setjmp site: C code, or a closure, may longjmp to `target`
+   while the call runs. Returns 0 when the function returned, else the value given to longjmp (1 for 0).
+   On a jump back, the calling thread's DelegateKit calls that started inside are forgotten (the frames
+   the jump skipped run no cleanup). `target` must not be jumped to after this returns. */
+int cffi_call_catching_jump(struct __jmp_buf_tag *target, ffi_cif *cif, const void *function, void *result,
+                            void **arguments);
 
 /* A function-pointer slot in a table C reads while Swift replaces it: the store must never tear. */
 void cffi_store_pointer(void **slot, const void *value);

@@ -12,11 +12,10 @@
    record's entry, and the thread releases it when that call leaves (cffi_leave tests one bit).
 
    Calls that never return are allowed for: a call left by longjmp is forgotten when its thread enters
-   again from a frame at or above it, changes something, lands in cffi_catch_jump, or exits; a thread
+   again from a frame at or above it, changes something, lands in cffi_call_catching_jump, or exits; a thread
    that exits or is cancelled inside a call has its record cleared by its exit; a forked child clears
    the records of the threads it does not have. */
 
-#include <setjmp.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -28,14 +27,17 @@ typedef struct cffi_thread_calls {
     /* What each call in progress runs, outermost first. running[0] alone tells whether a call is in
        progress, so that the outermost call, the common one, never touches `depth`. */
     const void *running[CFFI_CALL_DEPTH];
-    /* The frame address of each call's entry: a later entry on this thread at or above it proves that the
-       call left without returning (longjmp), since a call still running encloses every later one. */
+    /* The frame address of each call's entry, and the return address its frame holds: a call still
+       running encloses everything its thread does later and its frame is left alone, so a later frame at
+       or above it, or another value in its return address slot, proves that the call left without
+       returning (longjmp). The slot test can only err towards "still running". */
     uintptr_t frames[CFFI_CALL_DEPTH];
+    uintptr_t returns[CFFI_CALL_DEPTH];
     /* The number of calls in progress when two or more are (nested calls); 0 or 1 otherwise, and then
        running[0] says. Written by its thread only. Past CFFI_CALL_DEPTH the calls are not listed and count
        as running anything, so removers defer everything until the thread comes back up. */
     long depth;
-    uintptr_t overflow_frame;  /* the frame of call number CFFI_CALL_DEPTH, the first one not listed */
+    uintptr_t overflow_frame, overflow_return;  /* of call number CFFI_CALL_DEPTH, the first one not listed */
     /* Bit i: running[i] is something a remover deferred, to be collected when that call leaves (bit
        CFFI_CALL_DEPTH for the calls not listed). Set and cleared only under the reclaimer's lock. */
     unsigned long reclaim;
@@ -57,7 +59,7 @@ extern _Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_mo
 extern int cffi_calls_need_no_fence;
 
 /* The rare paths of cffi_enter and cffi_leave, out of line. */
-void cffi_enter_slow(const void *object, uintptr_t frame);
+void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_address);
 void cffi_leave_slow(uintptr_t frame);
 void cffi_leave_collecting(void);
 
@@ -67,13 +69,15 @@ void cffi_leave_collecting(void);
 static inline __attribute__((always_inline)) void cffi_enter(const void *object) {
     cffi_thread_calls *calls = cffi_current_calls;
     uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t return_address = (uintptr_t)__builtin_return_address(0);
     /* Nested calls, a thread's first call and calls left by longjmp take the slow path. */
     if (__builtin_expect(calls == NULL || __atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) {
-        cffi_enter_slow(object, frame);
+        cffi_enter_slow(object, frame, return_address);
         return;
     }
     __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
     calls->frames[0] = frame;
+    calls->returns[0] = return_address;
     /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
        cell): membarrier does that from the remover's side; the compiler must not reorder either. */
     if (__builtin_expect(calls->fences, 0)) {
@@ -110,9 +114,19 @@ int cffi_is_running_here(const void *object);
 /* Marks every record entry that runs `object` (and every record with unlisted calls) for collection
    when that call leaves. Only with the reclaimer's lock held. */
 void cffi_mark_runners(const void *object);
-/* Forgets the calling thread's calls whose frames are at or below the caller's: they can only be calls
-   that a longjmp left. Collects when one of them was marked. */
-void cffi_forget_abandoned_calls(void);
+/* Forgets the calling thread's calls that a longjmp left, judged from `frame` (see
+   cffi_thread_calls.frames). Collects when one of them was marked. */
+void cffi_forget_calls_left_below(uintptr_t frame);
+
+/* cffi_forget_calls_left_below from the frame of the function this is inlined into: DelegateKit's public
+   methods that change or wait call it first, from the shallowest frame of theirs, which lies at or above
+   any call that a setjmp site called from the same place left. */
+static inline __attribute__((always_inline)) void cffi_forget_abandoned_calls(void) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    if (calls != NULL && __atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL) {
+        cffi_forget_calls_left_below((uintptr_t)__builtin_frame_address(0));
+    }
+}
 
 /* What a thread calls to collect deferred objects (DelegateKit's reclaimer), once set. */
 void cffi_set_collector(void (*collector)(void));
@@ -125,10 +139,10 @@ void cffi_reclaim_unlock(void);
 int cffi_reclaim_wait(const struct timespec *deadline);
 void cffi_reclaim_wake_all(void);
 
-/* Runs body(context, target) with `target` a jump buffer set by setjmp, for C code (or a closure) to
-   longjmp to. Returns 0 when body returned, else the value given to longjmp (1 for 0). On a jump
-   back, the calling thread's calls that started inside body are forgotten, and what they ran is
-   collected if a remover deferred it. Frames skipped by the jump run no cleanup. */
-int cffi_catch_jump(void (*body)(void *context, struct __jmp_buf_tag *target), void *context);
+/* How many calls the calling thread has in progress, and forgetting those past `depth`: what a setjmp
+   site does when a longjmp lands there (cffi_call_catching_jump), since the calls it skipped never leave.
+   What they ran is collected if a remover deferred it. */
+long cffi_calls_in_progress_here(void);
+void cffi_forget_calls_from(long depth);
 
 #endif

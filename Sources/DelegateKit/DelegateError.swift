@@ -67,6 +67,9 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// (a closure waiting for its own removal to finish), which could never end. Carries the method and
     /// the protocol of that call.
     case waitingForOwnCall(method: String, protocol: String)
+    /// ``CFunction/call(catchingJumpsTo:_:returning:)`` was given a ``JumpTarget`` that another call
+    /// catching jumps still uses; a jump would reach only one of them. Carries the function's name.
+    case jumpTargetInUse(function: String)
 }
 
 extension DelegateError: CustomStringConvertible {
@@ -132,6 +135,9 @@ extension DelegateError: CustomStringConvertible {
             return "argument \(argument) of \(function) has C type `\(type)`, which cannot hold the value \(value)"
         case let .variadicArgument(function, argument, type, reason):
             return "argument \(argument) of \(function) is variadic, and C never passes `\(type)` through `...`: \(reason)"
+        case let .jumpTargetInUse(function):
+            return "\(function) cannot be called catching jumps to a JumpTarget that another call still uses: "
+                + "give each call in progress a target of its own"
         case let .waitingForOwnCall(method, proto):
             return "waitForRemovedCalls(timeout:) was called inside a call of method '\(method)' of \(proto) that it "
                 + "would wait for, which could never end: wait outside the removed closure, or do not wait"

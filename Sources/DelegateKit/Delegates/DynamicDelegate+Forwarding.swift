@@ -12,6 +12,7 @@ extension DynamicDelegate {
     /// ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` when a method of the same name
     /// has another signature there. A failed call changes nothing.
     public func setForwardingTarget(_ target: ForwardingTarget?) throws {
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         // Chains change one at a time everywhere, so two threads cannot each close half of a loop.
         let (previous, dependents) = try forwardingDelegates.withLock { forwarding in
             if let target {

@@ -1,3 +1,4 @@
+import CFFIShim
 import Synchronization
 
 /// When an observer runs relative to the slot's implementation.
@@ -21,6 +22,7 @@ public final class ObservationToken: Sendable {
     /// When it returns (from outside an observer call), the observer's closure and what it captured are
     /// released: neither the token nor the delegate keeps them.
     public func cancel() {
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let observers = self.observers.withLock { observers in
             defer { observers = [] }
             return observers
@@ -70,6 +72,7 @@ extension DynamicDelegate {
     public func observeAll(
         _ timing: ObservationTiming = .after, owner: AnyObject? = nil, _ body: @escaping @Sendable (ObservedCall) -> Void
     ) -> ObservationToken {
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let observer = Observer(timing: timing, owner: owner, delegate: self, registers: nil) { plan, result, arguments in
             body(ObservedCall(method: plan.methodName, signature: plan.prepared.signature, result: result, arguments: arguments))
         }
@@ -95,6 +98,7 @@ extension DynamicDelegate {
         _ method: String, _ timing: ObservationTiming, owner: AnyObject?, arguments: [CType], result: CType?,
         registers: Observer.RegisterBody? = nil, body: @escaping Observer.ArrayBody
     ) throws -> ObservationToken {
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let index = try descriptor.methodIndex(of: method)
         let expected = descriptor.methods[index].signature
         try checkSignature(CSignature(result ?? expected.returnType, arguments), of: index)

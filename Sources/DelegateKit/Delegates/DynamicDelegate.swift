@@ -212,6 +212,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Thunk,
         typed: TypedEntry? = nil
     ) throws -> Registration {
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let index = try descriptor.methodIndex(of: method)
         let signature: CSignature
         switch body {
@@ -254,7 +255,8 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     /// is not an error here: there is nothing to remove.
     @discardableResult
     public func removeImplementation(for method: String) -> Bool {
-        removeEntries(method) { _ in true }
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
+        return removeEntries(method) { _ in true }
     }
 
     /// Removes the implementation of `method` registered under `key`. Returns whether there was one.
@@ -270,7 +272,8 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
 
     @discardableResult
     func removeImplementation(for method: String, matching key: AnyHashable) -> Bool {
-        removeEntries(method) { $0.key == key }
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
+        return removeEntries(method) { $0.key == key }
     }
 
     func hasImplementation(for method: String, matching key: AnyHashable) -> Bool {

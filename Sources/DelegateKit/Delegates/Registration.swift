@@ -1,3 +1,4 @@
+import CFFIShim
 /// A handle on one implementation in a slot's stack, returned by `implement` and `override`.
 ///
 /// Discardable: deinitializing it removes nothing. ``remove()`` is the same as
@@ -20,6 +21,7 @@ public final class Registration: Sendable {
 
     /// Removes the implementation registered under this method and key, if it is still there.
     public func remove() {
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         guard let delegate else { return }
         delegate.removeImplementation(for: method, matching: key)
     }

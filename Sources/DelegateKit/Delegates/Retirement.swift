@@ -54,7 +54,8 @@ extension DynamicDelegate {
     /// Releases what slot `index` retired and no call runs, and defers the rest to the ``Reclaimer``.
     /// Returns at once, whatever other threads do.
     func settle(_ index: Int) {
-        // This thread's own calls that a longjmp left run nothing: forgotten before the scan.
+        // This thread's own calls that a longjmp left run nothing: forgotten before the scan (public
+        // methods did so already, from a shallower frame, which sees more of them).
         cffi_forget_abandoned_calls()
         let released: [any Retirable] = state.withLock { state in
             guard !state.slots[index].retiring.isEmpty else { return [] }
@@ -125,7 +126,7 @@ extension DynamicDelegate {
     ///   inside such a call (a closure waiting for its own removal): that wait could never end.
     @discardableResult
     public func waitForRemovedCalls(timeout: Duration) throws(DelegateError) -> Bool {
-        cffi_forget_abandoned_calls()
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp, judged from the caller's depth
         return try Reclaimer.shared.wait(for: self, timeout: timeout)
     }
 }

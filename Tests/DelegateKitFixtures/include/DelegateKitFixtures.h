@@ -158,6 +158,31 @@ void fx_set_handler(int64_t (*handler)(int64_t), void *user_data, void (*destroy
 int64_t fx_call_handler(int64_t value);
 void fx_clear_handler(void);
 
+/* ---- Calls that never return (leaving.c). ----
+   fx_caller: a thread of its own that calls plugin->transform(NULL, value) once; fx_caller_join says
+   whether that call returned (1, with its result) or the thread ended inside it (0: pthread_exit, or
+   fx_caller_cancel while the callback sat in a cancellation point). */
+typedef struct fx_caller fx_caller;
+fx_caller *fx_caller_start(const fx_plugin *plugin, int64_t value);
+void fx_caller_cancel(fx_caller *caller);
+int fx_caller_join(fx_caller *caller, int64_t *result);
+/* Calls plugin->transform(NULL, value) at a setjmp site, as a libjpeg user's decoding function does; the
+   callback may leave it with fx_jump_back(code), which longjmps to the calling thread's innermost site.
+   Returns 0 (and *result) when the call returned, else the code. fx_jump_many makes `count` such calls
+   (value 0, 1, …) and returns how many jumped back. */
+int fx_call_at_setjmp(const fx_plugin *plugin, int64_t value, int64_t *result);
+void fx_jump_back(int code) __attribute__((noreturn));
+int64_t fx_jump_many(const fx_plugin *plugin, int64_t count);
+/* A pool thread: each fx_pool_thread_call has it call fx_call_at_setjmp(plugin, value) and waits for that, then
+   the thread idles; returns how many of its calls jumped back so far. */
+typedef struct fx_pool_thread fx_pool_thread;
+fx_pool_thread *fx_pool_thread_start(const fx_plugin *plugin);
+int64_t fx_pool_thread_call(fx_pool_thread *worker, int64_t value);
+void fx_pool_thread_stop(fx_pool_thread *worker);
+/* Forks: the child runs child(context) with an alarm of `seconds` and exits with what it returns; the
+   parent returns the child's exit status, or 128 + the signal that ended it. */
+int fx_fork_and_run(int (*child)(void *), void *context, unsigned seconds);
+
 /* ---- glibc stdio cookies: Swift's Glibc module does not declare fopencookie. ---- */
 /* Opens a FILE whose I/O goes through `functions`, a cookie_io_functions_t laid out by the caller. */
 FILE *fx_fopencookie(void *cookie, const char *mode, const void *functions);

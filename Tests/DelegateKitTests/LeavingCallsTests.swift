@@ -1,0 +1,453 @@
+@testable import DelegateKit  // RegisterPath.withLibffiEntry: both call paths in one process
+import DelegateKitFixtures
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// Calls that never return and closures that wait for their remover: no change of a delegate may hang
+/// whatever a thread does inside a closure. C threads of the fixtures leave callbacks every way C allows
+/// (pthread_exit, pthread_cancel, longjmp to a setjmp site, fork), and closures block on what their
+/// remover does next. Each scenario runs in a child process (an exit test) that an alarm kills after a
+/// minute, so that a hang fails the test instead of stopping CI; each runs on both call paths.
+@Suite struct LeavingCallsTests {
+    // MARK: Threads that end inside a closure
+
+    @Test func aThreadThatExitsInsideAClosureBlocksNoChange() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aThreadThatExitsInsideAClosureBlocksNoChange)
+        }
+        report(result)
+    }
+
+    @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer cannot follow pthread_cancel"))
+    func aThreadCancelledInsideAClosureBlocksNoChange() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aThreadCancelledInsideAClosureBlocksNoChange)
+        }
+        report(result)
+    }
+
+    // MARK: longjmp out of a closure
+
+    @Test func aJumpOnThisThreadReleasesAtTheNextChange() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aJumpOnThisThreadReleasesAtTheNextChange)
+        }
+        report(result)
+    }
+
+    @Test func aJumpOnAnIdlePoolThreadBlocksNoChange() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aJumpOnAnIdlePoolThreadBlocksNoChange)
+        }
+        report(result)
+    }
+
+    @Test func manyJumpsOnAThreadThatExitsBlockNothingElse() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.manyJumpsOnAThreadThatExitsBlockNothingElse)
+        }
+        report(result)
+    }
+
+    /// A million jumps on one thread (a tenth under the sanitizers' DELEGATEKIT_CHURN_SCALE) keep memory
+    /// flat: nothing accumulates per jump.
+    @Test func aMillionJumpsKeepMemoryFlat() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aMillionJumpsKeepMemoryFlat)
+        }
+        report(result)
+    }
+
+    // MARK: fork
+
+    /// What the forked child does: change the slot another thread of the parent was inside, call it.
+    static let forkedChild: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
+        let delegate = Unmanaged<DynamicDelegate>.fromOpaque(context!).takeUnretainedValue()
+        delegate.removeImplementation(for: "transform")
+        guard (try? delegate.waitForRemovedCalls(timeout: .seconds(5))) == true else { return 3 }
+        guard (try? delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x * 3 }) != nil else { return 4 }
+        return callSlot(delegate, 5) == 15 ? 0 : 5
+    }
+
+    @Test func aForkedChildChangesWhatAnotherThreadWasInside() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aForkedChildChangesWhatAnotherThreadWasInside)
+        }
+        report(result)
+    }
+
+    // MARK: Closures that wait for their remover
+
+    @Test func aClosureWaitingForItsRemoverDoesNotDeadlock() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aClosureWaitingForItsRemoverDoesNotDeadlock)
+        }
+        report(result)
+    }
+
+    @Test func waitingRefusesTheCallersOwnCallAndTimesOut() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.waitingRefusesTheCallersOwnCallAndTimesOut)
+        }
+        report(result)
+    }
+
+    // MARK: next after its slot was emptied
+
+    @Test(arguments: [false, true])
+    func nextNeverRunsWhatWasRemoved(libffi: Bool) throws {
+        func scenario() throws {
+            let baseRuns = Counter()
+            let delegate = DynamicDelegate(protocol: pluginProtocol)
+            try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+                baseRuns.increment()
+                return x + 1
+            }
+            try delegate.override("transform") { [unowned delegate] (next: Next<UnsafeMutableRawPointer?, Int64, Int64>, context: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+                delegate.removeImplementation(for: "transform")  // the whole stack, this layer included
+                #expect(!next.isAvailable)
+                return next(context, x) + 1000
+            }
+            #expect(callSlot(delegate, 5) == 1000)  // next gave the default value, 0
+            #expect(baseRuns.value == 0)
+            #expect(!delegate.responds(to: "transform"))
+
+            // Only the layer below removed: next skips it and reaches the original below that.
+            try delegate.implement("transform", key: "bottom") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x * 10 }
+            try delegate.implement("transform", key: "middle") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+                baseRuns.increment()
+                return x
+            }
+            try delegate.override("transform") { [unowned delegate] (next: Next<UnsafeMutableRawPointer?, Int64, Int64>, context: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+                delegate.removeImplementation(for: "transform", key: "middle")
+                return next(context, x)
+            }
+            #expect(callSlot(delegate, 5) == 50)
+            #expect(baseRuns.value == 0)
+        }
+        if libffi { try RegisterPath.withLibffiEntry(scenario) } else { try scenario() }
+    }
+}
+
+/// The scenarios the child processes run, once per call path.
+enum LeavingScenarios {
+    static func aThreadCancelledInsideAClosureBlocksNoChange(libffi: Bool) throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        let entered = Gate()
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+            entered.open()
+            while true { pause() }  // a cancellation point, where the cancellation takes it
+        }
+        let closure = Probe(delegate)
+        let caller = fx_caller_start(table(delegate), 5)!
+        entered.pass()
+        fx_caller_cancel(caller)
+        check(fx_caller_join(caller, nil) == 0, "the call returned")
+        try promptly("the replacement") {
+            try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x * 2 }
+        }
+        check(try delegate.waitForRemovedCalls(timeout: .seconds(10)), "the cancelled thread still counts as running")
+        check(closure.isReleased, "the closure outlived its cancelled thread (path \(libffi))")
+        check(callSlot(delegate, 4) == 8, "later calls fail")
+    }
+
+    static func aThreadThatExitsInsideAClosureBlocksNoChange(libffi: Bool) throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        let entered = Gate(), go = Gate()
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, _: Int64) -> Int64 in
+            entered.open()
+            go.pass()
+            pthread_exit(nil)
+        }
+        let closure = Probe(delegate)
+        let caller = fx_caller_start(table(delegate), 5)!
+        entered.pass()
+        // Removed while the thread is inside: returns at once, released when the thread is gone.
+        promptly("the removal") { delegate.removeImplementation(for: "transform") }
+        go.open()
+        check(fx_caller_join(caller, nil) == 0, "the call returned")
+        check(try delegate.waitForRemovedCalls(timeout: .seconds(10)), "the exited thread still counts as running")
+        check(closure.isReleased, "the closure outlived its thread (path \(libffi))")
+
+        // Exited inside, then replaced: the replacement finds nothing running.
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, _: Int64) -> Int64 in pthread_exit(nil) }
+        let exited = Probe(delegate)
+        check(fx_caller_join(fx_caller_start(table(delegate), 5)!, nil) == 0, "the call returned")
+        try promptly("the replacement") {
+            try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x + 1 }
+        }
+        check(exited.isReleased, "the replaced closure was kept")
+        var result: Int64 = 0
+        check(fx_caller_join(fx_caller_start(table(delegate), 5)!, &result) == 1 && result == 6, "later calls fail")
+        check(callSlot(delegate, 9) == 10, "later calls on this thread fail")
+    }
+
+    static func aJumpOnThisThreadReleasesAtTheNextChange(libffi: Bool) throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, _: Int64) -> Int64 in fx_jump_back(7) }
+        let closure = Probe(delegate)
+        for _ in 0..<20 { check(fx_call_at_setjmp(table(delegate), 1, nil) == 7, "no jump back") }
+        // Removed from the function that called the setjmp site, as a decoder that failed would: the
+        // removal's frame is where the jumped-out call's was, so the call is known to be gone.
+        delegate.removeImplementation(for: "transform")
+        check(closure.isReleased, "the closure that jumped was kept (path \(libffi))")
+        // A change of the same slot from another thread returns too.
+        let done = Gate()
+        Thread.detachNewThread {
+            _ = try? delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x + 100 }
+            done.open()
+        }
+        done.pass()
+        var result: Int64 = 0
+        check(fx_call_at_setjmp(table(delegate), 1, &result) == 0 && result == 101, "later calls fail")
+        check(callSlot(delegate, 2) == 102, "later calls fail")
+    }
+
+    static func aJumpOnAnIdlePoolThreadBlocksNoChange(libffi: Bool) throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, _: Int64) -> Int64 in fx_jump_back(3) }
+        let closure = Probe(delegate)
+        let pool = fx_pool_thread_start(table(delegate))!
+        check(fx_pool_thread_call(pool, 1) == 1, "no jump back")
+        // The pool thread idles with the call it jumped out of still in its record.
+        promptly("the removal") { delegate.removeImplementation(for: "transform") }
+        // Another thread cannot tell a call that jumped away from one still running: it waits...
+        check(try !delegate.waitForRemovedCalls(timeout: .milliseconds(100)), "waited for nothing")
+        // ...until the thread calls again, from a frame at or above the one it left.
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }
+        check(fx_pool_thread_call(pool, 2) == 1, "the pool thread's later call jumped")
+        check(try delegate.waitForRemovedCalls(timeout: .seconds(10)), "the pool thread's next call did not forget the jump")
+        check(closure.isReleased, "the closure that jumped was kept (path \(libffi))")
+        fx_pool_thread_stop(pool)
+    }
+
+    static func manyJumpsOnAThreadThatExitsBlockNothingElse(libffi: Bool) throws {
+        let alive = Counter()
+        let jumper = DynamicDelegate(protocol: pluginProtocol)
+        try jumper.implement("transform") { (_: UnsafeMutableRawPointer?, _: Int64) -> Int64 in fx_jump_back(1) }
+        let pool = fx_pool_thread_start(table(jumper))!
+        for round in 1...40 { check(fx_pool_thread_call(pool, Int64(round)) == round, "no jump back") }
+        // The jumped-out calls are gone with the thread (its record is cleared at exit).
+        fx_pool_thread_stop(pool)
+        // Another delegate, changed from another thread while C threads call it: releases at once.
+        let other = DynamicDelegate(protocol: pluginProtocol)
+        let done = Gate()
+        Thread.detachNewThread {
+            for round in Int64(0)..<50 {
+                _ = try? other.implement("transform") { [captured = Captured(alive, value: round)] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+                    x + captured.value
+                }
+                _ = callSlot(other, 1)
+                other.removeImplementation(for: "transform")
+                if alive.value != 0 { fail("round \(round): removal of another delegate kept its closure (path \(libffi))") }
+            }
+            done.open()
+        }
+        done.pass()
+        jumper.removeImplementation(for: "transform")
+        check(try jumper.waitForRemovedCalls(timeout: .seconds(10)), "an exited thread's jumps still count")
+    }
+
+    static func aMillionJumpsKeepMemoryFlat(libffi: Bool) throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, _: Int64) -> Int64 in fx_jump_back(1) }
+        let closure = Probe(delegate)
+        let jumps = Int64(1_000_000 / MemoryChurnTests.scale)
+        check(fx_jump_many(table(delegate), 20_000) == 20_000, "no jump back")
+        let start = residentBytes()
+        check(fx_jump_many(table(delegate), jumps) == jumps, "no jump back")
+        let growth = residentBytes() - start
+        print("\(jumps) jumps on the \(libffi ? "libffi" : "register") path: resident memory grew by \(growth >> 10) KiB")
+        check(growth < 1 << 20, "memory grew by \(growth) bytes")
+        delegate.removeImplementation(for: "transform")
+        check(closure.isReleased, "the closure that jumped was kept")
+    }
+
+    static func aForkedChildChangesWhatAnotherThreadWasInside(libffi: Bool) throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        let entered = Gate(), go = Gate()
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+            entered.open()
+            go.pass()
+            return x
+        }
+        let caller = fx_caller_start(table(delegate), 5)!
+        entered.pass()
+        let status = fx_fork_and_run(LeavingCallsTests.forkedChild, Unmanaged.passUnretained(delegate).toOpaque(), 20)
+        check(status == 0, "the forked child ended with \(status) (path \(libffi))")
+        go.open()
+        var result: Int64 = 0
+        check(fx_caller_join(caller, &result) == 1 && result == 5, "the parent's call did not finish")
+    }
+
+    static func aClosureWaitingForItsRemoverDoesNotDeadlock(libffi: Bool) throws {
+        let alive = Counter()
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        // A semaphore the remover signals only after the removal returned.
+        let entered = Gate(), afterRemoval = Gate()
+        try delegate.implement("transform") { [captured = Captured(alive, value: 1)] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+            entered.open()
+            afterRemoval.pass()
+            return x + captured.value
+        }
+        var caller = fx_caller_start(table(delegate), 5)!
+        entered.pass()
+        promptly("the removal") { delegate.removeImplementation(for: "transform") }
+        check(try !delegate.waitForRemovedCalls(timeout: .milliseconds(50)), "the wait did not time out")
+        check(alive.value == 1, "released while still running")
+        afterRemoval.open()
+        var result: Int64 = 0
+        check(fx_caller_join(caller, &result) == 1 && result == 6, "the call did not finish with its closure")
+        check(try delegate.waitForRemovedCalls(timeout: .seconds(10)), "the finished call still counts")
+        check(alive.value == 0, "not released when the last call returned (path \(libffi))")
+
+        // A lock the remover holds while it removes.
+        let lock = Locked(0)
+        let holding = Gate(), release = Gate()
+        let remover = Gate()
+        try delegate.implement("transform") { [captured = Captured(alive, value: 2)] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+            entered.open()
+            return lock.withLock { _ in x + captured.value }
+        }
+        Thread.detachNewThread {
+            lock.withLock { _ in
+                holding.open()
+                release.pass()
+                promptly("the removal under the lock") { delegate.removeImplementation(for: "transform") }
+            }
+            remover.open()
+        }
+        holding.pass()
+        caller = fx_caller_start(table(delegate), 5)!
+        entered.pass()
+        release.open()
+        remover.pass()
+        check(fx_caller_join(caller, &result) == 1 && result == 7, "the call did not finish")
+        check(try delegate.waitForRemovedCalls(timeout: .seconds(10)) && alive.value == 0, "not released")
+
+        // An observer that synchronously waits for a queue whose work is cancelling it.
+        let queue = DispatchQueue(label: "canceller")
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }
+        let token = try delegate.observe("transform", .before) { [captured = Captured(alive, value: 3)] (_: UnsafeMutableRawPointer?, _: Int64) in
+            _ = captured.value
+            entered.open()
+            queue.sync {}
+        }
+        queue.sync {
+            caller = fx_caller_start(table(delegate), 5)!
+            entered.pass()
+            promptly("cancel") { token.cancel() }
+        }
+        check(fx_caller_join(caller, &result) == 1 && result == 5, "the call did not finish")
+        check(try delegate.waitForRemovedCalls(timeout: .seconds(10)) && alive.value == 0, "the observer was kept")
+    }
+
+    static func waitingRefusesTheCallersOwnCallAndTimesOut(libffi: Bool) throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        let refusal = Locked<DelegateError?>(nil)
+        try delegate.implement("transform") { [unowned delegate] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+            delegate.removeImplementation(for: "transform")
+            do {
+                _ = try delegate.waitForRemovedCalls(timeout: .seconds(1))
+            } catch {
+                refusal.withLock { $0 = error as? DelegateError }
+            }
+            return x
+        }
+        check(promptly("a wait inside the call") { callSlot(delegate, 3) } == 3, "the call failed")
+        check(refusal.withLock { $0 } == .waitingForOwnCall(method: "transform", protocol: "fx_plugin"),
+              "the wait inside the removed closure was not refused: \(String(describing: refusal.withLock { $0 }))")
+        check(try delegate.waitForRemovedCalls(timeout: .zero), "nothing runs, yet the wait failed")
+    }
+}
+
+// MARK: The child processes
+
+private typealias Captured = RemovalReleaseTests.Captured
+
+/// The child's watchdog, then `scenario` on the register path and on libffi's; a failed check prints
+/// and exits with 1.
+func inChild(_ scenario: (_ libffi: Bool) throws -> Void) {
+    alarm(60)
+    do {
+        try scenario(false)
+        try RegisterPath.withLibffiEntry { try scenario(true) }
+    } catch {
+        fail("threw \(error)")
+    }
+    // Without LeakSanitizer's check at exit: the frames a jump, an exit or a cancellation skipped never
+    // released what they held (Swift's unoptimized code keeps every captured reference a closure uses
+    // for its whole frame), which is the program's, not DelegateKit's. What DelegateKit itself lets go is
+    // checked above (Probe).
+    fflush(nil)
+    _exit(0)
+}
+
+/// Whether DelegateKit still holds the closure of a slot's top implementation: weakly, the object it
+/// keeps the user's closure in.
+final class Probe {
+    private weak var closure: AnyObject?
+
+    init(_ delegate: DynamicDelegate, method: String = "transform") {
+        closure = delegate.state.withLock { state -> AnyObject? in
+            guard let index = try? delegate.descriptor.methodIndex(of: method), let top = state.slots[index].entries.last else { return nil }
+            switch top.body {
+            case .plain(let closure): return closure
+            case .override(let thunk): return thunk
+            }
+        }
+        if closure == nil { fail("no implementation to probe") }
+    }
+
+    var isReleased: Bool { closure == nil }
+}
+
+/// Ends the child with a failure; the message goes to standard error, which the test's log shows (an exit
+/// test that fails returns no output).
+func fail(_ message: String) -> Never {
+    fflush(nil)
+    let line = Array("LeavingCallsTests: FAILED: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    _exit(1)
+}
+
+func check(_ condition: Bool, _ message: @autoclosure () -> String, line: Int = #line) {
+    if !condition { fail("line \(line): \(message())") }
+}
+
+/// Whether ThreadSanitizer instruments this run (`.ci/run` says so): it cannot follow pthread_cancel.
+var underThreadSanitizer: Bool { ProcessInfo.processInfo.environment["DELEGATEKIT_SANITIZER"] == "thread" }
+
+/// Runs `body` and checks it took less than `seconds`: a change returns promptly.
+@discardableResult
+func promptly<T>(_ what: String, within seconds: Double = 5, _ body: () throws -> T) rethrows -> T {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let result = try body()
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    check(elapsed < seconds, "\(what) took \(elapsed) s")
+    return result
+}
+
+func table(_ delegate: DynamicDelegate) -> UnsafePointer<fx_plugin> {
+    UnsafePointer(delegate.table.assumingMemoryBound(to: fx_plugin.self))
+}
+
+func callSlot(_ delegate: DynamicDelegate, _ value: Int64) -> Int64 {
+    var called = false
+    return fx_plugin_transform(table(delegate), nil, value, &called)
+}
+
+/// A semaphore a C thread can block on (pthread-based, so ThreadSanitizer follows it).
+final class Gate: @unchecked Sendable {  // The semaphore is thread-safe.
+    private let semaphore = DispatchSemaphore(value: 0)
+    func open() { semaphore.signal() }
+    func pass() { semaphore.wait() }
+}
+
+/// Prints what a child printed (its failures, its measurements).
+func report(_ result: ExitTest.Result?) {
+    print(String(decoding: result?.standardOutputContent ?? [], as: UTF8.self), terminator: "")
+}
