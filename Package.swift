@@ -20,12 +20,14 @@ let package = Package(
         .executableTarget(
             name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples"]),
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).
-        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2"]),
+        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2", "CJPEG"]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // The system libjpeg (libjpeg-turbo's libjpeg62 API), whose error handler must never return.
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", providers: [.apt(["libjpeg-dev"])]),
         // The code of every example in the README and the DocC catalog, which quote it between
         // `// doc:begin` and `// doc:end` (DocumentationExamplesTests checks they match). Only what a user
         // can import: DelegateKit, the system modules and SQLite's and libxml2's module maps.
-        .target(name: "DocumentationExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2"]),
+        .target(name: "DocumentationExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2", "CJPEG"]),
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
         .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "BenchmarkSupport"]),
         .target(name: "BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
@@ -35,12 +37,15 @@ let package = Package(
         .executableTarget(
             name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "CSQLite"]),
         // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
-        .target(name: "DelegateKitFixtures", dependencies: ["CLibXML2"], path: "Tests/DelegateKitFixtures"),
+        .target(
+            name: "DelegateKitFixtures", dependencies: ["CLibXML2", "CJPEG"], path: "Tests/DelegateKitFixtures",
+            linkerSettings: [.linkedLibrary("jpeg")]),
         // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
             name: "DelegateKitTests", dependencies: [
                 "DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DocumentationExamples", "CSQLite", "CLibXML2",
+                "CJPEG",
             ]),
     ],
     swiftLanguageModes: [.v6]

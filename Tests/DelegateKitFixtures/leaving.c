@@ -53,6 +53,8 @@ int fx_caller_join(fx_caller *caller, int64_t *result) {
 
 static _Thread_local jmp_buf *fx_site = NULL;
 
+jmp_buf **fx_jump_site(void) { return &fx_site; }
+
 int fx_call_at_setjmp(const fx_plugin *plugin, int64_t value, int64_t *result) {
     jmp_buf site;
     jmp_buf *outer = fx_site;

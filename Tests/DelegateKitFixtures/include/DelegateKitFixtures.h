@@ -172,6 +172,13 @@ int fx_caller_join(fx_caller *caller, int64_t *result);
    (value 0, 1, …) and returns how many jumped back. */
 int fx_call_at_setjmp(const fx_plugin *plugin, int64_t value, int64_t *result);
 void fx_jump_back(int code) __attribute__((noreturn));
+/* The calling thread's innermost site, for setjmp sites of other fixtures (jpeg.c). */
+#include <setjmp.h>
+jmp_buf **fx_jump_site(void);
+/* libjpeg's own pattern (its example.c): decodes `data` at a setjmp site with `error_manager` (a struct
+   jpeg_error_mgr, whose error_exit must leave by fx_jump_back); returns 0 and the image's size, or the
+   code of the jump back. */
+int fx_jpeg_decode(const unsigned char *data, size_t size, void *error_manager, int *width, int *height);
 int64_t fx_jump_many(const fx_plugin *plugin, int64_t count);
 /* A pool thread: each fx_pool_thread_call has it call fx_call_at_setjmp(plugin, value) and waits for that, then
    the thread idles; returns how many of its calls jumped back so far. */
