@@ -18,7 +18,7 @@ let package = Package(
         ),
         .target(name: "DelegateKit", dependencies: ["CFFIShim"]),
         .executableTarget(
-            name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples"]),
+            name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "CJPEG"]),
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).
         .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2", "CJPEG"]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),

@@ -4,6 +4,7 @@ import Glibc
 // `swift run delegatekit-demo sqlite`: a SQLite virtual table, function and collation made of closures.
 // `swift run delegatekit-demo xml`: libxml2's SAX parser driven by closures.
 // `swift run delegatekit-demo sqlite-config`: SQLite's allocator and log set through variadic sqlite3_config.
+// `swift run delegatekit-demo jpeg`: libjpeg's error handler, which must never return, as a closure that jumps.
 switch CommandLine.arguments.dropFirst().first {
 case nil:
     SortingDemo.run()
@@ -11,13 +12,16 @@ case nil:
     PluginDemo.run()
     SQLiteConfigurationDemo.run()
     SQLiteVFSDemo.run()
+    JPEGDemo.run()
 case "sqlite":
     SQLiteTableDemo.run()
 case "xml":
     XMLSAXDemo.run()
 case "sqlite-config":
     SQLiteConfigurationDemo.run()
+case "jpeg":
+    JPEGDemo.run()
 case let other?:
-    print("unknown example '\(other)'; try: delegatekit-demo [sqlite | xml | sqlite-config]")
+    print("unknown example '\(other)'; try: delegatekit-demo [sqlite | xml | sqlite-config | jpeg]")
     exit(2)
 }

@@ -1,4 +1,5 @@
 import DelegateKit
+import DelegateKitExamples
 import DocumentationExamples
 import Foundation
 import Testing
@@ -216,5 +217,20 @@ import Testing
         let sorted = try sortInScopes()
         #expect(sorted.ascending == [1, 2, 3])
         #expect(sorted.descending == [3, 2, 1])
+    }
+
+    @Test func jumpAndWaitExamplesRun() throws {
+        #expect(try jumpSizeMatches(JPEGDecoder.sample, 32, 24))
+        var corrupt = JPEGDecoder.sample
+        let frame = (0..<corrupt.count - 1).first { corrupt[$0] == 0xFF && corrupt[$0 + 1] == 0xC0 }!
+        corrupt[frame + 4] = 0  // sample precision 0: libjpeg's error_exit, which jumps back
+        #expect(try jpegSize(of: corrupt) == nil)
+        #expect(try jpegSize(of: [0, 1, 2, 3]) == nil)
+        #expect(try freeAfterRemoval())
+    }
+
+    func jumpSizeMatches(_ data: [UInt8], _ width: UInt32, _ height: UInt32) throws -> Bool {
+        guard let size = try jpegSize(of: data) else { return false }
+        return size.width == width && size.height == height
     }
 }

@@ -96,10 +96,10 @@ extension JumpOutcome: Sendable where Value: Sendable {}
 extension JumpOutcome: Equatable where Value: Equatable {}
 
 extension CFunction {
-    /// Calls the function as ``call(_:returning:)`` does, at a `setjmp` site: while it runs, a callback may
+    /// Calls the function as `call(_:returning:)` does, at a `setjmp` site: while it runs, a callback may
     /// leave it with `target.jump()`, and then this returns ``JumpOutcome/jumped(_:)``.
     ///
-    /// Always through libffi's `ffi_call`. Throws like ``call(_:returning:)`` when the arguments do not fit,
+    /// Always through libffi's `ffi_call`. Throws like `call(_:returning:)` when the arguments do not fit,
     /// ``DelegateError/jumpTargetInUse(function:)`` when another call armed `target` and is still running,
     /// and ``DelegateError/callMismatch(function:declaration:call:reason:)`` for a variadic function.
     public func call<each A: CValue, R: CValue>(

@@ -22,10 +22,12 @@ import Synchronization
 // 5. Wait (`waitForRemovedCalls`): for programs that must know no call still runs what they removed. It
 //    sleeps on the reclaimer's condition, which every collection that releases something signals.
 //
-// Calls that never return: a longjmp out of a call leaves its entry in the thread's record, which the
-// thread forgets when it enters again from a frame at or above the entry's, changes a delegate, lands in
-// `withJumpTarget`, or exits; an exiting or cancelled thread's record is cleared by its exit; a forked
-// child clears the records of the threads it does not have. Until then, what the entry ran stays deferred.
+// Calls that never return. A longjmp out of a call leaves its entry in the thread's record. The thread
+// forgets it when it lands in `CFunction.call(catchingJumpsTo:)`, or when it judges the entry gone
+// (Retirement.c): a later entry, or a public change or wait (`cffi_forget_abandoned_calls` in their first
+// frame), at or above the entry's frame, or the entry's return address slot overwritten. A thread that
+// exits or is cancelled inside a call clears its record as it exits; a forked child clears the records of
+// the threads it does not have. Until then, what the entry ran stays deferred, and nothing else waits.
 
 /// A closure or plan that calls may be running: retired by a change, then released once no call runs it.
 protocol Retirable: AnyObject {
@@ -119,7 +121,7 @@ extension DynamicDelegate {
     ///   timeout: a closure blocked on a lock the waiter holds, on a semaphore the waiter signals only
     ///   afterwards, or in `DispatchQueue.main.sync` while the main thread waits here. A call that left by
     ///   `longjmp` (to a `setjmp` site of your own) counts as running until its thread next calls into
-    ///   DelegateKit or exits; one that jumped to ``withJumpTarget(_:)`` does not.
+    ///   DelegateKit or exits; one that jumped to ``CFunction/call(catchingJumpsTo:_:returning:)`` does not.
     /// - Parameter timeout: How long to wait at most.
     /// - Returns: `true` when no such call runs any more; `false` when the timeout passed first.
     /// - Throws: ``DelegateError/waitingForOwnCall(method:protocol:)`` when the calling thread is itself
