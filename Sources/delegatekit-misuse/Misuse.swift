@@ -14,6 +14,7 @@ enum Misuse: String, CaseIterable {
     case argumentOfAnotherType = "argument-of-another-type"
     case argumentOutOfRange = "argument-out-of-range"
     case returnValueOfAnotherType = "return-value-of-another-type"
+    case jumpWithNoCallArmed = "jump-with-no-call-armed"
 
     func run() throws {
         switch self {
@@ -37,6 +38,8 @@ enum Misuse: String, CaseIterable {
             try callTransform { call in _ = call.argument(2, as: Int64.self) }
         case .returnValueOfAnotherType:
             try callTransform { call in call.setReturnValue(Int32(1)) }
+        case .jumpWithNoCallArmed:
+            JumpTarget().jump()
         }
     }
 }

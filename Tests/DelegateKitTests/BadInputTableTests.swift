@@ -1,4 +1,4 @@
-import DelegateKit
+@testable import DelegateKit  // Locked
 import DelegateKitFixtures
 import Synchronization
 import Testing
@@ -418,6 +418,60 @@ let misuses: [Misuse] = [
             reason: "it takes 1, the call passes 2 (1 variadic)"),
         message: "'abs' has C signature `int32_t (int32_t)`, but the call has C signature `int32_t (int32_t, int32_t)`: it takes 1, "
             + "the call passes 2 (1 variadic)"),
+    Misuse(
+        name: "a variadic function called catching jumps",
+        action: {
+            _ = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
+                .call(catchingJumpsTo: JumpTarget(), UnsafeMutablePointer<CChar>?.none, 0, UnsafePointer<CChar>?.none, returning: Int32.self)
+        },
+        expected: .callMismatch(
+            function: "'snprintf'", declaration: "int32_t (void *, size_t, void *, ...)",
+            call: CSignature(.int32, [.pointer, .int64, .pointer]), reason: "a variadic function cannot be called catching jumps"),
+        message: "'snprintf' has C signature `int32_t (void *, size_t, void *, ...)`, but the call has C signature "
+            + "`int32_t (void *, int64_t, void *)`: a variadic function cannot be called catching jumps"),
+    Misuse(
+        name: "a jump target two calls would share",
+        action: {
+            // A call catching jumps to `target` reaches a closure that makes another such call with it.
+            let target = JumpTarget()
+            typealias Transform = @convention(c) (UnsafePointer<fx_plugin>?, UnsafeMutableRawPointer?, Int64, UnsafeMutablePointer<Bool>?) -> Int64
+            let transform = try CFunction(address: unsafeBitCast(fx_plugin_transform as Transform, to: UnsafeRawPointer.self),
+                                          declaration: "int64_t (void *, void *, int64_t, void *)", name: "fx_plugin_transform")
+            let plugin = DynamicDelegate(protocol: pluginProtocol)
+            let inner = Locked<DelegateError?>(nil)
+            nonisolated(unsafe) let table = plugin.table  // a C table: C reads it from any thread
+            nonisolated(unsafe) let called = UnsafeMutablePointer<Bool>.allocate(capacity: 1)  // fx_plugin_transform writes it
+            defer { called.deallocate() }
+            try plugin.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+                do {
+                    _ = try transform.call(catchingJumpsTo: target, table, UnsafeMutableRawPointer?.none, x, called, returning: Int64.self)
+                } catch {
+                    inner.withLock { $0 = error as? DelegateError }
+                }
+                return x
+            }
+            _ = try transform.call(catchingJumpsTo: target, table, UnsafeMutableRawPointer?.none, Int64(1), called, returning: Int64.self)
+            if let error = inner.withLock({ $0 }) { throw error }
+        },
+        expected: .jumpTargetInUse(function: "'fx_plugin_transform'"),
+        message: "'fx_plugin_transform' cannot be called catching jumps to a JumpTarget that another call still uses: "
+            + "give each call in progress a target of its own"),
+    Misuse(
+        name: "waiting for removed calls from inside one",
+        action: {
+            let plugin = DynamicDelegate(protocol: pluginProtocol)
+            let refusal = Locked<DelegateError?>(nil)
+            try plugin.implement("transform") { [unowned plugin] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+                plugin.removeImplementation(for: "transform")
+                do { _ = try plugin.waitForRemovedCalls(timeout: .seconds(1)) } catch { refusal.withLock { $0 = error as? DelegateError } }
+                return x
+            }
+            _ = transform(plugin, 1)
+            if let error = refusal.withLock({ $0 }) { throw error }
+        },
+        expected: .waitingForOwnCall(method: "transform", protocol: "fx_plugin"),
+        message: "waitForRemovedCalls(timeout:) was called inside a call of method 'transform' of fx_plugin that it "
+            + "would wait for, which could never end: wait outside the removed closure, or do not wait"),
 ]
 
 /// A `@Slot` whose closure type does not fit its method; creating one must stop with a clear message.

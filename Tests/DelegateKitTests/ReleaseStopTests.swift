@@ -51,6 +51,9 @@ import Testing
          "argument index 2 is out of range for C signature `int64_t (void *, int64_t)`"),
         ("return-value-of-another-type",
          "`int64_t (void *, int64_t)` returns `int64_t`, not `int32_t` (Int32)"),
+        ("jump-with-no-call-armed",
+         "JumpTarget.jump(_:) was called with no call catching jumps to it running on this thread: "
+            + "jump only from inside CFunction.call(catchingJumpsTo:…), on its thread"),
     ])
     func misuseStopsWithItsWholeMessage(scenario: String, message: String) throws {
         let child = run(try Self.executable.get().path, [scenario])
