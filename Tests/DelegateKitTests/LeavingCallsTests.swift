@@ -61,6 +61,25 @@ import Testing
         report(result)
     }
 
+    /// Calls nested deeper than the record lists (16) count as running anything while they run: a removal
+    /// meanwhile defers what it removed, which goes when the nesting unwinds, or when a jump from the
+    /// deepest call lands.
+    @Test func deepNestingDefersAndThenReleases() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.deepNestingDefersAndThenReleases)
+        }
+        report(result)
+    }
+
+    /// Policy and forwarding changes while a C thread sits inside the slot's dispatched call return at
+    /// once too; a closure that drops the last reference to its own delegate runs to its end.
+    @Test func otherChangesAndADelegateDroppedFromInside() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.otherChangesAndADelegateDroppedFromInside)
+        }
+        report(result)
+    }
+
     // MARK: fork
 
     /// What the forked child does: change the slot another thread of the parent was inside, call it.
@@ -134,6 +153,86 @@ import Testing
 
 /// The scenarios the child processes run, once per call path.
 enum LeavingScenarios {
+    static func otherChangesAndADelegateDroppedFromInside(libffi: Bool) throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        let target = DynamicDelegate(protocol: pluginProtocol)
+        try target.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x * 2 }
+        let entered = Gate(), go = Gate()
+        try delegate.setPolicy(.stable, for: "transform")  // every call goes through the slot's plan
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+            entered.open()
+            go.pass()
+            return x
+        }
+        let caller = fx_caller_start(table(delegate), 5)!
+        entered.pass()
+        try promptly("a policy change") { try delegate.setPolicy(.nullWhenUnimplemented, for: "transform") }
+        try promptly("a forwarding change") { try delegate.setForwardingTarget(.delegate(target)) }
+        try promptly("an observation") { try delegate.observe("transform", .before) { (_: UnsafeMutableRawPointer?, _: Int64) in }.cancel() }
+        promptly("the removal") { delegate.removeImplementation(for: "transform") }
+        check(callSlot(delegate, 4) == 8, "the forwarding target does not serve the emptied slot")
+        go.open()
+        var result: Int64 = 0
+        check(fx_caller_join(caller, &result) == 1 && result == 5, "the blocked call did not finish with its closure")
+        check(try delegate.waitForRemovedCalls(timeout: .seconds(10)), "the finished call still counts")
+
+        // The delegate's only owner is dropped by its own closure, during the call: the call ends safely
+        // and the closure goes with it.
+        let alive = Counter()
+        final class Owner: @unchecked Sendable { var delegate: DynamicDelegate? }  // touched by one thread at a time
+        let owner = Owner()
+        var called = false
+        do {
+            let doomed = DynamicDelegate(protocol: pluginProtocol)
+            try doomed.implement("transform") { [captured = Captured(alive, value: 7), owner] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+                owner.delegate = nil  // the last reference: the delegate goes away here
+                return x + captured.value  // what it captured is still there
+            }
+            owner.delegate = doomed
+        }
+        let plugin = table(owner.delegate!)
+        check(fx_plugin_transform(plugin, nil, 1, &called) == 8, "the call failed")
+        check(owner.delegate == nil && alive.value == 0, "the closure outlived its call (path \(libffi))")
+    }
+
+    static func deepNestingDefersAndThenReleases(libffi: Bool) throws {
+        let alive = Counter()
+        let other = DynamicDelegate(protocol: pluginProtocol)
+        let recursive = DynamicDelegate(protocol: pluginProtocol)
+        let depth = Atomic<Int>(0)
+        let jumpAtTheBottom = Atomic<Bool>(false)
+        try recursive.implement("transform") { [unowned recursive] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+            guard x > 0 else {
+                depth.store(depth.load(ordering: .relaxed) + 1, ordering: .relaxed)
+                if jumpAtTheBottom.load(ordering: .relaxed) { fx_jump_back(9) }
+                // At the bottom, 24 calls deep: a removal of another delegate's closure returns at once...
+                other.removeImplementation(for: "transform")
+                return 0
+            }
+            return callSlot(recursive, x - 1) + 1
+        }
+        try other.implement("transform") { [captured = Captured(alive, value: 1)] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+            x + captured.value
+        }
+        let closure = Probe(other)
+        check(callSlot(recursive, 23) == 23, "the nested calls failed")
+        // ...and what it removed goes once the nesting unwound.
+        check(try other.waitForRemovedCalls(timeout: .seconds(10)), "the unwound calls still count")
+        check(closure.isReleased && alive.value == 0, "the closure removed during deep nesting was kept (path \(libffi))")
+
+        // A jump from the bottom to a site above the nesting: later calls work, and releases are prompt.
+        jumpAtTheBottom.store(true, ordering: .relaxed)
+        check(fx_call_at_setjmp(table(recursive), 23, nil) == 9, "no jump back")
+        jumpAtTheBottom.store(false, ordering: .relaxed)
+        check(callSlot(recursive, 3) == 3, "calls after the jump fail")
+        try other.implement("transform") { [captured = Captured(alive, value: 2)] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+            x + captured.value
+        }
+        other.removeImplementation(for: "transform")
+        check(alive.value == 0, "a removal after the jump from deep nesting kept its closure (path \(libffi))")
+        check(depth.load(ordering: .relaxed) == 3, "the bottom was reached \(depth.load(ordering: .relaxed)) times")
+    }
+
     static func aThreadCancelledInsideAClosureBlocksNoChange(libffi: Bool) throws {
         let delegate = DynamicDelegate(protocol: pluginProtocol)
         let entered = Gate()
