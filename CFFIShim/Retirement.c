@@ -123,21 +123,27 @@ static void release_record(void *record) {
 static void before_fork(void) { cffi_reclaim_lock(); }
 static void after_fork_in_parent(void) { cffi_reclaim_unlock(); }
 
-/* Only the forking thread lives on in the child: the other threads' calls will never return. */
-static void after_fork_in_child(void) {
-    for (cffi_thread_calls *calls = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); calls; calls = calls->next) {
-        if (calls != cffi_current_calls && __atomic_load_n(&calls->in_use, __ATOMIC_RELAXED)) clear_record(calls);
-    }
-    cffi_reclaim_unlock();
-}
-
-static void setup(void) {
-    pthread_key_create(&exit_key, release_record);
+static void make_reclaim_condition(void) {
     pthread_condattr_t attributes;
     pthread_condattr_init(&attributes);
     pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
     pthread_cond_init(&reclaim_condition, &attributes);
     pthread_condattr_destroy(&attributes);
+}
+
+/* Only the forking thread lives on in the child: the other threads' calls will never return, and their
+   waits on the reclaimer's condition are gone, so the lock and the condition start afresh. */
+static void after_fork_in_child(void) {
+    for (cffi_thread_calls *calls = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); calls; calls = calls->next) {
+        if (calls != cffi_current_calls && __atomic_load_n(&calls->in_use, __ATOMIC_RELAXED)) clear_record(calls);
+    }
+    pthread_mutex_init(&reclaim_mutex, NULL);
+    make_reclaim_condition();
+}
+
+static void setup(void) {
+    pthread_key_create(&exit_key, release_record);
+    make_reclaim_condition();
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 

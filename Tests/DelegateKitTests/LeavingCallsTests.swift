@@ -12,104 +12,49 @@ import Testing
 /// remover does next. Each scenario runs in a child process (an exit test) that an alarm kills after a
 /// minute, so that a hang fails the test instead of stopping CI; each runs on both call paths.
 @Suite struct LeavingCallsTests {
-    // MARK: Threads that end inside a closure
+    /// One scenario of `LeavingScenarios`, by name: what an exit test can take into its child process.
+    enum Scenario: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
+        case aThreadThatExitsInsideAClosureBlocksNoChange
+        case aThreadCancelledInsideAClosureBlocksNoChange
+        case aJumpOnThisThreadReleasesAtTheNextChange
+        case aJumpOnAnIdlePoolThreadBlocksNoChange
+        case manyJumpsOnAThreadThatExitsBlockNothingElse
+        case aMillionJumpsKeepMemoryFlat
+        case deepNestingDefersAndThenReleases
+        case otherChangesAndADelegateDroppedFromInside
+        case aForkedChildChangesWhatAnotherThreadWasInside
+        case aClosureWaitingForItsRemoverDoesNotDeadlock
+        case waitingRefusesTheCallersOwnCallAndTimesOut
 
-    @Test func aThreadThatExitsInsideAClosureBlocksNoChange() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.aThreadThatExitsInsideAClosureBlocksNoChange)
+        var run: (_ libffi: Bool) throws -> Void {
+            switch self {
+            case .aThreadThatExitsInsideAClosureBlocksNoChange: return LeavingScenarios.aThreadThatExitsInsideAClosureBlocksNoChange
+            case .aThreadCancelledInsideAClosureBlocksNoChange: return LeavingScenarios.aThreadCancelledInsideAClosureBlocksNoChange
+            case .aJumpOnThisThreadReleasesAtTheNextChange: return LeavingScenarios.aJumpOnThisThreadReleasesAtTheNextChange
+            case .aJumpOnAnIdlePoolThreadBlocksNoChange: return LeavingScenarios.aJumpOnAnIdlePoolThreadBlocksNoChange
+            case .manyJumpsOnAThreadThatExitsBlockNothingElse: return LeavingScenarios.manyJumpsOnAThreadThatExitsBlockNothingElse
+            case .aMillionJumpsKeepMemoryFlat: return LeavingScenarios.aMillionJumpsKeepMemoryFlat
+            case .deepNestingDefersAndThenReleases: return LeavingScenarios.deepNestingDefersAndThenReleases
+            case .otherChangesAndADelegateDroppedFromInside: return LeavingScenarios.otherChangesAndADelegateDroppedFromInside
+            case .aForkedChildChangesWhatAnotherThreadWasInside: return LeavingScenarios.aForkedChildChangesWhatAnotherThreadWasInside
+            case .aClosureWaitingForItsRemoverDoesNotDeadlock: return LeavingScenarios.aClosureWaitingForItsRemoverDoesNotDeadlock
+            case .waitingRefusesTheCallersOwnCallAndTimesOut: return LeavingScenarios.waitingRefusesTheCallersOwnCallAndTimesOut
+            }
         }
-        report(result)
-    }
 
-    @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer cannot follow pthread_cancel"))
-    func aThreadCancelledInsideAClosureBlocksNoChange() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.aThreadCancelledInsideAClosureBlocksNoChange)
+        var testDescription: String { rawValue }
+
+        /// What runs in this process: all but pthread_cancel under ThreadSanitizer, which cannot follow it.
+        static var here: [Scenario] {
+            allCases.filter { !(underThreadSanitizer && $0 == .aThreadCancelledInsideAClosureBlocksNoChange) }
         }
-        report(result)
     }
 
-    // MARK: longjmp out of a closure
-
-    @Test func aJumpOnThisThreadReleasesAtTheNextChange() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.aJumpOnThisThreadReleasesAtTheNextChange)
-        }
-        report(result)
-    }
-
-    @Test func aJumpOnAnIdlePoolThreadBlocksNoChange() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.aJumpOnAnIdlePoolThreadBlocksNoChange)
-        }
-        report(result)
-    }
-
-    @Test func manyJumpsOnAThreadThatExitsBlockNothingElse() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.manyJumpsOnAThreadThatExitsBlockNothingElse)
-        }
-        report(result)
-    }
-
-    /// A million jumps on one thread (a tenth under the sanitizers' DELEGATEKIT_CHURN_SCALE) keep memory
-    /// flat: nothing accumulates per jump.
-    @Test func aMillionJumpsKeepMemoryFlat() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.aMillionJumpsKeepMemoryFlat)
-        }
-        report(result)
-    }
-
-    /// Calls nested deeper than the record lists (16) count as running anything while they run: a removal
-    /// meanwhile defers what it removed, which goes when the nesting unwinds, or when a jump from the
-    /// deepest call lands.
-    @Test func deepNestingDefersAndThenReleases() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.deepNestingDefersAndThenReleases)
-        }
-        report(result)
-    }
-
-    /// Policy and forwarding changes while a C thread sits inside the slot's dispatched call return at
-    /// once too; a closure that drops the last reference to its own delegate runs to its end.
-    @Test func otherChangesAndADelegateDroppedFromInside() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.otherChangesAndADelegateDroppedFromInside)
-        }
-        report(result)
-    }
-
-    // MARK: fork
-
-    /// What the forked child does: change the slot another thread of the parent was inside, call it.
-    static let forkedChild: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
-        let delegate = Unmanaged<DynamicDelegate>.fromOpaque(context!).takeUnretainedValue()
-        delegate.removeImplementation(for: "transform")
-        guard (try? delegate.waitForRemovedCalls(timeout: .seconds(5))) == true else { return 3 }
-        guard (try? delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x * 3 }) != nil else { return 4 }
-        return callSlot(delegate, 5) == 15 ? 0 : 5
-    }
-
-    @Test func aForkedChildChangesWhatAnotherThreadWasInside() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.aForkedChildChangesWhatAnotherThreadWasInside)
-        }
-        report(result)
-    }
-
-    // MARK: Closures that wait for their remover
-
-    @Test func aClosureWaitingForItsRemoverDoesNotDeadlock() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.aClosureWaitingForItsRemoverDoesNotDeadlock)
-        }
-        report(result)
-    }
-
-    @Test func waitingRefusesTheCallersOwnCallAndTimesOut() async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            inChild(LeavingScenarios.waitingRefusesTheCallersOwnCallAndTimesOut)
+    /// Each scenario in a child process with an alarm, on both call paths.
+    @Test(arguments: Scenario.here)
+    func inAChildProcess(_ scenario: Scenario) async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) { [scenario] in
+            inChild(scenario.run)
         }
         report(result)
     }
@@ -153,6 +98,15 @@ import Testing
 
 /// The scenarios the child processes run, once per call path.
 enum LeavingScenarios {
+    /// What the forked child does: change the slot another thread of the parent was inside, call it.
+    static let forkedChild: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
+        let delegate = Unmanaged<DynamicDelegate>.fromOpaque(context!).takeUnretainedValue()
+        delegate.removeImplementation(for: "transform")
+        guard (try? delegate.waitForRemovedCalls(timeout: .seconds(5))) == true else { return 3 }
+        guard (try? delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x * 3 }) != nil else { return 4 }
+        return callSlot(delegate, 5) == 15 ? 0 : 5
+    }
+
     static func otherChangesAndADelegateDroppedFromInside(libffi: Bool) throws {
         let delegate = DynamicDelegate(protocol: pluginProtocol)
         let target = DynamicDelegate(protocol: pluginProtocol)
@@ -375,7 +329,7 @@ enum LeavingScenarios {
         }
         let caller = fx_caller_start(table(delegate), 5)!
         entered.pass()
-        let status = fx_fork_and_run(LeavingCallsTests.forkedChild, Unmanaged.passUnretained(delegate).toOpaque(), 20)
+        let status = fx_fork_and_run(LeavingScenarios.forkedChild, Unmanaged.passUnretained(delegate).toOpaque(), 20)
         check(status == 0, "the forked child ended with \(status) (path \(libffi))")
         go.open()
         var result: Int64 = 0

@@ -18,9 +18,9 @@ public final class ObservationToken: Sendable {
 
     deinit { cancel() }
 
-    /// Stops the observation. No observer call starts after this returns; one already running finishes.
-    /// When it returns (from outside an observer call), the observer's closure and what it captured are
-    /// released: neither the token nor the delegate keeps them.
+    /// Stops the observation, at once: no call made after this returns notifies the observer; one already
+    /// running finishes. Neither the token nor the delegate keeps the observer's closure afterwards; it is
+    /// released as soon as no call runs it (``DynamicDelegate/waitForRemovedCalls(timeout:)`` waits for that).
     public func cancel() {
         cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let observers = self.observers.withLock { observers in

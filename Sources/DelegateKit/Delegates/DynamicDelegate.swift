@@ -16,11 +16,12 @@ import Synchronization
 ///
 /// ## Lifetime
 /// The delegate owns ``table`` and every closure it installed, and frees them when it is deinitialized.
-/// C must not read the table or call its function pointers after that. When a removal (or a replacing
-/// `implement`, or an observation's `cancel()`) returns, no thread runs what it removed, and the delegate
-/// holds nothing of it any more: the closure and what it captured are released then. Only the small,
-/// fixed-size code a C caller may still hold a pointer to stays, owned by the slot: a late call through
-/// it goes to what the slot holds now, and the slot's next implementation reuses it.
+/// C must not read the table or call its function pointers after that. A removal (or a replacing
+/// `implement`, or an observation's `cancel()`) returns at once, without waiting for other threads; no call
+/// made after it runs what it removed. What it removed is released as soon as no call runs it: at once,
+/// or when the last call running it returns (``waitForRemovedCalls(timeout:)`` waits for that). Only the
+/// small, fixed-size code a C caller may still hold a pointer to stays, owned by the slot: a late call
+/// through it goes to what the slot holds now, and the slot's next implementation reuses it.
 ///
 /// ## Threads
 /// The delegate is `Sendable`. C may call any slot from any thread while other threads change it: each

@@ -30,7 +30,7 @@ public struct Next<each A: CValue, R> {
     public var isAvailable: Bool { context.isAvailable }
 
     /// Removes the implementation that received this `Next` (REKit's `removeCurrentBlock`). It finishes
-    /// the call it is running; later calls no longer reach it, and its code is freed only later.
+    /// the call it is running and is released as that call returns; later calls no longer reach it.
     public func removeCurrentImplementation() { context.removeCurrentImplementation() }
 
     /// Calls what lies below with these arguments and returns its result.

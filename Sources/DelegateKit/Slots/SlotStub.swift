@@ -9,7 +9,7 @@ import CFFIShim
 /// that address must stay callable, but it need not keep the removed closure: once retired and no longer
 /// running, the stub holds nothing of the user's (its guard forwards every call to what the slot holds
 /// now), and the slot's next plain implementation takes it over. A slot thus owns at most as many stubs as
-/// it ever had plain implementations at once (plus those still being waited for), whatever the churn.
+/// it ever had plain implementations at once (plus those whose removed closures calls still run), whatever the churn.
 ///
 /// The guard is published (runs its handler) exactly while the slot holds this stub's address, so a
 /// stale call always reaches what the slot holds now: the implementation bound here if it is the one C
