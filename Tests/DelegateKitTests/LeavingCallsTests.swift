@@ -111,15 +111,8 @@ enum LeavingScenarios {
         let delegate = DynamicDelegate(protocol: pluginProtocol)
         let target = DynamicDelegate(protocol: pluginProtocol)
         try target.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x * 2 }
-        let entered = Gate(), go = Gate()
         try delegate.setPolicy(.stable, for: "transform")  // every call goes through the slot's plan
-        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
-            entered.open()
-            go.pass()
-            return x
-        }
-        let caller = fx_caller_start(table(delegate), 5)!
-        entered.pass()
+        let (caller, go) = try callerBlockedInside(delegate)
         try promptly("a policy change") { try delegate.setPolicy(.nullWhenUnimplemented, for: "transform") }
         try promptly("a forwarding change") { try delegate.setForwardingTarget(.delegate(target)) }
         try promptly("an observation") { try delegate.observe("transform", .before) { (_: UnsafeMutableRawPointer?, _: Int64) in }.cancel() }
@@ -321,14 +314,7 @@ enum LeavingScenarios {
 
     static func aForkedChildChangesWhatAnotherThreadWasInside(libffi: Bool) throws {
         let delegate = DynamicDelegate(protocol: pluginProtocol)
-        let entered = Gate(), go = Gate()
-        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
-            entered.open()
-            go.pass()
-            return x
-        }
-        let caller = fx_caller_start(table(delegate), 5)!
-        entered.pass()
+        let (caller, go) = try callerBlockedInside(delegate)
         let status = fx_fork_and_run(LeavingScenarios.forkedChild, Unmanaged.passUnretained(delegate).toOpaque(), 20)
         check(status == 0, "the forked child ended with \(status) (path \(libffi))")
         go.open()
@@ -491,6 +477,20 @@ func table(_ delegate: DynamicDelegate) -> UnsafePointer<fx_plugin> {
 func callSlot(_ delegate: DynamicDelegate, _ value: Int64) -> Int64 {
     var called = false
     return fx_plugin_transform(table(delegate), nil, value, &called)
+}
+
+/// Implements `transform` with a closure that returns its argument once `go` opens, and has a C thread of
+/// the fixture call it with 5: returns once that thread is inside the closure.
+func callerBlockedInside(_ delegate: DynamicDelegate) throws -> (caller: OpaquePointer, go: Gate) {
+    let entered = Gate(), go = Gate()
+    try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+        entered.open()
+        go.pass()
+        return x
+    }
+    let caller = fx_caller_start(table(delegate), 5)!
+    entered.pass()
+    return (caller, go)
 }
 
 /// A semaphore a C thread can block on (pthread-based, so ThreadSanitizer follows it).
