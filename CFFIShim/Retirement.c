@@ -4,7 +4,9 @@
 #include "Retirement.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -93,6 +95,66 @@ static void drop_calls(cffi_thread_calls *calls, long depth) {
     __atomic_store_n(&calls->depth, depth, __ATOMIC_RELAXED);
 }
 
+/* ---- Where a thread is ---- */
+
+/* Records the calling thread's stack and kernel thread id in its record (the main thread's stack, glibc
+   reads from /proc: once). */
+static void note_thread(cffi_thread_calls *calls) {
+    uintptr_t low = 0, high = 0;
+    pthread_attr_t attributes;
+    if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+        void *base = NULL;
+        size_t size = 0;
+        pthread_attr_getstack(&attributes, &base, &size);
+        pthread_attr_destroy(&attributes);
+        low = (uintptr_t)base;
+        high = low + size;
+    }
+    __atomic_store_n(&calls->stack_low, low, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->stack_high, high, __ATOMIC_RELAXED);
+#if defined(__linux__) && defined(SYS_gettid)
+    __atomic_store_n(&calls->tid, (long)syscall(SYS_gettid), __ATOMIC_RELAXED);
+#endif
+}
+
+/* Whether `frame` lies on the stack of the record's thread. */
+static int on_thread_stack(const cffi_thread_calls *calls, uintptr_t frame) {
+    return frame >= __atomic_load_n(&calls->stack_low, __ATOMIC_RELAXED)
+        && frame < __atomic_load_n(&calls->stack_high, __ATOMIC_RELAXED);
+}
+
+/* Where the record's thread (another one) is blocked in a system call right now: its stack pointer, when
+   that lies on its own stack; 0 when it is running, or this cannot be told. A thread blocked there is not
+   inside any call whose entry frame lies below that point, and never will be again. */
+static uintptr_t blocked_stack_pointer(const cffi_thread_calls *calls) {
+#if defined(__linux__)
+    long tid = __atomic_load_n(&calls->tid, __ATOMIC_RELAXED);
+    if (tid <= 0) return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
+    int file = open(path, O_RDONLY | O_CLOEXEC);
+    if (file < 0) return 0;
+    char text[256];
+    ssize_t count = read(file, text, sizeof text - 1);
+    close(file);
+    if (count <= 0) return 0;
+    text[count] = 0;
+    /* "NR ARG1 … ARG6 SP PC" while blocked in a system call; "running" otherwise. */
+    if (text[0] < '0' || text[0] > '9') return 0;
+    char *fields[10], *rest = NULL;
+    int found = 0;
+    for (char *cursor = strtok_r(text, " \n", &rest); cursor != NULL && found < 10; cursor = strtok_r(NULL, " \n", &rest)) {
+        fields[found++] = cursor;
+    }
+    if (found != 9) return 0;
+    uintptr_t stack_pointer = (uintptr_t)strtoull(fields[7], NULL, 16);
+    return on_thread_stack(calls, stack_pointer) ? stack_pointer : 0;
+#else
+    (void)calls;
+    return 0;
+#endif
+}
+
 /* ---- Threads: registration, exit, fork ---- */
 
 static pthread_key_t exit_key;
@@ -103,7 +165,9 @@ static void clear_record(cffi_thread_calls *calls) {
     for (int i = 0; i < CFFI_CALL_DEPTH; i++) __atomic_store_n(&calls->running[i], NULL, __ATOMIC_RELAXED);
     __atomic_store_n(&calls->depth, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&calls->reclaim, 0, __ATOMIC_RELAXED);
-    calls->stack_low = calls->stack_high = 0;
+    __atomic_store_n(&calls->stack_low, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->stack_high, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->tid, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&calls->in_use, 0, __ATOMIC_RELEASE);
 }
 
@@ -137,6 +201,7 @@ static void after_fork_in_child(void) {
     for (cffi_thread_calls *calls = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); calls; calls = calls->next) {
         if (calls != cffi_current_calls && __atomic_load_n(&calls->in_use, __ATOMIC_RELAXED)) clear_record(calls);
     }
+    if (cffi_current_calls != NULL) note_thread(cffi_current_calls);  /* a new thread id in the child */
     pthread_mutex_init(&reclaim_mutex, NULL);
     make_reclaim_condition();
 }
@@ -169,6 +234,7 @@ static cffi_thread_calls *register_thread(void) {
         while (!__atomic_compare_exchange_n(&all_calls, &record->next, record, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     }
     record->fences = !cffi_calls_need_no_fence;
+    note_thread(record);
     pthread_setspecific(exit_key, record);
     cffi_current_calls = record;
     return record;
@@ -176,26 +242,11 @@ static cffi_thread_calls *register_thread(void) {
 
 /* ---- Calls that a longjmp left ---- */
 
-/* Whether `frame` lies on this thread's own stack (found once: glibc reads /proc for the main thread). */
-static int on_thread_stack(cffi_thread_calls *calls, uintptr_t frame) {
-    if (calls->stack_high == 0) {
-        pthread_attr_t attributes;
-        void *low = NULL;
-        size_t size = 0;
-        if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
-        pthread_attr_getstack(&attributes, &low, &size);
-        pthread_attr_destroy(&attributes);
-        calls->stack_low = (uintptr_t)low;
-        calls->stack_high = (uintptr_t)low + size;
-    }
-    return frame >= calls->stack_low && frame < calls->stack_high;
-}
-
 /* Whether the call whose entry had `entry_frame` and `return_address` is gone, judged from `frame`, the
    current one. Reads the entry's return address slot, which may lie in a live frame of the thread's:
    not a memory error, so hidden from AddressSanitizer. */
 __attribute__((no_sanitize("address")))
-static int left_without_returning(cffi_thread_calls *calls, uintptr_t entry_frame, uintptr_t return_address,
+static int left_without_returning(const cffi_thread_calls *calls, uintptr_t entry_frame, uintptr_t return_address,
                                   uintptr_t frame) {
     if (!on_thread_stack(calls, entry_frame)) return 0;
     if (entry_frame <= frame) return 1;
@@ -236,10 +287,10 @@ void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_addre
     __atomic_store_n(&calls->depth, index + 1, __ATOMIC_RELAXED);
     if (index < CFFI_CALL_DEPTH) {
         __atomic_store_n(&calls->running[index], object, __ATOMIC_RELEASE);
-        calls->frames[index] = frame;
+        __atomic_store_n(&calls->frames[index], frame, __ATOMIC_RELAXED);
         calls->returns[index] = return_address;
     } else if (index == CFFI_CALL_DEPTH) {
-        calls->overflow_frame = frame;
+        __atomic_store_n(&calls->overflow_frame, frame, __ATOMIC_RELAXED);
         calls->overflow_return = return_address;
     }
     if (calls->fences) {
@@ -276,25 +327,37 @@ void cffi_leave_collecting(void) {
 
 /* ---- Scans (removers) ---- */
 
-static int record_runs(const cffi_thread_calls *calls, const void *object) {
+/* Whether the record runs `object`: another thread's record is judged by where that thread is blocked,
+   if it is (see blocked_stack_pointer), found only when an entry would otherwise count. */
+static int record_runs(const cffi_thread_calls *calls, const void *object, int judge) {
     long depth = calls_in_progress(calls);
-    if (depth > CFFI_CALL_DEPTH) return 1;
+    uintptr_t blocked = (uintptr_t)-1;  /* not looked up yet */
+    if (depth > CFFI_CALL_DEPTH) {
+        if (!judge) return 1;
+        blocked = blocked_stack_pointer(calls);
+        if (blocked <= __atomic_load_n(&calls->overflow_frame, __ATOMIC_RELAXED)) return 1;
+        depth = CFFI_CALL_DEPTH;
+    }
     for (long i = 0; i < depth; i++) {
-        if (__atomic_load_n(&calls->running[i], __ATOMIC_ACQUIRE) == object) return 1;
+        if (__atomic_load_n(&calls->running[i], __ATOMIC_ACQUIRE) != object) continue;
+        if (!judge) return 1;
+        if (blocked == (uintptr_t)-1) blocked = blocked_stack_pointer(calls);
+        if (blocked <= __atomic_load_n(&calls->frames[i], __ATOMIC_RELAXED)) return 1;
     }
     return 0;
 }
 
 int cffi_is_running(const void *object) {
+    cffi_thread_calls *mine = cffi_current_calls;
     for (cffi_thread_calls *calls = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); calls; calls = calls->next) {
-        if (record_runs(calls, object)) return 1;
+        if (record_runs(calls, object, calls != mine)) return 1;
     }
     return 0;
 }
 
 int cffi_is_running_here(const void *object) {
     cffi_thread_calls *calls = cffi_current_calls;
-    return calls != NULL && record_runs(calls, object);
+    return calls != NULL && record_runs(calls, object, 0);
 }
 
 void cffi_mark_runners(const void *object) {

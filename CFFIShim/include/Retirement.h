@@ -44,9 +44,11 @@ typedef struct cffi_thread_calls {
     /* Whether calls fence themselves (no membarrier here), copied from cffi_calls_need_no_fence so that a
        call tests the record it already holds. */
     int fences;
-    /* The thread's stack, found when first needed: frames elsewhere (an alternate signal stack, a
-       coroutine's) are never judged abandoned. */
+    /* The thread's stack, found when it registers: frames elsewhere (an alternate signal stack, a
+       coroutine's) are never judged abandoned. Its kernel thread id, for other threads to see where it
+       is blocked (/proc/self/task/TID/syscall). Written by its thread only. */
     uintptr_t stack_low, stack_high;
+    long tid;
     int in_use;
     struct cffi_thread_calls *next;
 } cffi_thread_calls;
@@ -76,7 +78,7 @@ static inline __attribute__((always_inline)) void cffi_enter(const void *object)
         return;
     }
     __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
-    calls->frames[0] = frame;
+    __atomic_store_n(&calls->frames[0], frame, __ATOMIC_RELAXED);  /* other threads read it (a plain move) */
     calls->returns[0] = return_address;
     /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
        cell): membarrier does that from the remover's side; the compiler must not reorder either. */
@@ -107,7 +109,9 @@ static inline __attribute__((always_inline)) void cffi_leave(void) {
 void cffi_synchronize_calls(void);
 
 /* Whether any thread, the calling one included, is running `object`. Once `object` is retired (and
-   cffi_synchronize_calls was called after), an answer of 0 is final: no call can start it any more. */
+   cffi_synchronize_calls was called after), an answer of 0 is final: no call can start it any more.
+   Another thread's entry does not count when that thread is blocked in a system call above the entry's
+   frame on its own stack (Linux's /proc/self/task/TID/syscall): it left that call by longjmp. */
 int cffi_is_running(const void *object);
 /* Whether the calling thread is running `object`. */
 int cffi_is_running_here(const void *object);

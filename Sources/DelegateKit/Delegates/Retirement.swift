@@ -25,7 +25,8 @@ import Synchronization
 // Calls that never return. A longjmp out of a call leaves its entry in the thread's record. The thread
 // forgets it when it lands in `CFunction.call(catchingJumpsTo:)`, or when it judges the entry gone
 // (Retirement.c): a later entry, or a public change or wait (`cffi_forget_abandoned_calls` in their first
-// frame), at or above the entry's frame, or the entry's return address slot overwritten. A thread that
+// frame), at or above the entry's frame, or the entry's return address slot overwritten; and any thread
+// judges another thread's entry gone while that thread is blocked in the kernel above it. A thread that
 // exits or is cancelled inside a call clears its record as it exits; a forked child clears the records of
 // the threads it does not have. Until then, what the entry ran stays deferred, and nothing else waits.
 
@@ -120,8 +121,9 @@ extension DynamicDelegate {
     /// - Important: Waiting for a call that is itself waiting for the waiting thread deadlocks until the
     ///   timeout: a closure blocked on a lock the waiter holds, on a semaphore the waiter signals only
     ///   afterwards, or in `DispatchQueue.main.sync` while the main thread waits here. A call that left by
-    ///   `longjmp` (to a `setjmp` site of your own) counts as running until its thread next calls into
-    ///   DelegateKit or exits; one that jumped to ``CFunction/call(catchingJumpsTo:_:returning:)`` does not.
+    ///   `longjmp` to a `setjmp` site of your own counts as running until its thread calls into DelegateKit
+    ///   again, blocks in the kernel, or exits; one that jumped to
+    ///   ``CFunction/call(catchingJumpsTo:_:returning:)`` does not.
     /// - Parameter timeout: How long to wait at most.
     /// - Returns: `true` when no such call runs any more; `false` when the timeout passed first.
     /// - Throws: ``DelegateError/waitingForOwnCall(method:protocol:)`` when the calling thread is itself
