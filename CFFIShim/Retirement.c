@@ -184,8 +184,36 @@ static void release_record(void *record) {
     if (marked) collect();
 }
 
-static void before_fork(void) { cffi_reclaim_lock(); }
-static void after_fork_in_parent(void) { cffi_reclaim_unlock(); }
+static void setup(void);
+
+/* Readers prefer themselves: a section nested in another (one lock taken inside another) never waits for
+   a fork that waits for the outer one. */
+static pthread_rwlock_t fork_gate;
+
+static void make_fork_gate(void) {
+    pthread_rwlockattr_t attributes;
+    pthread_rwlockattr_init(&attributes);
+    pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_READER_NP);
+    pthread_rwlock_init(&fork_gate, &attributes);
+    pthread_rwlockattr_destroy(&attributes);
+}
+
+void cffi_fork_gate_enter(void) {
+    pthread_once(&setup_once, setup);
+    pthread_rwlock_rdlock(&fork_gate);
+}
+
+void cffi_fork_gate_leave(void) { pthread_rwlock_unlock(&fork_gate); }
+
+static void before_fork(void) {
+    pthread_rwlock_wrlock(&fork_gate);
+    cffi_reclaim_lock();
+}
+
+static void after_fork_in_parent(void) {
+    cffi_reclaim_unlock();
+    pthread_rwlock_unlock(&fork_gate);
+}
 
 static void make_reclaim_condition(void) {
     pthread_condattr_t attributes;
@@ -204,11 +232,13 @@ static void after_fork_in_child(void) {
     if (cffi_current_calls != NULL) note_thread(cffi_current_calls);  /* a new thread id in the child */
     pthread_mutex_init(&reclaim_mutex, NULL);
     make_reclaim_condition();
+    make_fork_gate();
 }
 
 static void setup(void) {
     pthread_key_create(&exit_key, release_record);
     make_reclaim_condition();
+    make_fork_gate();
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
 }
 

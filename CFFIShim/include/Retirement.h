@@ -143,6 +143,12 @@ void cffi_reclaim_unlock(void);
 int cffi_reclaim_wait(const struct timespec *deadline);
 void cffi_reclaim_wake_all(void);
 
+/* DelegateKit's locks are taken inside this gate (shared): fork waits until no thread is inside one, so
+   that a child never finds one held by a thread it does not have. Sections inside it never wait for
+   other threads, nor run code of the program's. */
+void cffi_fork_gate_enter(void);
+void cffi_fork_gate_leave(void);
+
 /* How many calls the calling thread has in progress, and forgetting those past `depth`: what a setjmp
    site does when a longjmp lands there (cffi_call_catching_jump), since the calls it skipped never leave.
    What they ran is collected if a remover deferred it. */

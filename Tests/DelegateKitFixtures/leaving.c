@@ -152,7 +152,14 @@ int fx_fork_and_run(int (*child)(void *), void *context, unsigned seconds) {
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
-        alarm(seconds); /* a child that hangs is killed, and the test sees the signal */
+        /* A child that hangs is killed, and the test sees the signal; the forking thread may have had
+           SIGALRM blocked, and the child inherits its mask. */
+        sigset_t alarm_only;
+        sigemptyset(&alarm_only);
+        sigaddset(&alarm_only, SIGALRM);
+        pthread_sigmask(SIG_UNBLOCK, &alarm_only, NULL);
+        signal(SIGALRM, SIG_DFL);
+        alarm(seconds);
         _exit(child(context));
     }
     int status = 0;

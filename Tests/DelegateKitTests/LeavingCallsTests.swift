@@ -316,6 +316,23 @@ enum LeavingScenarios {
         let (caller, go) = try callerBlockedInside(delegate)
         let status = fx_fork_and_run(LeavingScenarios.forkedChild, Unmanaged.passUnretained(delegate).toOpaque(), 20)
         check(status == 0, "the forked child ended with \(status) (path \(libffi))")
+
+        // A fork while another thread is in the middle of a change (inside the delegate's lock): the fork
+        // waits for it, so the child finds the lock free.
+        let inside = Gate(), forking = Gate(), done = Gate()
+        Thread.detachNewThread {
+            delegate.state.withLock { _ in
+                inside.open()
+                forking.pass()
+                usleep(100_000)  // still inside while the fork is on its way
+            }
+            done.open()
+        }
+        inside.pass()
+        forking.open()
+        let second = fx_fork_and_run(LeavingScenarios.forkedChild, Unmanaged.passUnretained(delegate).toOpaque(), 20)
+        check(second == 0, "the child forked during a change ended with \(second) (path \(libffi))")
+        done.pass()
         go.open()
         var result: Int64 = 0
         check(fx_caller_join(caller, &result) == 1 && result == 5, "the parent's call did not finish")
@@ -409,6 +426,12 @@ private typealias Captured = RemovalReleaseTests.Captured
 /// The child's watchdog, then `scenario` on the register path and on libffi's; a failed check prints
 /// and exits with 1.
 func inChild(_ scenario: (_ libffi: Bool) throws -> Void) {
+    // The watchdog: SIGALRM's default action ends the process, whichever thread it reaches.
+    var alarmOnly = sigset_t()
+    sigemptyset(&alarmOnly)
+    sigaddset(&alarmOnly, SIGALRM)
+    pthread_sigmask(SIG_UNBLOCK, &alarmOnly, nil)
+    signal(SIGALRM, SIG_DFL)
     alarm(60)
     do {
         try scenario(false)

@@ -1,3 +1,4 @@
+import CFFIShim
 import Glibc
 
 /// A value behind a pthread mutex, for DelegateKit's rare paths (implementing, removing, caching).
@@ -5,6 +6,10 @@ import Glibc
 /// Not `Synchronization.Mutex`: on Linux that one is built on raw futexes, which ThreadSanitizer
 /// cannot see, so every access it protects reads as a race and a sanitizer run could not tell a real
 /// one from those. ThreadSanitizer understands pthread mutexes.
+///
+/// Every section is also inside the shim's fork gate, which `fork` waits for: a forked child never
+/// finds one of these locks held by a thread it does not have. So a section never waits for another
+/// thread's progress and never runs code of the program's (deinitializers run after it).
 final class Locked<Value>: @unchecked Sendable {  // `value` is only touched with `mutex` held.
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -23,8 +28,12 @@ final class Locked<Value>: @unchecked Sendable {  // `value` is only touched wit
 
     /// Runs `body` with the value, holding the mutex.
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        cffi_fork_gate_enter()
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        defer {
+            pthread_mutex_unlock(mutex)
+            cffi_fork_gate_leave()
+        }
         return try body(&value)
     }
 }
