@@ -13,9 +13,11 @@ import Synchronization
 ///
 /// ```swift
 /// let target = JumpTarget()
+/// decoder.pointee.client_data = UnsafeMutableRawPointer(target.buffer)   // libjpeg's context pointer
 /// let errors = TypedDelegate(for: jpeg_error_mgr.self, wrapping: jpeg_std_error(&standard))
-/// try errors.override(\.error_exit) { (_: Next<j_common_ptr?, Void>, _: j_common_ptr?) in
-///     target.jump()                      // never returns: libjpeg must not go on
+/// try errors.implement(\.error_exit) { (info: j_common_ptr?) in
+///     // Never returns: libjpeg must not go on. Captures nothing (see below).
+///     longjmp(info!.pointee.client_data!.assumingMemoryBound(to: __jmp_buf_tag.self), 1)
 /// }
 /// switch try readHeader.call(catchingJumpsTo: target, decoder, Int32(1), returning: Int32.self) {
 /// case .returned(let status): …
@@ -32,7 +34,10 @@ import Synchronization
 /// access in progress (`withUnsafeMutablePointer(to: &x)`, a `mutating` method) leaves Swift's per-thread
 /// record of exclusive accesses pointing into the dead frame, which later traps or corrupts memory. So jump
 /// first thing, or after everything is let go; never from inside a `with…` block, an observer or a
-/// ``withCallbackScope(_:)``. The caller's frames are not skipped: the jump lands inside
+/// ``withCallbackScope(_:)``. In debug builds Swift keeps every reference a closure uses until the closure
+/// returns, so there a jumping closure that touches anything it captured (``jump(_:)`` on a captured
+/// target included) leaks it: reach what it needs through the library's context pointer, as above. The
+/// caller's frames are not skipped: the jump lands inside
 /// ``CFunction/call(catchingJumpsTo:_:returning:)``, which returns normally.
 ///
 /// A target serves one call at a time, on the thread making it; jumping to it at any other time stops
