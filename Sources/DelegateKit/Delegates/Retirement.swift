@@ -114,9 +114,9 @@ extension DynamicDelegate {
     /// removed or replaced, layers, observers cancelled, plans replaced by any change. Use it when what a
     /// removed closure used (a buffer, a file, a lock) is about to be freed.
     ///
-    /// A removal never waits: once it returns, the removed closure never *starts* again, but a call that
-    /// started before may still be running it on another thread. This waits for those calls, sleeping
-    /// (no spinning) until the last of them returns, or until `timeout` has passed.
+    /// A removal never waits: once it returns, no call made afterwards runs what it removed, but a call
+    /// made before may still be running it on another thread. This waits for those calls, sleeping (no
+    /// spinning) until the last of them returns, or until `timeout` has passed.
     ///
     /// - Important: Waiting for a call that is itself waiting for the waiting thread deadlocks until the
     ///   timeout: a closure blocked on a lock the waiter holds, on a semaphore the waiter signals only
@@ -200,23 +200,45 @@ final class Reclaimer: @unchecked Sendable {  // `pending` and `releasing` are o
         cffi_reclaim_unlock()
     }
 
+    /// Sleeps on the reclaimer's condition, which each release signals. A thread that left a call by
+    /// longjmp and then blocks in the kernel signals nothing, yet makes that call collectable (see
+    /// `cffi_is_running`), so the wait also collects itself when it wakes, after sleeps that double from
+    /// 10 ms up to a second.
     func wait(for delegate: DynamicDelegate, timeout: Duration) throws(DelegateError) -> Bool {
         collectIfPending()
         let deadline = Self.deadline(after: timeout)
         cffi_reclaim_lock()
-        defer { cffi_reclaim_unlock() }
         let awaited = Set(pending.filter { $0.delegate === delegate }.map { ObjectIdentifier($0.object) })
+        cffi_reclaim_unlock()
+        var nap: Duration = .milliseconds(10)
         while true {
+            cffi_reclaim_lock()
             let left = pending.filter { awaited.contains(ObjectIdentifier($0.object)) }
             if let mine = left.first(where: { cffi_is_running_here($0.object.runningIdentity) != 0 }) {
+                cffi_reclaim_unlock()
                 throw .waitingForOwnCall(method: delegate.descriptor.methods[mine.slot].name, protocol: delegate.descriptor.name)
             }
-            if left.isEmpty && releasing == 0 { return true }
-            var time = deadline
-            if cffi_reclaim_wait(&time) == ETIMEDOUT {
+            if left.isEmpty && releasing == 0 {
+                cffi_reclaim_unlock()
+                return true
+            }
+            var wake = Self.deadline(after: nap)
+            let last = Self.isBefore(deadline, wake)
+            if last { wake = deadline }
+            let status = cffi_reclaim_wait(&wake)
+            cffi_reclaim_unlock()
+            if last && status == ETIMEDOUT {
+                cffi_reclaim_lock()
+                defer { cffi_reclaim_unlock() }
                 return pending.allSatisfy { !awaited.contains(ObjectIdentifier($0.object)) } && releasing == 0
             }
+            collect()
+            nap = min(nap * 2, .seconds(1))
         }
+    }
+
+    private static func isBefore(_ a: timespec, _ b: timespec) -> Bool {
+        a.tv_sec < b.tv_sec || a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec
     }
 
     /// `timeout` from now on CLOCK_MONOTONIC, the clock the reclaimer's condition waits on.
