@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #if defined(__linux__)
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -121,6 +122,18 @@ static void note_thread(cffi_thread_calls *calls) {
 static int on_thread_stack(const cffi_thread_calls *calls, uintptr_t frame) {
     return frame >= __atomic_load_n(&calls->stack_low, __ATOMIC_RELAXED)
         && frame < __atomic_load_n(&calls->stack_high, __ATOMIC_RELAXED);
+}
+
+/* The word at `address`, on another thread's stack, read without faulting: that thread may exit and its
+   stack go away meanwhile. Returns whether it could be read. */
+static int read_word(uintptr_t address, uintptr_t *word) {
+#if defined(__linux__)
+    struct iovec local = {word, sizeof *word}, remote = {(void *)address, sizeof *word};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof *word;
+#else
+    (void)address; (void)word;
+    return 0;
+#endif
 }
 
 /* Where the record's thread (another one) is blocked in a system call right now: its stack pointer, when
@@ -318,10 +331,10 @@ void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_addre
     if (index < CFFI_CALL_DEPTH) {
         __atomic_store_n(&calls->running[index], object, __ATOMIC_RELEASE);
         __atomic_store_n(&calls->frames[index], frame, __ATOMIC_RELAXED);
-        calls->returns[index] = return_address;
+        __atomic_store_n(&calls->returns[index], return_address, __ATOMIC_RELAXED);
     } else if (index == CFFI_CALL_DEPTH) {
         __atomic_store_n(&calls->overflow_frame, frame, __ATOMIC_RELAXED);
-        calls->overflow_return = return_address;
+        __atomic_store_n(&calls->overflow_return, return_address, __ATOMIC_RELAXED);
     }
     if (calls->fences) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -357,22 +370,34 @@ void cffi_leave_collecting(void) {
 
 /* ---- Scans (removers) ---- */
 
-/* Whether the record runs `object`: another thread's record is judged by where that thread is blocked,
-   if it is (see blocked_stack_pointer), found only when an entry would otherwise count. */
+/* Whether another thread's call, entered with `frame` and `return_address`, is gone: its return address
+   slot holds something else (a call still running leaves it alone), or its thread is blocked in the
+   kernel above it (`blocked`, found on first need). Errs only towards "still running". */
+static int left_elsewhere(const cffi_thread_calls *calls, uintptr_t frame, uintptr_t return_address, uintptr_t *blocked) {
+    uintptr_t word = 0;
+    if (on_thread_stack(calls, frame) && read_word(frame + sizeof(void *), &word) && word != return_address) return 1;
+    if (*blocked == (uintptr_t)-1) *blocked = blocked_stack_pointer(calls);
+    return *blocked > frame;
+}
+
+/* Whether the record runs `object`; another thread's entries are judged (`judge`), in case a longjmp left
+   them (see left_elsewhere). */
 static int record_runs(const cffi_thread_calls *calls, const void *object, int judge) {
     long depth = calls_in_progress(calls);
     uintptr_t blocked = (uintptr_t)-1;  /* not looked up yet */
     if (depth > CFFI_CALL_DEPTH) {
         if (!judge) return 1;
-        blocked = blocked_stack_pointer(calls);
-        if (blocked <= __atomic_load_n(&calls->overflow_frame, __ATOMIC_RELAXED)) return 1;
+        uintptr_t frame = __atomic_load_n(&calls->overflow_frame, __ATOMIC_RELAXED);
+        uintptr_t return_address = __atomic_load_n(&calls->overflow_return, __ATOMIC_RELAXED);
+        if (!left_elsewhere(calls, frame, return_address, &blocked)) return 1;
         depth = CFFI_CALL_DEPTH;
     }
     for (long i = 0; i < depth; i++) {
         if (__atomic_load_n(&calls->running[i], __ATOMIC_ACQUIRE) != object) continue;
         if (!judge) return 1;
-        if (blocked == (uintptr_t)-1) blocked = blocked_stack_pointer(calls);
-        if (blocked <= __atomic_load_n(&calls->frames[i], __ATOMIC_RELAXED)) return 1;
+        uintptr_t frame = __atomic_load_n(&calls->frames[i], __ATOMIC_RELAXED);
+        uintptr_t return_address = __atomic_load_n(&calls->returns[i], __ATOMIC_RELAXED);
+        if (!left_elsewhere(calls, frame, return_address, &blocked)) return 1;
     }
     return 0;
 }

@@ -78,8 +78,9 @@ static inline __attribute__((always_inline)) void cffi_enter(const void *object)
         return;
     }
     __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
-    __atomic_store_n(&calls->frames[0], frame, __ATOMIC_RELAXED);  /* other threads read it (a plain move) */
-    calls->returns[0] = return_address;
+    /* Other threads read these (relaxed atomic stores are plain moves). */
+    __atomic_store_n(&calls->frames[0], frame, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->returns[0], return_address, __ATOMIC_RELAXED);
     /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
        cell): membarrier does that from the remover's side; the compiler must not reorder either. */
     if (__builtin_expect(calls->fences, 0)) {
@@ -110,8 +111,9 @@ void cffi_synchronize_calls(void);
 
 /* Whether any thread, the calling one included, is running `object`. Once `object` is retired (and
    cffi_synchronize_calls was called after), an answer of 0 is final: no call can start it any more.
-   Another thread's entry does not count when that thread is blocked in a system call above the entry's
-   frame on its own stack (Linux's /proc/self/task/TID/syscall): it left that call by longjmp. */
+   Another thread's entry does not count when its frame's return address slot holds another address
+   than the entry recorded, or when that thread is blocked in a system call above the entry's frame
+   (Linux's /proc/self/task/TID/syscall): either way it left that call by longjmp. */
 int cffi_is_running(const void *object);
 /* Whether the calling thread is running `object`. */
 int cffi_is_running_here(const void *object);

@@ -35,9 +35,10 @@ import Synchronization
 /// record of exclusive accesses pointing into the dead frame, which later traps or corrupts memory. So jump
 /// first thing, or after everything is let go; never from inside a `with…` block, an observer or a
 /// ``withCallbackScope(_:)``. In debug builds Swift keeps every reference a closure uses until the closure
-/// returns, so there a jumping closure that touches anything it captured (``jump(_:)`` on a captured
-/// target included) leaks it: reach what it needs through the library's context pointer, as above. The
-/// caller's frames are not skipped: the jump lands inside
+/// returns (and DelegateKit's generated thunks, compiled in your module, keep the closure itself), so there
+/// a jumping closure that touches anything it captured (``jump(_:)`` on a captured target included) leaks
+/// it, and stays alive after its removal: reach what it needs through the library's context pointer, as
+/// above. The caller's frames are not skipped: the jump lands inside
 /// ``CFunction/call(catchingJumpsTo:_:returning:)``, which returns normally.
 ///
 /// A target serves one call at a time, on the thread making it; jumping to it at any other time stops
