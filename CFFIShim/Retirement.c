@@ -88,12 +88,14 @@ static int clear_reclaim_bits(cffi_thread_calls *calls, long depth) {
     return (old & ~keep) != 0;
 }
 
-/* Sets the thread's depth to `depth`, below what it was: the calls above are gone. */
-static void drop_calls(cffi_thread_calls *calls, long depth) {
+/* Sets the thread's depth to `depth`, below what it was: the calls above are gone. Returns whether a
+   remover had marked one of them (the caller then collects). */
+static int drop_calls(cffi_thread_calls *calls, long depth) {
     long current = calls_in_progress(calls);
     long listed = current < CFFI_CALL_DEPTH ? current : CFFI_CALL_DEPTH;
     for (long i = listed - 1; i >= depth; i--) __atomic_store_n(&calls->running[i], NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&calls->depth, depth, __ATOMIC_RELAXED);
+    return clear_reclaim_bits(calls, depth);
 }
 
 /* ---- Where a thread is ---- */
@@ -309,8 +311,7 @@ static int forget_calls_below(cffi_thread_calls *calls, uintptr_t frame) {
     }
     while (from > 0 && left_without_returning(calls, calls->frames[from - 1], calls->returns[from - 1], frame)) from--;
     if (from == depth) return 0;
-    drop_calls(calls, from);
-    return clear_reclaim_bits(calls, from);
+    return drop_calls(calls, from);
 }
 
 void cffi_forget_calls_left_below(uintptr_t frame) {
@@ -353,14 +354,9 @@ void cffi_leave_slow(uintptr_t frame) {
     if (index < 0 || calls->frames[index] != frame) {
         /* A call past the list (the listed ones all enclose it). */
         if (depth <= CFFI_CALL_DEPTH) return;
-        __atomic_store_n(&calls->depth, depth - 1, __ATOMIC_RELAXED);
-        if (depth - 1 == CFFI_CALL_DEPTH && (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & CFFI_RECLAIM_OVERFLOW)) {
-            cffi_leave_collecting();
-        }
-        return;
+        index = depth - 1;
     }
-    drop_calls(calls, index);
-    if (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) >> index) cffi_leave_collecting();
+    if (drop_calls(calls, index)) collect();
 }
 
 void cffi_leave_collecting(void) {
@@ -439,6 +435,5 @@ long cffi_calls_in_progress_here(void) {
 void cffi_forget_calls_from(long depth) {
     cffi_thread_calls *calls = cffi_current_calls;
     if (calls == NULL || calls_in_progress(calls) <= depth) return;
-    drop_calls(calls, depth);
-    if (clear_reclaim_bits(calls, depth)) collect();
+    if (drop_calls(calls, depth)) collect();
 }

@@ -211,6 +211,7 @@ final class Reclaimer: @unchecked Sendable {  // `pending` and `releasing` are o
         let awaited = Set(pending.filter { $0.delegate === delegate }.map { ObjectIdentifier($0.object) })
         cffi_reclaim_unlock()
         var nap: Duration = .milliseconds(10)
+        var timedOut = false
         while true {
             cffi_reclaim_lock()
             let left = pending.filter { awaited.contains(ObjectIdentifier($0.object)) }
@@ -218,20 +219,16 @@ final class Reclaimer: @unchecked Sendable {  // `pending` and `releasing` are o
                 cffi_reclaim_unlock()
                 throw .waitingForOwnCall(method: delegate.descriptor.methods[mine.slot].name, protocol: delegate.descriptor.name)
             }
-            if left.isEmpty && releasing == 0 {
+            let settled = left.isEmpty && releasing == 0
+            if settled || timedOut {
                 cffi_reclaim_unlock()
-                return true
+                return settled
             }
             var wake = Self.deadline(after: nap)
             let last = Self.isBefore(deadline, wake)
             if last { wake = deadline }
-            let status = cffi_reclaim_wait(&wake)
+            timedOut = cffi_reclaim_wait(&wake) == ETIMEDOUT && last
             cffi_reclaim_unlock()
-            if last && status == ETIMEDOUT {
-                cffi_reclaim_lock()
-                defer { cffi_reclaim_unlock() }
-                return pending.allSatisfy { !awaited.contains(ObjectIdentifier($0.object)) } && releasing == 0
-            }
             collect()
             nap = min(nap * 2, .seconds(1))
         }
