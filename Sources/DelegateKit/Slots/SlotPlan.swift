@@ -16,6 +16,8 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         let thunk: UnsafeMutableRawPointer  // Unmanaged PlainClosure or OverrideThunk
         @usableFromInline let implementation: Unmanaged<Implementation>
         let isOverride: Bool
+        /// The ``Flags/once`` bit of ``flags`` as a plain constant: testing it after every layer's call
+        /// costs an instruction less than loading the atomic byte (measured on the stack benchmark).
         let once: Bool
         /// The closure with its Swift types, for a `next` of the same types; nil for a `once` layer,
         /// which must go through the claim in ``invoke(from:_:_:)``.
