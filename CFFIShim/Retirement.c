@@ -327,15 +327,20 @@ void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_addre
     if (calls == NULL) calls = register_thread();
     if (calls_in_progress(calls) > 0 && forget_calls_below(calls, frame)) collect();
     long index = calls_in_progress(calls);
-    /* depth before the entry: a remover that sees the entry sees it counted. */
-    __atomic_store_n(&calls->depth, index + 1, __ATOMIC_RELAXED);
+    /* What a remover judges a call by is stored before what makes the call visible, which publishes it
+       (see cffi_enter): for a listed call its frame and return address, then the depth counting it, then
+       the entry; for the first unlisted one its frame and return address, then the depth. */
     if (index < CFFI_CALL_DEPTH) {
-        __atomic_store_n(&calls->running[index], object, __ATOMIC_RELEASE);
         __atomic_store_n(&calls->frames[index], frame, __ATOMIC_RELAXED);
         __atomic_store_n(&calls->returns[index], return_address, __ATOMIC_RELAXED);
-    } else if (index == CFFI_CALL_DEPTH) {
-        __atomic_store_n(&calls->overflow_frame, frame, __ATOMIC_RELAXED);
-        __atomic_store_n(&calls->overflow_return, return_address, __ATOMIC_RELAXED);
+        __atomic_store_n(&calls->depth, index + 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&calls->running[index], object, __ATOMIC_RELEASE);
+    } else {
+        if (index == CFFI_CALL_DEPTH) {
+            __atomic_store_n(&calls->overflow_frame, frame, __ATOMIC_RELAXED);
+            __atomic_store_n(&calls->overflow_return, return_address, __ATOMIC_RELAXED);
+        }
+        __atomic_store_n(&calls->depth, index + 1, __ATOMIC_RELEASE);
     }
     if (calls->fences) {
         __atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -77,10 +77,11 @@ static inline __attribute__((always_inline)) void cffi_enter(const void *object)
         cffi_enter_slow(object, frame, return_address);
         return;
     }
-    __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
-    /* Other threads read these (relaxed atomic stores are plain moves). */
+    /* Frame and return address before the entry, which publishes them: a remover that sees the entry
+       judges it by this call's frame, never by the previous call's (relaxed atomic stores are plain moves). */
     __atomic_store_n(&calls->frames[0], frame, __ATOMIC_RELAXED);
     __atomic_store_n(&calls->returns[0], return_address, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
     /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
        cell): membarrier does that from the remover's side; the compiler must not reorder either. */
     if (__builtin_expect(calls->fences, 0)) {
