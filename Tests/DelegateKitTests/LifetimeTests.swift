@@ -27,9 +27,8 @@ final class Tracked: Sendable {
         #expect(weakTracked != nil)  // no Swift owner, yet alive: the C call is still to come
         #expect(fx_complete_operations(3) == 1)
         #expect(seen.messages == ["done 3 7 16"])
-        // Freed when the next one-shot is made, never inside its own call.
+        #expect(weakTracked == nil)  // released as the call returned (its code goes when another is made)
         _ = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in }
-        #expect(weakTracked == nil)
     }
 
     @Test func aSecondCallOfAOneShotRunsNothing() throws {

@@ -30,6 +30,12 @@ public struct CCallback: @unchecked Sendable {  // The code it points to is kept
         try FunctionPointerType.checkedPointer(
             address, as: type, fits: signature, closureType: swiftType, call: "CCallback.checkedFunctionPointer(as:)")
     }
+
+    /// ``address`` as an erased C function pointer type, unchecked against ``signature``: see
+    /// ``CClosure/functionPointer(erasedAs:)``.
+    public func functionPointer<F>(erasedAs type: F.Type) -> F {
+        FunctionPointerType.erasedPointer(address, as: type, signature: signature, call: "CCallback.functionPointer(erasedAs:)")
+    }
 }
 
 /// A callback C releases: pass ``userData`` and ``destroyNotify`` where a C API takes a user-data pointer
@@ -41,15 +47,60 @@ public struct NotifiedCallback: @unchecked Sendable {  // userData is an opaque 
     public let userData: UnsafeMutableRawPointer
     /// `void (*)(void *)`: releases the closure; C must not call the callback after calling it.
     public let destroyNotify: @convention(c) (UnsafeMutableRawPointer?) -> Void
+
+    /// ``destroyNotify`` as the destroy function type a C API declares, when it passes more than the user
+    /// data: GObject's `GClosureNotify`, `void (*)(gpointer data, GClosure *closure)`, for
+    /// `g_signal_connect_data`. `F` must be a `@convention(c)` function type returning `void` whose
+    /// parameters are one or two pointers, the first being ``userData``; a second is ignored. Any other
+    /// type stops the program with a message naming it.
+    ///
+    /// ```swift
+    /// let id = g_signal_connect_data(object, "notify", handler.callback.functionPointer(erasedAs: GCallback.self),
+    ///                                handler.userData, handler.destroyNotify(as: GClosureNotify.self), GConnectFlags(0))
+    /// ```
+    public func destroyNotify<F>(as type: F.Type) -> F {
+        let parameters = FunctionPointerType.voidFunctionParameters(type)
+        switch parameters?.count {
+        case 1 where parameters == [.pointer]:
+            return unsafeBitCast(destroyNotify, to: F.self)
+        case 2 where parameters == [.pointer, .pointer]:
+            return unsafeBitCast(Self.releaseIgnoringSecond, to: F.self)
+        default:
+            misuse(
+                "NotifiedCallback.destroyNotify(as:): `\(String(reflecting: type))` is not a destroy function type: "
+                    + "it must be `void (*)(void *)` or `void (*)(void *, void *)`, a @convention(c) function type "
+                    + "returning Void whose one or two parameters are pointers, the user data first "
+                    + "(the callback's own signature is `\(callback.signature)`)")
+        }
+    }
+
+    /// Releases the closure when C refused the callback, and so will never call ``destroyNotify``: a
+    /// registration that failed (`g_signal_connect_data` returning 0 for an unknown signal). C must not
+    /// call the callback afterwards.
+    ///
+    /// - Important: Releases exactly once, as ``destroyNotify`` does: call it only when C did not take
+    ///   the callback, and at most once.
+    public func release() { destroyNotify(userData) }
+
+    /// `void (*)(void *, void *)`: GObject's `GClosureNotify` form of ``destroyNotify``.
+    static let releaseIgnoringSecond: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
+        userData, _ in
+        guard let userData else { return }
+        Unmanaged<CClosure>.fromOpaque(userData).release()
+    }
 }
 
 extension CCallback {
-    /// A C function pointer that keeps its closure alive until its first call returns, then frees it:
+    /// A C function pointer that keeps its closure alive until its first call returns, then releases it:
     /// for completion callbacks, which C calls exactly once.
     ///
+    /// The closure, and everything it captured, is released on the calling thread as that call returns.
+    /// Only the small C-callable code stays a little longer, since C may still be executing it: it is
+    /// freed when a later one-shot is made (never from inside its own call). A one-shot that C never calls
+    /// keeps its closure, since C may still call it.
+    ///
     /// A second call is a bug in the C code: while the code is still mapped it runs nothing and returns
-    /// the default value; after it is freed, anything can happen. The code of a finished one-shot closure
-    /// is freed when a later one is made (never from inside its own call).
+    /// the default value; after it is freed, anything can happen.
     @inlinable
     public static func oneShot<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
@@ -102,16 +153,21 @@ extension CClosure {
 }
 
 /// One-shot closures: each is kept in a list from its creation until its call has finished, then a
-/// later ``make(_:)`` frees it. One that is never called stays listed (C may still call it), which
-/// leak checkers report as reachable, not lost.
+/// later ``make(_:)`` frees its code. What the user's closure captured goes earlier, as the call returns.
+/// One that is never called stays listed (C may still call it), which leak checkers report as reachable,
+/// not lost.
 @usableFromInline
 enum OneShot {
-    /// A closure whose call has finished, or one not yet called.
-    final class Entry: @unchecked Sendable {  // The closure is set once, before C can call it.
+    /// A one-shot's state, shared by its code and the list.
+    final class Entry: @unchecked Sendable {  // `body` is written before C can call, then only by the one call that fires.
+        /// The user's closure, until the one call that runs it lets go of it.
+        var body: CallThunk.ArrayBody?
         var closure: CClosure?
         let fired = Atomic<Bool>(false)
         /// Set as the very last step of the call: after it, nothing of the closure is touched again.
         let finished = Atomic<Bool>(false)
+
+        init(body: @escaping CallThunk.ArrayBody) { self.body = body }
     }
 
     /// Every one-shot not yet freed; the next ``make(_:)`` frees those whose call has finished.
@@ -127,16 +183,36 @@ enum OneShot {
         }
         for entry in done { entry.closure = nil }
 
-        let entry = Entry()
-        let closure = try CClosure(thunk: CallThunk(prepared: thunk.prepared) { [entry] result, arguments in
+        let entry = Entry(body: thunk.body)
+        let prepared = thunk.prepared
+        let closure = try CClosure(thunk: CallThunk(prepared: prepared) { [entry] result, arguments in
             guard !entry.fired.exchange(true, ordering: .acquiringAndReleasing) else {
-                return thunk.prepared.zeroResult(result)
+                return prepared.zeroResult(result)
             }
-            thunk.body(result, arguments)
+            if let body = entry.body {
+                entry.body = nil  // The entry no longer keeps the closure: the call's reference is the last.
+                body(result, arguments)
+            }
             entry.finished.store(true, ordering: .releasing)
         }, joinsScope: false)  // its lifetime is its own: freed after its call
         entry.closure = closure
         Self.entries.withLock { $0.append(entry) }
         return CCallback(signature: closure.signature, address: closure.address, swiftType: thunk.swiftType)
+    }
+
+    /// Releases the one-shot at `address` that C never took (its registration failed), closure and code
+    /// at once. Returns false when there is none, or it was called already.
+    @discardableResult
+    static func discard(_ address: UnsafeRawPointer) -> Bool {
+        let entry = Self.entries.withLock { entries -> Entry? in
+            guard let index = entries.firstIndex(where: { $0.closure?.address == address }),
+                !entries[index].fired.exchange(true, ordering: .acquiringAndReleasing)
+            else { return nil }
+            return entries.remove(at: index)
+        }
+        guard let entry else { return false }
+        entry.body = nil
+        entry.closure = nil
+        return true
     }
 }
