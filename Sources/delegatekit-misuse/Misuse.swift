@@ -15,6 +15,8 @@ enum Misuse: String, CaseIterable {
     case argumentOutOfRange = "argument-out-of-range"
     case returnValueOfAnotherType = "return-value-of-another-type"
     case jumpWithNoCallArmed = "jump-with-no-call-armed"
+    case erasedPointerOfNoFunctionType = "erased-pointer-of-no-function-type"
+    case destroyNotifyOfAnotherType = "destroy-notify-of-another-type"
 
     func run() throws {
         switch self {
@@ -40,6 +42,13 @@ enum Misuse: String, CaseIterable {
             try callTransform { call in call.setReturnValue(Int32(1)) }
         case .jumpWithNoCallArmed:
             JumpTarget().jump()
+        case .erasedPointerOfNoFunctionType:
+            let closure = try CClosure { (x: Int64, _: UnsafeMutableRawPointer?) -> Int64 in x }
+            _ = closure.functionPointer(erasedAs: UnsafeRawPointer.self)
+        case .destroyNotifyOfAnotherType:
+            let handler = try NotifiedCallback { (x: Int64, _: UnsafeMutableRawPointer?) -> Int64 in x }
+            // A destroy function that takes an integer first: not a user-data pointer.
+            _ = handler.destroyNotify(as: (@convention(c) (Int32, UnsafeMutableRawPointer?) -> Void).self)
         }
     }
 }

@@ -54,6 +54,14 @@ import Testing
         ("jump-with-no-call-armed",
          "JumpTarget.jump(_:) was called with no call catching jumps to it running on this thread: "
             + "jump only from inside CFunction.call(catchingJumpsTo:…), on its thread"),
+        ("erased-pointer-of-no-function-type",
+         "CClosure.functionPointer(erasedAs:): `Swift.UnsafeRawPointer` does not fit the closure's C signature "
+            + "`int64_t (int64_t, void *)`: it is not a @convention(c) function type (pass `address` where C takes a `void *`)"),
+        ("destroy-notify-of-another-type",
+         "NotifiedCallback.destroyNotify(as:): `@convention(c) (Swift.Int32, Swift.Optional<Swift.UnsafeMutableRawPointer>) -> ()` "
+            + "is not a destroy function type: it must be `void (*)(void *)` or `void (*)(void *, void *)`, a @convention(c) "
+            + "function type returning Void whose one or two parameters are pointers, the user data first "
+            + "(the callback's own signature is `int64_t (int64_t, void *)`)"),
     ])
     func misuseStopsWithItsWholeMessage(scenario: String, message: String) throws {
         let child = run(try Self.executable.get().path, [scenario])

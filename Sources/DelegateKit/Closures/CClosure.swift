@@ -137,6 +137,22 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         FunctionPointerType.pointer(address, as: type, fits: signature, closureType: swiftType, call: "CClosure.functionPointer(as:)")
     }
 
+    /// ``address`` as an erased C function pointer type, unchecked against ``signature``: for a C API that
+    /// stores function pointers of one generic type and casts each back to its real type before calling
+    /// it (GLib's `GCallback`, `void (*)(void)`, for signal handlers; `sqlite3_syscall_ptr`; a table
+    /// filled through `dlsym`).
+    ///
+    /// ```swift
+    /// g_signal_connect_data(button, "clicked", closure.functionPointer(erasedAs: GCallback.self), nil, nil, GConnectFlags(0))
+    /// ```
+    ///
+    /// C must call the pointer only as ``signature`` says: nothing here can check what C casts it to.
+    /// `F` must be a `@convention(c)` function type, optional or not; any other type stops the program
+    /// with a message naming both types.
+    public func functionPointer<F>(erasedAs type: F.Type) -> F {
+        FunctionPointerType.erasedPointer(address, as: type, signature: signature, call: "CClosure.functionPointer(erasedAs:)")
+    }
+
     /// ``functionPointer(as:)``, but a type that does not fit ``signature`` throws
     /// ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` instead of stopping: for
     /// code that receives `F` from elsewhere and would rather report it.

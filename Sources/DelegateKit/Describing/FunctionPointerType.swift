@@ -54,6 +54,29 @@ enum FunctionPointerType {
         }
     }
 
+    /// `address` as `F`, any `@convention(c)` function type: the erased form a C API stores and casts back
+    /// (GLib's `GCallback`, `void (*)(void)`). Stops the program, naming both types, when `F` is not a C
+    /// function pointer type at all.
+    static func erasedPointer<F>(_ address: UnsafeRawPointer, as type: F.Type, signature: CSignature, call: String) -> F {
+        guard isFunctionPointer(type) else {
+            misuse("\(DelegateError.functionTypeMismatch(call: call, signature: signature, requested: String(reflecting: type), reason: "it is not a @convention(c) function type (pass `address` where C takes a `void *`)"))")
+        }
+        return unsafeBitCast(address, to: F.self)
+    }
+
+    /// Whether `F` is a `@convention(c)` function type, optional or not.
+    static func isFunctionPointer<F>(_ type: F.Type) -> Bool {
+        MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size && SwiftTypeName.functionType(String(reflecting: type)) != nil
+    }
+
+    /// The parameters' C types of the `@convention(c)` function type `F` when it returns `void`, or nil.
+    static func voidFunctionParameters<F>(_ type: F.Type) -> [CType?]? {
+        guard isFunctionPointer(type), let function = SwiftTypeName.functionType(String(reflecting: type)) else { return nil }
+        let parts = SwiftTypeName.parts(ofFunctionType: function)
+        guard SwiftTypeName.cType(parts.result, allowVoid: true) == .void else { return nil }
+        return parts.parameters.map { SwiftTypeName.cType($0, allowVoid: false) }
+    }
+
     /// Why `requested` does not fit `signature`, or nil.
     private static func mismatch<F>(_ requested: F.Type, _ signature: CSignature, _ closureType: Any.Type?) -> String? {
         // The size first: `unsafeBitCast` to anything else would trap without a word.
