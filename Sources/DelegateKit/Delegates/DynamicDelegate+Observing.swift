@@ -32,6 +32,23 @@ public final class ObservationToken: Sendable {
 
     /// Whether ``cancel()`` was called, the token went away, or the observation's owner was deinitialized.
     public var isCancelled: Bool { observers.withLock { $0.allSatisfy(\.isCancelled) } }
+
+    /// Lets go of the observation without ending it, and returns what ends it: for an owner that must not
+    /// keep the observers alive (a stream, which the observers feed: holding them would make a cycle that
+    /// outlives the delegate). The delegate alone keeps them from then on.
+    @usableFromInline
+    func handOver() -> @Sendable () -> Void {
+        struct WeakObserver: @unchecked Sendable {  // A weak reference loads safely from any thread.
+            weak var observer: Observer?
+        }
+        let observers = self.observers.withLock { observers in
+            defer { observers = [] }
+            return observers.map { WeakObserver(observer: $0) }
+        }
+        return {
+            for weak in observers { weak.observer?.cancel() }
+        }
+    }
 }
 
 extension DynamicDelegate {
