@@ -31,8 +31,11 @@ import Synchronization
 public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind `state`; `table` is written atomically.
     /// The layout this delegate fills.
     public let descriptor: ProtocolDescriptor
-    /// The C table, laid out as ``descriptor`` says, for C to use; valid while the delegate lives.
+    /// The C table, laid out as ``descriptor`` says, for C to use; valid while the delegate lives. For a
+    /// delegate that fills a table in place (``init(protocol:filling:file:line:)``), that table, which C owns.
     public let table: UnsafeMutableRawPointer
+    /// Whether ``table`` is the delegate's own, freed with it; false for a table C owns.
+    let ownsTable: Bool
     /// Where the delegate was made, for the message of a call after it is gone (formatted only then).
     let origin: SourceLocation
 
@@ -83,8 +86,52 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         let bytes = max(descriptor.size, alignment, minimumByteCount)
         table = .allocate(byteCount: bytes, alignment: alignment)
         table.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        ownsTable = true
         state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
         CallbackScope.adopt(self)
+    }
+
+    /// A delegate of `table`, which C owns (see ``init(protocol:filling:file:line:)``); its slots' values
+    /// are read as the originals unless `readsOriginals` is false (a defective descriptor's offsets).
+    init(protocol descriptor: ProtocolDescriptor, filling table: UnsafeMutableRawPointer, readsOriginals: Bool, origin: SourceLocation) {
+        self.descriptor = descriptor
+        self.origin = origin
+        self.table = table
+        ownsTable = false
+        state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
+        if readsOriginals { readOriginals(from: table) }
+        CallbackScope.adopt(self)
+    }
+
+    /// Fills a table that C allocated and owns, in place: each slot's value found there stays at the
+    /// bottom of the slot's stack, where an override reaches it through ``Next`` (GObject's chain-up to
+    /// the parent class's method) and where removing the overrides puts it back. The data members are
+    /// left alone, and so is every slot nothing is installed in.
+    ///
+    /// ```swift
+    /// let classDelegate = DynamicDelegate(protocol: objectClass, filling: klass)  // in class_init
+    /// try classDelegate.override("finalize") { (next: Next<UnsafeMutableRawPointer?, Void>, object: UnsafeMutableRawPointer?) in
+    ///     // … free the instance's own state …
+    ///     next(object)  // chain up
+    /// }
+    /// ```
+    ///
+    /// ## Lifetime
+    /// The delegate writes into `table` whenever a slot changes, and C calls the closures installed there,
+    /// so it must live as long as C may use the table:
+    /// - A table that lives as long as the process (a GObject class struct, a static table): keep the
+    ///   delegate for as long too, in a global or a static property.
+    /// - A table its library frees (a per-connection or per-module struct): keep the delegate until the
+    ///   library has freed the table or will not call through it again, then release it without changing
+    ///   it further: its deinitialization does not touch the table. To give the table back to C while C
+    ///   goes on using it, remove what you installed first: the slots hold the values found there again.
+    ///
+    /// Everything else (stacks, observers, policies, removal) works as for a table the delegate owns.
+    /// `table` must be at least `descriptor.size` bytes long, laid out as `descriptor` says.
+    public convenience init(
+        protocol descriptor: ProtocolDescriptor, filling table: UnsafeMutableRawPointer, file: StaticString = #fileID, line: UInt = #line
+    ) {
+        self.init(protocol: descriptor, filling: table, readsOriginals: true, origin: SourceLocation(file: file, line: line))
     }
 
     /// A table that starts as a copy of a live C table: data members copied, every slot the original
@@ -104,6 +151,11 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     /// Makes the new table a copy of `original`, every slot the original function (see ``init(protocol:wrapping:)``).
     func copyTable(from original: UnsafeRawPointer) {
         table.copyMemory(from: original, byteCount: descriptor.size)
+        readOriginals(from: original)
+    }
+
+    /// Puts the function pointers of `original` at the bottom of the slots' stacks.
+    private func readOriginals(from original: UnsafeRawPointer) {
         state.withLock { state in
             for (index, method) in descriptor.methods.enumerated() {
                 let function = original.load(fromByteOffset: method.offset, as: UnsafeRawPointer?.self)
@@ -134,9 +186,9 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
                 slot.dispatcher?.epitaph = message(index)
             }
         }
-        Graveyard.entomb(table: table, descriptor: descriptor, origin: "\(origin)")
+        if ownsTable { Graveyard.entomb(table: table, descriptor: descriptor, origin: "\(origin)") }
         #else
-        table.deallocate()
+        if ownsTable { table.deallocate() }
         #endif
     }
 

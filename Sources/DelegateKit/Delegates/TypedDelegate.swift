@@ -38,6 +38,24 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
         if (try? descriptor.validate()) != nil { copyTable(from: UnsafeRawPointer(original)) }
     }
 
+    /// Fills a table of this type that C allocated and owns, in place (see
+    /// ``DynamicDelegate/init(protocol:filling:file:line:)``, whose lifetime rules apply): overrides are
+    /// written into `table`, and see the values found there through ``Next``.
+    ///
+    /// ```swift
+    /// let classDelegate = TypedDelegate(for: GObjectClass.self, filling: objectClass)  // in class_init
+    /// try classDelegate.override(\GObjectClass.finalize) { (next: Next<UnsafeMutablePointer<GObject>?, Void>, object: UnsafeMutablePointer<GObject>?) in
+    ///     next(object)  // chain up to the parent class
+    /// }
+    /// ```
+    public init(for table: Table.Type, filling cTable: UnsafeMutablePointer<Table>, file: StaticString = #fileID, line: UInt = #line) {
+        let descriptor = ProtocolDescriptor(for: table)
+        // A defective descriptor's offsets cannot be trusted; every operation reports it instead.
+        super.init(
+            protocol: descriptor, filling: UnsafeMutableRawPointer(cTable), readsOriginals: (try? descriptor.validate()) != nil,
+            origin: SourceLocation(file: file, line: line))
+    }
+
     /// The table, typed, for C to use and for setting data members; valid while the delegate lives.
     /// Write function-pointer members only through the delegate: it may replace them at any time.
     public var typedTable: UnsafeMutablePointer<Table> {
