@@ -190,6 +190,38 @@ void fx_pool_thread_stop(fx_pool_thread *worker);
    parent returns the child's exit status, or 128 + the signal that ended it. */
 int fx_fork_and_run(int (*child)(void *), void *context, unsigned seconds);
 
+/* ---- GLib's callback forms, without GLib (callbacks.c). A "registry" stores handlers under an erased
+   function pointer type, as GLib's signals store a GCallback, with a two-argument destroy notification
+   (GClosureNotify's shape); it refuses unknown names, returning 0 and never calling the notification. ---- */
+typedef void (*fx_erased_fn)(void);
+typedef void (*fx_closure_notify)(void *data, void *closure);
+/* "value" handlers are int64_t (*)(int64_t value, void *data); "event" handlers void (*)(int64_t, void *). */
+unsigned fx_registry_connect(const char *name, fx_erased_fn handler, void *data, fx_closure_notify destroy);
+/* Calls every "value" handler in connection order, each on the previous result; returns the last. */
+int64_t fx_registry_emit_value(int64_t value);
+/* Calls every "event" handler `count` times from a thread of its own (0, 1, …, count - 1), and joins it. */
+void fx_registry_emit_events(int64_t count);
+/* Calls the destroy notification of handler `id` and forgets it; returns 0 for an unknown id. */
+int fx_registry_disconnect(unsigned id);
+/* Disconnects every handler. */
+void fx_registry_clear(void);
+
+/* A plugin table that C allocates and owns: version 1, start returning 1, transform returning value * 2,
+   log and weigh NULL. */
+fx_plugin *fx_owned_plugin_new(void);
+void fx_owned_plugin_free(fx_plugin *plugin);
+/* C's own transform, to compare a restored slot with. */
+const void *fx_owned_plugin_transform(void);
+
+/* A cancellable operation: a thread of its own waits until it is cancelled or completed, then calls
+   done(user_data, status) once: the status given to fx_cancellable_complete, or -125 when cancelled
+   first. fx_cancellable_join waits for that thread and frees the operation. */
+typedef struct fx_cancellable fx_cancellable;
+fx_cancellable *fx_cancellable_start(fx_completion done, void *user_data);
+void fx_cancellable_cancel(fx_cancellable *operation);
+void fx_cancellable_complete(fx_cancellable *operation, int32_t status);
+void fx_cancellable_join(fx_cancellable *operation);
+
 /* ---- glibc stdio cookies: Swift's Glibc module does not declare fopencookie. ---- */
 /* Opens a FILE whose I/O goes through `functions`, a cookie_io_functions_t laid out by the caller. */
 FILE *fx_fopencookie(void *cookie, const char *mode, const void *functions);
