@@ -20,14 +20,17 @@ let package = Package(
         .executableTarget(
             name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "CJPEG"]),
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).
-        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2", "CJPEG"]),
+        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2", "CJPEG", "CGLib"]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // The system libjpeg (libjpeg-turbo's libjpeg62 API), whose error handler must never return.
         .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", providers: [.apt(["libjpeg-dev"])]),
+        // The system GLib, GObject and GIO, for the examples and tests only: the library does not use them.
+        // (gobject-2.0 gives the include paths; gio-2.0 would add `-pthread`, which SwiftPM refuses.)
+        .systemLibrary(name: "CGLib", path: "Sources/CGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The code of every example in the README and the DocC catalog, which quote it between
         // `// doc:begin` and `// doc:end` (DocumentationExamplesTests checks they match). Only what a user
-        // can import: DelegateKit, the system modules and SQLite's and libxml2's module maps.
-        .target(name: "DocumentationExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2", "CJPEG"]),
+        // can import: DelegateKit, the system modules and the C libraries' module maps.
+        .target(name: "DocumentationExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2", "CJPEG", "CGLib"]),
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
         .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "BenchmarkSupport"]),
         .target(name: "BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
@@ -45,7 +48,7 @@ let package = Package(
         .testTarget(
             name: "DelegateKitTests", dependencies: [
                 "DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DocumentationExamples", "CSQLite", "CLibXML2",
-                "CJPEG",
+                "CJPEG", "CGLib",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -142,8 +142,7 @@ final class SharedPointer: Sendable {
         fx_registry_emit_events(4)
         #expect(fx_registry_disconnect(id) == 1)
         _ = consume closure  // C is done with it: the stream finishes
-        var seen: [Int64] = []
-        for await value in events { seen.append(value) }
+        let seen = await elements(of: events, count: 100)
         #expect(seen == [0, 10, 20, 30])
     }
 
@@ -155,8 +154,7 @@ final class SharedPointer: Sendable {
         fx_registry_emit_events(5)
         fx_registry_disconnect(id)
         _ = consume closure
-        var seen: [Int64] = []
-        for await value in events { seen.append(value) }
+        let seen = await elements(of: events, count: 100)
         #expect(seen == [3, 4])
     }
 
@@ -167,8 +165,7 @@ final class SharedPointer: Sendable {
             handler.destroyNotify(as: fx_closure_notify.self))
         fx_registry_emit_events(3)
         #expect(fx_registry_disconnect(id) == 1)  // GClosureNotify-shaped: releases, and the stream ends
-        var seen: [Int64] = []
-        for await value in events { seen.append(value) }
+        let seen = await elements(of: events, count: 100)
         #expect(seen == [0, 1, 2])
     }
 
@@ -176,17 +173,16 @@ final class SharedPointer: Sendable {
         let delegate = TypedDelegate(for: fx_plugin.self)
         try delegate.implement(\fx_plugin.transform) { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value + 1 }
         weak var weakTracked: Tracked?
-        let hammer = fx_hammer_start(delegate.typedTable, 1, 3, 1)  // transform(NULL, 0…2)… on a C thread
-        var seen: [Int64] = []
-        let tracked = Tracked(1000)
-        weakTracked = tracked
-        for await value in try delegate.calls(of: "transform", .after, { [tracked] (_: UnsafeMutableRawPointer?, value: Int64) in value * tracked.value }) {
-            seen.append(value)
-            if seen.count == 3 { break }
-        }
-        _ = consume tracked
-        var wrong: Int64 = 0, nullSlots: Int64 = 0
-        _ = fx_hammer_join(hammer, &wrong, &nullSlots)
+        let seen: [Int64]
+        do {
+            let tracked = Tracked(1000)
+            weakTracked = tracked
+            let calls = try delegate.calls(of: "transform") { [tracked] (_: UnsafeMutableRawPointer?, value: Int64) in value * tracked.value }
+            let hammer = fx_hammer_start(delegate.typedTable, 1, 3, 1)  // transform(NULL, 0…2) on a C thread
+            seen = await elements(of: calls, count: 3)  // and the iteration ends
+            var wrong: Int64 = 0, nullSlots: Int64 = 0
+            _ = fx_hammer_join(hammer, &wrong, &nullSlots)
+        }  // the stream goes with its iterator
         #expect(seen == [0, 1000, 2000])
         // The loop's end cancelled the observation: its closure is gone, and calls go on without it.
         #expect(weakTracked == nil)
@@ -201,8 +197,7 @@ final class SharedPointer: Sendable {
         var called = false
         _ = fx_plugin_transform(delegate!.typedTable, nil, 7, &called)
         delegate = nil
-        var seen: [Int64] = []
-        for await value in calls { seen.append(value) }
+        let seen = await elements(of: calls, count: 100)
         #expect(seen == [7])
     }
 
@@ -297,6 +292,25 @@ final class SharedPointer: Sendable {
         #expect(delegate.removeImplementation(for: "log"))
         #expect(plugin.pointee.log == nil)
     }
+}
+
+/// The first `count` elements of `stream`, or fewer when it finishes first or ten seconds pass (a stream
+/// that never finishes fails its test instead of stopping the suite).
+func elements<Element: Sendable>(of stream: AsyncStream<Element>, count: Int) async -> [Element] {
+    let reading = Task {
+        var seen: [Element] = []
+        for await element in stream {
+            seen.append(element)
+            if seen.count == count { break }
+        }
+        return seen
+    }
+    let watchdog = Task {
+        try await Task.sleep(for: .seconds(10))
+        reading.cancel()
+    }
+    defer { watchdog.cancel() }
+    return await reading.value
 }
 
 /// A weak reference, to count what closures let go of.
