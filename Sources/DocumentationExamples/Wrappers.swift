@@ -175,7 +175,7 @@ public func observersAndForwarding() throws -> (writes: Int, forwarded: Bool) {
     return (writes.load(ordering: .relaxed), top.responds(to: "read"))
 }
 
-/// The README's lifetimes of single closures: a thread body that frees itself after its one call, and a
+/// The README's lifetimes of single closures: a thread body released as its one call returns, and a
 /// SQL function SQLite frees with its destroy notification. Returns what the thread stored and
 /// `triple(14)`.
 public func singleClosureLifetimes() throws -> (thread: Int, triple: Int64) {
@@ -184,7 +184,7 @@ public func singleClosureLifetimes() throws -> (thread: Int, triple: Int64) {
     let body = try CCallback.oneShot { (argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in
         answer.store(42, ordering: .relaxed)
         return nil
-    }                                                              // frees itself after its one call
+    }                                                              // released as its one call returns
     var thread = pthread_t()
     pthread_create(&thread, nil, body.functionPointer(), nil)
     pthread_join(thread, nil)

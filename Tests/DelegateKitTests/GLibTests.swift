@@ -1,6 +1,7 @@
 import CGLib
 import DelegateKit
 import DelegateKitExamples
+import DocumentationExamples
 import Foundation
 import Glibc
 import Synchronization
@@ -205,5 +206,31 @@ let glibThreadsUnderThreadSanitizer = ConditionTrait.disabled(
         } catch let error as GLibError {
             #expect(error.isCancellation, "\(error)")
         }
+    }
+
+    // MARK: The docs' examples
+
+    @Test(glibThreadsUnderThreadSanitizer) func theReadmesGIOExampleLoadsAFile() async throws {
+        _ = GLibMainLoop.shared
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("delegatekit-readme-\(getpid()).txt").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("readme".utf8)))
+        defer { unlink(path) }
+        #expect(try await loadWithGIO(path) == Array("readme".utf8))
+    }
+
+    @Test func theReadmesStreamExamplesSeeEveryCall() async throws {
+        let seen = try await streamCalls()
+        #expect(seen.progress == [0.25, 0.5, 1.0])
+        #expect(seen.transforms == [1, 2, 3])
+    }
+
+    @Test func theReadmesSignalExampleRunsItsHandler() throws {
+        #expect(try connectSignal() == ["notify::answer"])
+    }
+
+    @Test func theReadmesGObjectExampleRegistersItsType() throws {
+        let type = try registerSwiftObject()
+        #expect(type != 0)
+        #expect(String(cString: g_type_name(type)) == "SwiftObject")
     }
 }

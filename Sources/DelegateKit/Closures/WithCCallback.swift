@@ -9,7 +9,7 @@
 /// }
 /// ```
 ///
-/// `start` gets a one-shot callback (see ``CCallback/oneShot(_:)``) and hands it to C. When C calls it,
+/// `start` gets a one-shot callback (see `CCallback.oneShot(_:)`) and hands it to C. When C calls it,
 /// `receive` runs on C's thread with the call's arguments, and what it returns (or throws) is what this
 /// returns (or throws): arguments that C owns, such as a result object it frees when the callback returns,
 /// must be read there. The callback and everything it captured are released as that call returns.

@@ -9,7 +9,7 @@ extension DynamicDelegate {
     /// }
     /// ```
     ///
-    /// An observer (``observe(_:_:owner:_:)``, with the same `timing` and rules) yields what `transform`
+    /// An observer (`observe(_:_:owner:_:)`, with the same `timing` and rules) yields what `transform`
     /// makes of each call's arguments, on C's thread, during the call: read pointer arguments there. The
     /// observation is cancelled when the stream ends: when the task iterating it is cancelled, or when the
     /// stream is released (with its iterator, at the end of a `for await` loop over the call's result, as
@@ -20,7 +20,7 @@ extension DynamicDelegate {
     ///   - timing: Whether an element is made before or after the slot's implementation runs.
     ///   - bufferingPolicy: How many calls the stream keeps for a reader that lags behind.
     ///   - transform: Makes an element of a call's arguments.
-    /// - Throws: As ``observe(_:_:owner:_:)`` when the argument types are not the method's.
+    /// - Throws: As `observe(_:_:owner:_:)` when the argument types are not the method's.
     @inlinable
     public func calls<each A: CValue, Element: Sendable>(
         of method: String, _ timing: ObservationTiming = .after,
