@@ -3,8 +3,10 @@ import DelegateKit
 import Synchronization
 
 /// Two GObject classes written in Swift (``GObjectSubclass``): `DKCounter`, with a read-write integer
-/// property "count" kept in the instance, and `DKLabeledCounter`, its subclass. Every override chains up,
-/// and each records what ran, in order, in ``events``.
+/// property "count" kept in the instance, and `DKLabeledCounter`, its subclass. constructed, dispose and
+/// finalize chain up; set_property and get_property have nothing to chain up to, since GObject does not
+/// inherit them (it calls the class that owns the property). Each override records what ran, in order
+/// (``takeEvents()``).
 public enum GLibCounter {
     /// "count"'s property id.
     public static let countProperty: guint = 1
@@ -35,14 +37,19 @@ public enum GLibCounter {
             try objectClass.override(\.set_property) {
                 (next: SetPropertyNext, object: UnsafeMutablePointer<GObject>?, id: guint, value: UnsafePointer<GValue>?,
                  pspec: UnsafeMutablePointer<GParamSpec>?) in
-                // An id this class does not know goes up to GObject's, which reports it.
-                guard id == countProperty, let object, let type = try? counterType() else { return next(object, id, value, pspec) }
+                guard id == countProperty, let object, let type = try? counterType() else {
+                    // GObject does not inherit set_property (each class starts with NULL there, since it
+                    // calls the class that owns the property): there is no parent's to chain up to.
+                    return next.isAvailable ? next(object, id, value, pspec) : record("DKCounter.set_property: unknown id \(id)")
+                }
                 type.instanceBytes(of: object).storeBytes(of: g_value_get_int(value), as: Int32.self)
             }
             try objectClass.override(\.get_property) {
                 (next: GetPropertyNext, object: UnsafeMutablePointer<GObject>?, id: guint, value: UnsafeMutablePointer<GValue>?,
                  pspec: UnsafeMutablePointer<GParamSpec>?) in
-                guard id == countProperty, let object, let type = try? counterType() else { return next(object, id, value, pspec) }
+                guard id == countProperty, let object, let type = try? counterType() else {
+                    return next.isAvailable ? next(object, id, value, pspec) : record("DKCounter.get_property: unknown id \(id)")
+                }
                 g_value_set_int(value, type.instanceBytes(of: object).load(as: Int32.self))
             }
             // After set_property and get_property are in the class struct: GObject checks they are.

@@ -4,6 +4,7 @@
 import CGLib
 import DelegateKit
 import Glibc
+import Synchronization
 
 /// The README's GIO example: a file's bytes, loaded by GIO and awaited (GLib's default main context must
 /// be running on some thread). Cancelling the task cancels the load.
@@ -99,25 +100,37 @@ final class Log: @unchecked Sendable {  // Guarded by its mutex.
 /// The README's GObject example: a class whose class struct, allocated by GObject, is filled in place in
 /// class_init. Registers the type (once per process: a second registration of the name fails).
 public func registerSwiftObject() throws -> GType {
-    // doc:begin filling
-    typealias ObjectNext = Next<UnsafeMutablePointer<GObject>?, Void>
-    let classInit = try CClosure { (classStruct: gpointer?, _: gpointer?) in
-        // GObject allocated the class struct and copied GObject's methods into it: they stay below.
-        let objectClass = TypedDelegate(for: GObjectClass.self, filling: classStruct!.assumingMemoryBound(to: GObjectClass.self))
-        do {
-            try objectClass.override(\.finalize) { (next: ObjectNext, object: UnsafeMutablePointer<GObject>?) in
-                print("finalizing a SwiftObject")
-                next(object)                                  // chain up: GObject's finalize
-            }
-        } catch {
-            print("SwiftObject: \(error)")
-        }
-        _ = Unmanaged.passRetained(objectClass)               // a class lives as long as the process
-    }
-    _ = Unmanaged.passRetained(classInit)                     // GObject keeps the pointer for good
-    let type = g_type_register_static_simple(g_object_get_type(), "SwiftObject", guint(MemoryLayout<GObjectClass>.size),
-                                             classInit.functionPointer(), guint(MemoryLayout<GObject>.size), nil, GTypeFlags(0))
+    let type = try SwiftObject.register()
     g_object_unref(g_object_new_with_properties(type, 0, nil, nil))   // "finalizing a SwiftObject"
-    // doc:end
     return type
 }
+
+// doc:begin filling
+/// A GObject class written in Swift. GObject allocates its class struct and keeps it for the life of the
+/// process, so what fills it lives as long.
+enum SwiftObject {
+    typealias ObjectNext = Next<UnsafeMutablePointer<GObject>?, Void>
+    static let filled = Mutex<[TypedDelegate<GObjectClass>]>([])
+
+    static let classInit = Result {
+        try CClosure { (classStruct: gpointer?, _: gpointer?) in
+            // GObject copied GObject's methods into the class struct: they stay below the overrides.
+            let objectClass = TypedDelegate(for: GObjectClass.self, filling: classStruct!.assumingMemoryBound(to: GObjectClass.self))
+            do {
+                try objectClass.override(\.finalize) { (next: ObjectNext, object: UnsafeMutablePointer<GObject>?) in
+                    print("finalizing a SwiftObject")
+                    next(object)                              // chain up: GObject's finalize
+                }
+            } catch {
+                print("SwiftObject: \(error)")
+            }
+            filled.withLock { $0.append(objectClass) }
+        }
+    }
+
+    static func register() throws -> GType {
+        g_type_register_static_simple(g_object_get_type(), "SwiftObject", guint(MemoryLayout<GObjectClass>.size),
+                                      try classInit.get().functionPointer(), guint(MemoryLayout<GObject>.size), nil, GTypeFlags(0))
+    }
+}
+// doc:end

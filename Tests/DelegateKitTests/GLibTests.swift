@@ -176,6 +176,25 @@ let glibThreadsUnderThreadSanitizer = ConditionTrait.disabled(
         #expect(GLibCounter.takeEvents() == ["DKCounter.dispose", "DKLabeledCounter.finalize", "DKCounter.finalize"])
     }
 
+    @Test func propertyMethodsFindNoParentsToChainUpTo() throws {
+        let counter = try GLibCounter.counterType()
+        let labeled = try GLibCounter.labeledType()
+        let object = GLibCounter.make(counter, count: 1)
+        _ = GLibCounter.takeEvents()
+        // GObject gives each class NULL set_property and get_property: the value found there, at the
+        // bottom of the stack, is NULL, so `next` is unavailable and the override handles unknown ids.
+        #expect(labeled.objectClass.typedTable.pointee.set_property == nil)
+        var value = GValue()
+        g_value_init(&value, GType(6 << G_TYPE_FUNDAMENTAL_SHIFT))
+        defer { g_value_unset(&value) }
+        counter.objectClass.typedTable.pointee.set_property(object, 99, &value, nil)
+        counter.objectClass.typedTable.pointee.get_property(object, 99, &value, nil)
+        #expect(GLibCounter.takeEvents() == ["DKCounter.set_property: unknown id 99", "DKCounter.get_property: unknown id 99"])
+        #expect(GLibCounter.count(of: object) == 1)
+        g_object_unref(object)
+        _ = GLibCounter.takeEvents()
+    }
+
     // MARK: GIO, awaited
 
     @Test(glibThreadsUnderThreadSanitizer) func aFileIsLoadedByGIOAndAwaited() async throws {
