@@ -176,9 +176,15 @@ enum OneShot {
     @usableFromInline
     static func make(_ thunk: CallThunk) throws -> CCallback {
         // Free what earlier one-shots left, outside the lock (deinitializers may run user code).
+        // One pass: a call may finish meanwhile, and an entry taken out of the list without being freed
+        // would keep itself alive through its closure forever.
         let done = Self.entries.withLock { entries in
-            let done = entries.filter { $0.finished.load(ordering: .acquiring) }
-            entries.removeAll { $0.finished.load(ordering: .acquiring) }
+            var done: [Entry] = []
+            entries.removeAll { entry in
+                guard entry.finished.load(ordering: .acquiring) else { return false }
+                done.append(entry)
+                return true
+            }
             return done
         }
         for entry in done { entry.closure = nil }
