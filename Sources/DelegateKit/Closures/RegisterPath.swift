@@ -115,10 +115,38 @@ struct ArgumentRegisters {
     mutating func next<T: CValue>(_ type: T.Type = T.self) -> T {
         if travelsInSSE(T.self) {
             defer { sseTaken += 1 }
-            return withUnsafeBytes(of: sse) { $0.loadUnaligned(fromByteOffset: 8 * sseTaken, as: T.self) }
+            return sseValue(of: sseRegister(sseTaken))
         }
         defer { integersTaken += 1 }
-        return withUnsafeBytes(of: integers) { $0.loadUnaligned(fromByteOffset: 8 * integersTaken, as: T.self) }
+        return integerValue(of: integerRegister(integersTaken))
+    }
+
+    /// Integer register `index`: a switch that folds to one register where `index` is a constant. (An
+    /// indexed load through `withUnsafeBytes` would put the tuple in memory and add a stack protector.)
+    @inlinable @inline(__always)
+    func integerRegister(_ index: Int) -> UInt64 {
+        switch index {
+        case 0: return integers.0
+        case 1: return integers.1
+        case 2: return integers.2
+        case 3: return integers.3
+        default: return integers.4
+        }
+    }
+
+    /// SSE register `index` (see ``integerRegister(_:)``).
+    @inlinable @inline(__always)
+    func sseRegister(_ index: Int) -> Double {
+        switch index {
+        case 0: return sse.0
+        case 1: return sse.1
+        case 2: return sse.2
+        case 3: return sse.3
+        case 4: return sse.4
+        case 5: return sse.5
+        case 6: return sse.6
+        default: return sse.7
+        }
     }
 
     /// Puts `value` in the next register of its class, for calling C in register form.
@@ -131,18 +159,31 @@ struct ArgumentRegisters {
             return
         }
         if travelsInSSE(T.self) {
-            let offset = 8 * sseTaken
-            withUnsafeMutableBytes(of: &sse) { $0.storeBytes(of: value, toByteOffset: offset, as: T.self) }
+            let register = sseBits(of: value)
+            switch sseTaken {
+            case 0: sse.0 = register
+            case 1: sse.1 = register
+            case 2: sse.2 = register
+            case 3: sse.3 = register
+            case 4: sse.4 = register
+            case 5: sse.5 = register
+            case 6: sse.6 = register
+            default: sse.7 = register
+            }
             sseTaken += 1
         } else {
             // The ABI leaves the bits above a narrow integer undefined, but clang's callees take them as
             // extended to 32 bits (sign or zero, by the type), as clang's callers leave them: do the same.
-            var bits = UInt64(0)
-            withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
+            var bits = integerBits(of: value)
             if MemoryLayout<T>.size == 1, T.cType == .int8 { bits = UInt64(bitPattern: Int64(Int8(truncatingIfNeeded: bits))) }
             if MemoryLayout<T>.size == 2, T.cType == .int16 { bits = UInt64(bitPattern: Int64(Int16(truncatingIfNeeded: bits))) }
-            let offset = 8 * integersTaken
-            withUnsafeMutableBytes(of: &integers) { $0.storeBytes(of: bits, toByteOffset: offset, as: UInt64.self) }
+            switch integersTaken {
+            case 0: integers.0 = bits
+            case 1: integers.1 = bits
+            case 2: integers.2 = bits
+            case 3: integers.3 = bits
+            default: integers.4 = bits
+            }
             integersTaken += 1
         }
     }
@@ -181,13 +222,8 @@ func registerClassAgrees<T: CValue>(_ type: T.Type, _ cType: CType) -> Bool {
 @inlinable @inline(__always)
 func registerResult<T: CValue>(_ value: T, _ widening: ReturnWidening) -> RegisterResult {
     if T.self == CVoid.self { return .zero }
-    if travelsInSSE(T.self) {
-        var bits = Double(0)
-        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
-        return RegisterResult(integer: 0, sse: bits)
-    }
-    var bits = UInt64(0)
-    withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: T.self) }
+    if travelsInSSE(T.self) { return RegisterResult(integer: 0, sse: sseBits(of: value)) }
+    var bits = integerBits(of: value)
     if MemoryLayout<T>.size < 8 { bits = widening.widen(bits) }
     return RegisterResult(integer: bits, sse: 0)
 }
@@ -195,8 +231,51 @@ func registerResult<T: CValue>(_ value: T, _ widening: ReturnWidening) -> Regist
 /// The value of type `T` a C function returned in `result`.
 @inlinable @inline(__always)
 func resultValue<T>(_ result: RegisterResult, as type: T.Type = T.self) -> T {
-    if travelsInSSE(T.self) { return withUnsafeBytes(of: result.sse) { $0.loadUnaligned(as: T.self) } }
-    return withUnsafeBytes(of: result.integer) { $0.loadUnaligned(as: T.self) }
+    if travelsInSSE(T.self) { return sseValue(of: result.sse) }
+    return integerValue(of: result.integer)
+}
+
+// Conversions between a register and a value of a type that travels in it, by bit casts of the value's
+// own width: they never take an address, so the specialized code keeps everything in registers and
+// carries no stack protector. Each switch folds to one case where `T` is known. A narrow value is the
+// register's low bits (little-endian), as C puts it there; what lies above is not read.
+
+/// The value of type `T` (at most 8 bytes, of the integer class, or empty) in the low bits of `register`.
+@inlinable @inline(__always)
+func integerValue<T>(of register: UInt64) -> T {
+    switch MemoryLayout<T>.size {
+    case 0: return unsafeBitCast((), to: T.self)  // a result that is discarded or `void`
+    case 1: return unsafeBitCast(UInt8(truncatingIfNeeded: register), to: T.self)
+    case 2: return unsafeBitCast(UInt16(truncatingIfNeeded: register), to: T.self)
+    case 4: return unsafeBitCast(UInt32(truncatingIfNeeded: register), to: T.self)
+    default: return unsafeBitCast(register, to: T.self)
+    }
+}
+
+/// `value` (at most 8 bytes, of the integer class) in the low bits of a register, the rest zero.
+@inlinable @inline(__always)
+func integerBits<T>(of value: T) -> UInt64 {
+    switch MemoryLayout<T>.size {
+    case 0: return 0
+    case 1: return UInt64(unsafeBitCast(value, to: UInt8.self))
+    case 2: return UInt64(unsafeBitCast(value, to: UInt16.self))
+    case 4: return UInt64(unsafeBitCast(value, to: UInt32.self))
+    default: return unsafeBitCast(value, to: UInt64.self)
+    }
+}
+
+/// The `Double` or `Float` in `register` (a `Float` is its low 32 bits).
+@inlinable @inline(__always)
+func sseValue<T>(of register: Double) -> T {
+    if MemoryLayout<T>.size == 4 { return unsafeBitCast(UInt32(truncatingIfNeeded: register.bitPattern), to: T.self) }
+    return unsafeBitCast(register, to: T.self)
+}
+
+/// `value`, a `Double` or a `Float`, as an SSE register (a `Float` in its low 32 bits, the rest zero).
+@inlinable @inline(__always)
+func sseBits<T>(of value: T) -> Double {
+    if MemoryLayout<T>.size == 4 { return Double(bitPattern: UInt64(unsafeBitCast(value, to: UInt32.self))) }
+    return unsafeBitCast(value, to: Double.self)
 }
 
 /// A direct call of `function` with the given registers.
