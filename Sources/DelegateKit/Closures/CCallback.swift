@@ -59,11 +59,10 @@ public struct NotifiedCallback: @unchecked Sendable {  // userData is an opaque 
     ///                                handler.userData, handler.destroyNotify(as: GClosureNotify.self), GConnectFlags(0))
     /// ```
     public func destroyNotify<F>(as type: F.Type) -> F {
-        let parameters = FunctionPointerType.voidFunctionParameters(type)
-        switch parameters?.count {
-        case 1 where parameters == [.pointer]:
+        switch FunctionPointerType.voidFunctionParameters(type) {
+        case [.pointer]:
             return unsafeBitCast(destroyNotify, to: F.self)
-        case 2 where parameters == [.pointer, .pointer]:
+        case [.pointer, .pointer]:
             return unsafeBitCast(Self.releaseIgnoringSecond, to: F.self)
         default:
             misuse(
@@ -82,11 +81,15 @@ public struct NotifiedCallback: @unchecked Sendable {  // userData is an opaque 
     ///   the callback, and at most once.
     public func release() { destroyNotify(userData) }
 
-    /// `void (*)(void *, void *)`: GObject's `GClosureNotify` form of ``destroyNotify``.
-    static let releaseIgnoringSecond: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
-        userData, _ in
+    /// `void (*)(void *)`: drops the reference ``init(releasing:)`` handed to C.
+    static let releaseUserData: @convention(c) (UnsafeMutableRawPointer?) -> Void = { userData in
         guard let userData else { return }
         Unmanaged<CClosure>.fromOpaque(userData).release()
+    }
+
+    /// `void (*)(void *, void *)`: GObject's `GClosureNotify` form of ``destroyNotify``.
+    static let releaseIgnoringSecond: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
+        userData, _ in releaseUserData(userData)
     }
 }
 
@@ -131,10 +134,7 @@ extension NotifiedCallback {
     init(releasing closure: CClosure) {
         callback = CCallback(signature: closure.signature, address: closure.address, swiftType: closure.swiftType)
         userData = Unmanaged.passRetained(closure).toOpaque()
-        destroyNotify = { userData in
-            guard let userData else { return }
-            Unmanaged<CClosure>.fromOpaque(userData).release()
-        }
+        destroyNotify = Self.releaseUserData
     }
 }
 

@@ -58,33 +58,32 @@ enum FunctionPointerType {
     /// (GLib's `GCallback`, `void (*)(void)`). Stops the program, naming both types, when `F` is not a C
     /// function pointer type at all.
     static func erasedPointer<F>(_ address: UnsafeRawPointer, as type: F.Type, signature: CSignature, call: String) -> F {
-        guard isFunctionPointer(type) else {
-            misuse("\(DelegateError.functionTypeMismatch(call: call, signature: signature, requested: String(reflecting: type), reason: "it is not a @convention(c) function type (pass `address` where C takes a `void *`)"))")
+        guard functionTypeName(type) != nil else {
+            misuse("\(DelegateError.functionTypeMismatch(call: call, signature: signature, requested: String(reflecting: type), reason: notAFunctionType))")
         }
         return unsafeBitCast(address, to: F.self)
     }
 
-    /// Whether `F` is a `@convention(c)` function type, optional or not.
-    static func isFunctionPointer<F>(_ type: F.Type) -> Bool {
-        MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size && SwiftTypeName.functionType(String(reflecting: type)) != nil
-    }
-
     /// The parameters' C types of the `@convention(c)` function type `F` when it returns `void`, or nil.
     static func voidFunctionParameters<F>(_ type: F.Type) -> [CType?]? {
-        guard isFunctionPointer(type), let function = SwiftTypeName.functionType(String(reflecting: type)) else { return nil }
+        guard let function = functionTypeName(type) else { return nil }
         let parts = SwiftTypeName.parts(ofFunctionType: function)
         guard SwiftTypeName.cType(parts.result, allowVoid: true) == .void else { return nil }
         return parts.parameters.map { SwiftTypeName.cType($0, allowVoid: false) }
     }
 
+    /// The name of `F` as a `@convention(c)` function type (optional or not), or nil when it is none.
+    /// The size first: `unsafeBitCast` to anything else would trap without a word.
+    private static func functionTypeName<F>(_ type: F.Type) -> String? {
+        guard MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size else { return nil }
+        return SwiftTypeName.functionType(String(reflecting: type))
+    }
+
+    private static let notAFunctionType = "it is not a @convention(c) function type (pass `address` where C takes a `void *`)"
+
     /// Why `requested` does not fit `signature`, or nil.
     private static func mismatch<F>(_ requested: F.Type, _ signature: CSignature, _ closureType: Any.Type?) -> String? {
-        // The size first: `unsafeBitCast` to anything else would trap without a word.
-        guard MemoryLayout<F>.size == MemoryLayout<UnsafeRawPointer>.size,
-            let function = SwiftTypeName.functionType(String(reflecting: requested))
-        else {
-            return "it is not a @convention(c) function type (pass `address` where C takes a `void *`)"
-        }
+        guard let function = functionTypeName(requested) else { return notAFunctionType }
         let theirs = SwiftTypeName.parts(ofFunctionType: function)
         // The closure's own type is a Swift function type (`(A0, A1) -> R`), spelled like the C one after
         // its attribute.
