@@ -115,37 +115,62 @@ struct ArgumentRegisters {
     mutating func next<T: CValue>(_ type: T.Type = T.self) -> T {
         if travelsInSSE(T.self) {
             defer { sseTaken += 1 }
-            return sseValue(of: sseRegister(sseTaken))
+            return sseValue(of: self[sse: sseTaken])
         }
         defer { integersTaken += 1 }
-        return integerValue(of: integerRegister(integersTaken))
+        return integerValue(of: self[integer: integersTaken])
     }
 
     /// Integer register `index`: a switch that folds to one register where `index` is a constant. (An
-    /// indexed load through `withUnsafeBytes` would put the tuple in memory and add a stack protector.)
-    @inlinable @inline(__always)
-    func integerRegister(_ index: Int) -> UInt64 {
-        switch index {
-        case 0: return integers.0
-        case 1: return integers.1
-        case 2: return integers.2
-        case 3: return integers.3
-        default: return integers.4
+    /// indexed access through `withUnsafeBytes` would put the tuple in memory and add a stack protector.)
+    @inlinable
+    subscript(integer index: Int) -> UInt64 {
+        @inline(__always) get {
+            switch index {
+            case 0: return integers.0
+            case 1: return integers.1
+            case 2: return integers.2
+            case 3: return integers.3
+            default: return integers.4
+            }
+        }
+        @inline(__always) set {
+            switch index {
+            case 0: integers.0 = newValue
+            case 1: integers.1 = newValue
+            case 2: integers.2 = newValue
+            case 3: integers.3 = newValue
+            default: integers.4 = newValue
+            }
         }
     }
 
-    /// SSE register `index` (see ``integerRegister(_:)``).
-    @inlinable @inline(__always)
-    func sseRegister(_ index: Int) -> Double {
-        switch index {
-        case 0: return sse.0
-        case 1: return sse.1
-        case 2: return sse.2
-        case 3: return sse.3
-        case 4: return sse.4
-        case 5: return sse.5
-        case 6: return sse.6
-        default: return sse.7
+    /// SSE register `index` (see ``subscript(integer:)``).
+    @inlinable
+    subscript(sse index: Int) -> Double {
+        @inline(__always) get {
+            switch index {
+            case 0: return sse.0
+            case 1: return sse.1
+            case 2: return sse.2
+            case 3: return sse.3
+            case 4: return sse.4
+            case 5: return sse.5
+            case 6: return sse.6
+            default: return sse.7
+            }
+        }
+        @inline(__always) set {
+            switch index {
+            case 0: sse.0 = newValue
+            case 1: sse.1 = newValue
+            case 2: sse.2 = newValue
+            case 3: sse.3 = newValue
+            case 4: sse.4 = newValue
+            case 5: sse.5 = newValue
+            case 6: sse.6 = newValue
+            default: sse.7 = newValue
+            }
         }
     }
 
@@ -159,17 +184,7 @@ struct ArgumentRegisters {
             return
         }
         if travelsInSSE(T.self) {
-            let register = sseBits(of: value)
-            switch sseTaken {
-            case 0: sse.0 = register
-            case 1: sse.1 = register
-            case 2: sse.2 = register
-            case 3: sse.3 = register
-            case 4: sse.4 = register
-            case 5: sse.5 = register
-            case 6: sse.6 = register
-            default: sse.7 = register
-            }
+            self[sse: sseTaken] = sseBits(of: value)
             sseTaken += 1
         } else {
             // The ABI leaves the bits above a narrow integer undefined, but clang's callees take them as
@@ -177,13 +192,7 @@ struct ArgumentRegisters {
             var bits = integerBits(of: value)
             if MemoryLayout<T>.size == 1, T.cType == .int8 { bits = UInt64(bitPattern: Int64(Int8(truncatingIfNeeded: bits))) }
             if MemoryLayout<T>.size == 2, T.cType == .int16 { bits = UInt64(bitPattern: Int64(Int16(truncatingIfNeeded: bits))) }
-            switch integersTaken {
-            case 0: integers.0 = bits
-            case 1: integers.1 = bits
-            case 2: integers.2 = bits
-            case 3: integers.3 = bits
-            default: integers.4 = bits
-            }
+            self[integer: integersTaken] = bits
             integersTaken += 1
         }
     }
