@@ -86,38 +86,35 @@ public enum GLibCounter {
 
     /// A new `DKCounter` (or `DKLabeledCounter`) with "count" set, owned by the caller.
     public static func make(_ type: GObjectSubclass, count: Int32) -> UnsafeMutablePointer<GObject> {
-        var value = GValue()
-        g_value_init(&value, gint_type)
-        g_value_set_int(&value, count)
-        defer { g_value_unset(&value) }
         var name: UnsafePointer<CChar>? = UnsafePointer(strdup("count"))
         defer { free(UnsafeMutableRawPointer(mutating: name)) }
-        let object = withUnsafeMutablePointer(to: &name) { names in
-            withUnsafePointer(to: value) { values in
-                g_object_new_with_properties(type.type, 1, names, values)
-            }
-        }
-        return object!
+        return withIntValue(count) { value in
+            withUnsafeMutablePointer(to: &name) { names in g_object_new_with_properties(type.type, 1, names, value) }
+        }!
     }
 
     /// "count" of a counter, read through GObject's property machinery (so through get_property).
     public static func count(of object: UnsafeMutablePointer<GObject>) -> Int32 {
-        var value = GValue()
-        g_value_init(&value, gint_type)
-        defer { g_value_unset(&value) }
-        g_object_get_property(object, "count", &value)
-        return g_value_get_int(&value)
+        withIntValue(0) { value in
+            g_object_get_property(object, "count", value)
+            return g_value_get_int(value)
+        }
     }
 
     /// Sets "count" through GObject's property machinery (set_property, then the "notify" signal).
     public static func setCount(_ count: Int32, of object: UnsafeMutablePointer<GObject>) {
-        var value = GValue()
-        g_value_init(&value, gint_type)
-        defer { g_value_unset(&value) }
-        g_value_set_int(&value, count)
-        g_object_set_property(object, "count", &value)
+        withIntValue(count) { value in g_object_set_property(object, "count", value) }
     }
 
     /// `G_TYPE_INT`, a macro Swift does not import: the fundamental type number 6, shifted.
-    static var gint_type: GType { GType(6 << G_TYPE_FUNDAMENTAL_SHIFT) }
+    public static var intType: GType { GType(6 << G_TYPE_FUNDAMENTAL_SHIFT) }
+
+    /// Runs `body` with a `GValue` holding the `int` `initial`, unset afterwards.
+    private static func withIntValue<T>(_ initial: Int32, _ body: (UnsafeMutablePointer<GValue>) -> T) -> T {
+        var value = GValue()
+        g_value_init(&value, intType)
+        g_value_set_int(&value, initial)
+        defer { g_value_unset(&value) }
+        return body(&value)
+    }
 }

@@ -185,7 +185,7 @@ let glibThreadsUnderThreadSanitizer = ConditionTrait.disabled(
         // bottom of the stack, is NULL, so `next` is unavailable and the override handles unknown ids.
         #expect(labeled.objectClass.typedTable.pointee.set_property == nil)
         var value = GValue()
-        g_value_init(&value, GType(6 << G_TYPE_FUNDAMENTAL_SHIFT))
+        g_value_init(&value, GLibCounter.intType)
         defer { g_value_unset(&value) }
         counter.objectClass.typedTable.pointee.set_property(object, 99, &value, nil)
         counter.objectClass.typedTable.pointee.get_property(object, 99, &value, nil)

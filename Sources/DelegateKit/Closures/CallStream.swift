@@ -56,7 +56,7 @@ extension CClosure {
         _ transform: @escaping @Sendable (repeat each A) -> Element
     ) throws -> (stream: AsyncStream<Element>, closure: CClosure) {
         let (stream, _, body) = CallStreamFeed.make(bufferingPolicy: bufferingPolicy, transform)
-        return (stream, try CClosure(thunk: CallThunk.typed(body)))
+        return (stream, try CClosure(body))
     }
 }
 
@@ -73,6 +73,6 @@ extension NotifiedCallback {
         _ transform: @escaping @Sendable (repeat each A) -> Element
     ) throws -> (stream: AsyncStream<Element>, callback: NotifiedCallback) {
         let (stream, _, body) = CallStreamFeed.make(bufferingPolicy: bufferingPolicy, transform)
-        return (stream, NotifiedCallback(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false)))
+        return (stream, try NotifiedCallback(body))
     }
 }
