@@ -94,7 +94,7 @@ static int drop_calls(cffi_thread_calls *calls, long depth) {
     long current = calls_in_progress(calls);
     long listed = current < CFFI_CALL_DEPTH ? current : CFFI_CALL_DEPTH;
     for (long i = listed - 1; i >= depth; i--) __atomic_store_n(&calls->running[i], NULL, __ATOMIC_RELEASE);
-    __atomic_store_n(&calls->depth, depth, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->depth, depth, __ATOMIC_RELEASE);  /* for a remover's judged overflow entry */
     return clear_reclaim_bits(calls, depth);
 }
 
@@ -382,7 +382,10 @@ static int left_elsewhere(const cffi_thread_calls *calls, uintptr_t frame, uintp
 }
 
 /* Whether the record runs `object`; another thread's entries are judged (`judge`), in case a longjmp left
-   them (see left_elsewhere). */
+   them (see left_elsewhere). An entry judged gone is loaded again: when its call left by returning, its
+   thread cleared it (a release store), and this acquire load orders that call's work before what the
+   remover does next. What the judge saw through the kernel orders it in fact, but not for the memory
+   model, nor for ThreadSanitizer. */
 static int record_runs(const cffi_thread_calls *calls, const void *object, int judge) {
     long depth = calls_in_progress(calls);
     uintptr_t blocked = (uintptr_t)-1;  /* not looked up yet */
@@ -391,6 +394,7 @@ static int record_runs(const cffi_thread_calls *calls, const void *object, int j
         uintptr_t frame = __atomic_load_n(&calls->overflow_frame, __ATOMIC_RELAXED);
         uintptr_t return_address = __atomic_load_n(&calls->overflow_return, __ATOMIC_RELAXED);
         if (!left_elsewhere(calls, frame, return_address, &blocked)) return 1;
+        (void)__atomic_load_n(&calls->depth, __ATOMIC_ACQUIRE);
         depth = CFFI_CALL_DEPTH;
     }
     for (long i = 0; i < depth; i++) {
@@ -399,6 +403,7 @@ static int record_runs(const cffi_thread_calls *calls, const void *object, int j
         uintptr_t frame = __atomic_load_n(&calls->frames[i], __ATOMIC_RELAXED);
         uintptr_t return_address = __atomic_load_n(&calls->returns[i], __ATOMIC_RELAXED);
         if (!left_elsewhere(calls, frame, return_address, &blocked)) return 1;
+        (void)__atomic_load_n(&calls->running[i], __ATOMIC_ACQUIRE);
     }
     return 0;
 }
