@@ -560,6 +560,123 @@ extension CFunction {{
 '''
 
 
+# The callback shapes C libraries use most, each with non-generic overloads. A closure handed to a
+# generic parameter is compiled in its most general form, taking its arguments by address, so the
+# register form stores each register to memory to call it; a closure literal handed to a parameter of one
+# exact function type takes them in registers, as C passes them. Swift prefers a non-generic overload to
+# a generic one that matches as well, so nothing changes in how users write their closures.
+SHAPES = [
+    (["UnsafeRawPointer?", "UnsafeRawPointer?"], "Int32", "int (const void *, const void *)",
+     "a comparator (`qsort`, `bsearch`, `tsearch`)"),
+    (["UnsafeMutableRawPointer?"], "Void", "void (void *)",
+     "a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`)"),
+    (["UnsafeMutableRawPointer?"], "Int32", "int (void *)",
+     "a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`)"),
+    (["UnsafeMutableRawPointer?"], "UnsafeMutableRawPointer?", "void *(void *)",
+     "a thread's start routine (`pthread_create`)"),
+    (["UnsafeMutableRawPointer?", "Int32"], "Int32", "int (void *, int)",
+     "a context and a count (`sqlite3_busy_handler`)"),
+    (["UnsafeMutableRawPointer?", "UnsafeMutableRawPointer?"], "Void", "void (void *, void *)",
+     "an element and a context (`GFunc` for `g_list_foreach`)"),
+]
+
+
+def shape_block(args, ret, c_name, use):
+    n = len(args)
+    fn = f"({', '.join(args)}) -> {ret}"
+    void = ret == "Void"
+    aliases = "".join(f"        typealias A{i} = {t}\n" for i, t in enumerate(args))
+    _, _, arg_reads, _, _, _ = arity(n)
+    prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
+    key = "returnType.scalarCode"
+    for i in range(n):
+        key = f"a{i}.appendingKey({key})"
+    arg_list = ", ".join(f"a{i}" for i in range(n))
+    prepare_lines.append(
+        f"        let prepared = try PreparedSignature.prepared(key: {key}) {{ CSignature(returnType, [{arg_list}]) }}")
+    prepare = "\n".join(prepare_lines)
+    agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
+    reg_args = ", ".join("arguments.next()" for _ in range(n))
+    registers_head = "            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in\n" \
+        "                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)\n"
+    if void:
+        thunk = (aliases + "        let returnType = CType.void\n" + prepare + "\n"
+                 + "        var registers: RegisterBody?\n"
+                 + f"        if prepared.takesRegisters{agree} {{\n" + registers_head
+                 + f"                closure({reg_args})\n                return .zero\n            }}\n        }}\n"
+                 + f"        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers) {{ _, arguments in\n"
+                 + f"            closure({arg_reads})\n        }}")
+    else:
+        thunk = (f"        typealias R = {ret}\n" + aliases + "        let returnType = try R.checkedCType()\n" + prepare + "\n"
+                 + "        let widening = returnType.widening\n        var registers: RegisterBody?\n"
+                 + f"        if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{\n" + registers_head
+                 + f"                return registerResult(closure({reg_args}), widening)\n            }}\n        }}\n"
+                 + f"        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers) {{ result, arguments in\n"
+                 + f"            storeResult(closure({arg_reads}), to: result, widening)\n        }}")
+    typed_plain = "" if void else f", typed: Plain{n}(body)"
+    return f'''
+// MARK: `{c_name}`, {use}
+
+extension CallThunk {{
+    /// `typed(_:)` for `{c_name}`, not generic (see `CClosure.init(_:)` for this shape).
+    @usableFromInline
+    static func typed(_ closure: @escaping @Sendable {fn}) throws -> CallThunk {{
+{thunk}
+    }}
+}}
+
+extension CClosure {{
+    /// A C function pointer of the shape `{c_name}`: {use}.
+    ///
+    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
+    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
+    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
+    /// nothing changes in how the closure is written.
+    public convenience init(_ body: @escaping @Sendable {fn}) throws {{
+        try self.init(thunk: CallThunk.typed(body))
+    }}
+}}
+
+extension CCallback {{
+    /// A one-shot C function pointer of the shape `{c_name}` (the exact overload of `oneShot(_:)`; see
+    /// `CClosure.init(_:)` for this shape).
+    public static func oneShot(_ body: @escaping @Sendable {fn}) throws -> CCallback {{
+        try OneShot.make(CallThunk.typed(body))
+    }}
+}}
+
+extension NotifiedCallback {{
+    /// A C function pointer of the shape `{c_name}` that C releases (the exact overload of `init(_:)`).
+    public init(_ body: @escaping @Sendable {fn}) throws {{
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    }}
+}}
+
+extension DynamicDelegate {{
+    /// Implements `method`, of the shape `{c_name}` (the exact overload of `implement`; see
+    /// `CClosure.init(_:)` for this shape).
+    @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable {fn}
+    ) throws -> Registration {{
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)){typed_plain})
+    }}
+}}
+
+extension TypedDelegate {{
+    /// Implements the member `member`, of the shape `{c_name}` (the exact overload of the key-path
+    /// `implement`).
+    @discardableResult
+    public func implement<Member>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable {fn}
+    ) throws -> Registration {{
+        try implement(methodName(member, closureType: SwiftTypeName.functionType({", ".join(f"({t}).self" for t in args)}, returning: ({ret}).self)), key: key, once: once, body)
+    }}
+}}
+'''
+
+
 def main():
     header = '''// Generated by Scripts/generate-arity-overloads.py: do not edit; change the script and run it again.
 //
@@ -568,7 +685,8 @@ def main():
 // the compiler picks for 0 to {MAX} arguments, and what makes a call cost about what libffi costs.
 '''.replace("{MAX}", str(MAX))
     OUT.write_text(header + "".join(block(n) for n in range(MAX + 1)) + "".join(slot_block(n) for n in range(SLOT_MAX + 1))
-                   + "".join(call_block(n) for n in range(MAX + 1)))
+                   + "".join(call_block(n) for n in range(MAX + 1))
+                   + "".join(shape_block(*shape) for shape in SHAPES))
 
 
 if __name__ == "__main__":

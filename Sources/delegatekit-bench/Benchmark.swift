@@ -27,11 +27,27 @@ enum Benchmark {
         if let index = arguments.firstIndex(of: "--measure-qsort-json") {
             return LibffiPathChild.measureQsort(Array(arguments[(index + 1)...]))
         }
+        if let index = arguments.firstIndex(of: "--measure-shape") {
+            return ShapeBenchmark.measureOne(Array(arguments[(index + 1)...]))
+        }
         if let index = arguments.firstIndex(of: "--measure-calling") {
             return CallingC.measureOne(Array(arguments[(index + 1)...]))
         }
         if let index = arguments.firstIndex(of: "--measure-churn") {
             return measureChurnOne(Array(arguments[(index + 1)...]))
+        }
+        if arguments.contains("--shapes-only") {
+            // Only the common callback shapes (with callgrind unless --no-callgrind): quick to compare.
+            var report = Report(calls: 2_000_000, rounds: 9)
+            report.shapes = (try? ShapeBenchmark.measure(calls: 2_000_000, rounds: 9)) ?? []
+            if !arguments.contains("--no-callgrind"), let callgrind = Callgrind.prepare() {
+                for index in report.shapes.indices {
+                    let (path, shape) = (report.shapes[index].path, report.shapes[index].shape)
+                    report.shapes[index].instructions = callgrind.perUnit { ["--measure-shape", path.key, "\(shape)", String($0)] }
+                }
+            }
+            print(report.shapeTable().joined(separator: "\n"))
+            return
         }
         if arguments.contains("--churn-only") {
             // Only the long-lived delegate's cycles: quick to compare two versions of the library.
@@ -67,6 +83,8 @@ enum Benchmark {
             if LibffiPathChild.parentIsOnLibffiPath {
                 report.notes.append("This run itself had DELEGATEKIT_FAST_PATH=0: its \"fast path\" figures are the libffi path too.")
             }
+            print("the common callback shapes, \(ShapePath.allCases.count) paths × \(CallbackShape.allCases.count) shapes…")
+            report.shapes = try ShapeBenchmark.measure(calls: calls, rounds: rounds)
             print("creation, memory and threads…")
             report.costs = try measureCosts(quick: quick)
             if !arguments.contains("--no-callgrind") {
@@ -77,6 +95,10 @@ enum Benchmark {
                         report.calls[index].instructions = callgrind.instructionsPerCall(kind, signature)
                         report.calls[index].libffiInstructions = callgrind.instructionsPerCall(
                             kind, signature, environment: LibffiPathChild.environment)
+                    }
+                    for index in report.shapes.indices {
+                        let (path, shape) = (report.shapes[index].path, report.shapes[index].shape)
+                        report.shapes[index].instructions = callgrind.perUnit { ["--measure-shape", path.key, "\(shape)", String($0)] }
                     }
                     report.costs.rawCreateInstructions = callgrind.instructionsPerCreation("raw") ?? .nan
                     report.costs.closureCreateInstructions = callgrind.instructionsPerCreation("closure") ?? .nan

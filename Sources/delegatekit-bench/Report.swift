@@ -3,6 +3,7 @@ import Foundation
 /// The results, as a Markdown table for people and JSON for tools.
 struct Report {
     var calls: [CallResult] = []
+    var shapes: [ShapeResult] = []
     var costs = Costs()
     var threads: [(PathKind, Double)] = []
     var peers: [String: [String: Double]] = [:]
@@ -73,6 +74,7 @@ struct Report {
                     + "\((instructions / (raw?.instructions ?? .nan)).formatted(2)) | \(r.allocationsPerCall.formatted(2)) |")
             }
         }
+        lines += shapeTable()
         lines += ["", "## Targets", ""] + targets()
         lines += [
             "", "## Creation, changes and memory", "",

@@ -284,4 +284,104 @@ import Testing
         #expect(outputs[0] == [42, 43, 27, -1, -1, 1, -18, -17, 3, 48, -3, -9, 1])
         #expect(outputs[0] == outputs[1])
     }
+
+    /// The shapes with exact, non-generic overloads (a comparator, `void (void *)` and the rest): a literal
+    /// written where it is handed over takes that overload; its closure, slot, one-shot and notified
+    /// callback give C what the same closure gives through libffi's path.
+    @Test func theCommonShapesAgree() throws {
+        func check(
+            _ signature: CSignature, _ makeClosure: () throws -> CClosure, _ implement: (DynamicDelegate) throws -> Void,
+            _ makeOthers: () throws -> [UnsafeRawPointer], expect expected: Int64, call: (UnsafeRawPointer) throws -> [UInt8],
+            sourceLocation: Testing.SourceLocation = #_sourceLocation
+        ) throws {
+            let fast = try makeClosure()
+            let slow = try RegisterPath.withLibffiEntry(makeClosure)
+            #expect(entersInRegisters(fast.address) == RegisterPath.isAvailable, sourceLocation: sourceLocation)
+            #expect(!entersInRegisters(slow.address), sourceLocation: sourceLocation)
+            #expect(fast.signature == signature && slow.signature == signature, sourceLocation: sourceLocation)
+            func delegate() throws -> DynamicDelegate {
+                let delegate = DynamicDelegate(protocol: descriptor(signature))
+                try implement(delegate)
+                return delegate
+            }
+            let delegates = [try delegate(), try RegisterPath.withLibffiEntry(delegate)]
+            // What C receives: a result register, narrow results widened as libffi widens them, or the
+            // 8 bytes a `void` closure wrote.
+            let bytes = withUnsafeBytes(of: expected) { Array($0) }
+            for function in [slow.address, fast.address] + delegates.map(slotFunction) + (try makeOthers()) {
+                #expect(try call(function) == bytes, sourceLocation: sourceLocation)
+            }
+        }
+        let base = UnsafeMutableRawPointer(bitPattern: 0x7000_0000_2000)
+        var notified: [NotifiedCallback] = []
+        defer { for callback in notified { callback.release() } }
+        func remember(_ callback: NotifiedCallback) -> UnsafeRawPointer {
+            notified.append(callback)
+            return callback.callback.address
+        }
+
+        let values: [Int32] = [7, -3]
+        try values.withUnsafeBufferPointer { values in
+            let (a, b) = (UnsafeRawPointer(values.baseAddress!), UnsafeRawPointer(values.baseAddress! + 1))
+            try check(
+                CSignature(.int32, [.pointer, .pointer]),
+                { try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in a!.load(as: Int32.self) &* 10 &+ b!.load(as: Int32.self) } },
+                { try $0.implement("f") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in a!.load(as: Int32.self) &* 10 &+ b!.load(as: Int32.self) } },
+                {
+                    let shot = try CCallback.oneShot { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in a!.load(as: Int32.self) &* 10 &+ b!.load(as: Int32.self) }
+                    let notifiedCallback = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in a!.load(as: Int32.self) &* 10 &+ b!.load(as: Int32.self) }
+                    return [shot.address, remember(notifiedCallback)]
+                },
+                expect: 67, call: { try callFromC($0, CSignature(.int32, [.pointer, .pointer]), a, b) })
+        }
+
+        // `void (void *)`: the effect is what C sees.
+        var counter: Int64 = 0
+        try withUnsafeMutablePointer(to: &counter) { counter in
+            let signature = CSignature(.void, [.pointer])
+            func call(_ function: UnsafeRawPointer) throws -> [UInt8] {
+                counter.pointee = 40
+                _ = try callFromC(function, signature, UnsafeMutableRawPointer(counter))
+                return withUnsafeBytes(of: counter.pointee) { Array($0) }
+            }
+            try check(
+                signature,
+                { try CClosure { (p: UnsafeMutableRawPointer?) in p!.storeBytes(of: p!.load(as: Int64.self) &+ 2, as: Int64.self) } },
+                { try $0.implement("f") { (p: UnsafeMutableRawPointer?) in p!.storeBytes(of: p!.load(as: Int64.self) &+ 2, as: Int64.self) } },
+                { [remember(try NotifiedCallback { (p: UnsafeMutableRawPointer?) in p!.storeBytes(of: p!.load(as: Int64.self) &+ 2, as: Int64.self) })] },
+                expect: 42, call: call)
+            #expect(counter.pointee == 42)
+
+            try check(
+                CSignature(.void, [.pointer, .pointer]),
+                { try CClosure { (e: UnsafeMutableRawPointer?, c: UnsafeMutableRawPointer?) in c!.storeBytes(of: c!.load(as: Int64.self) &* Int64(Int(bitPattern: e)), as: Int64.self) } },
+                { try $0.implement("f") { (e: UnsafeMutableRawPointer?, c: UnsafeMutableRawPointer?) in c!.storeBytes(of: c!.load(as: Int64.self) &* Int64(Int(bitPattern: e)), as: Int64.self) } },
+                { [remember(try NotifiedCallback { (e: UnsafeMutableRawPointer?, c: UnsafeMutableRawPointer?) in c!.storeBytes(of: c!.load(as: Int64.self) &* Int64(Int(bitPattern: e)), as: Int64.self) })] },
+                expect: 15, call: { function in
+                    counter.pointee = 5
+                    _ = try callFromC(function, CSignature(.void, [.pointer, .pointer]), UnsafeMutableRawPointer(bitPattern: 3), UnsafeMutableRawPointer(counter))
+                    return withUnsafeBytes(of: counter.pointee) { Array($0) }
+                })
+            #expect(counter.pointee == 15)
+        }
+
+        try check(
+            CSignature(.int32, [.pointer]),
+            { try CClosure { (p: UnsafeMutableRawPointer?) -> Int32 in Int32(truncatingIfNeeded: Int(bitPattern: p) >> 12) &- 1 } },
+            { try $0.implement("f") { (p: UnsafeMutableRawPointer?) -> Int32 in Int32(truncatingIfNeeded: Int(bitPattern: p) >> 12) &- 1 } },
+            { [remember(try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> Int32 in Int32(truncatingIfNeeded: Int(bitPattern: p) >> 12) &- 1 })] },
+            expect: 1, call: { try callFromC($0, CSignature(.int32, [.pointer]), base) })
+        try check(
+            CSignature(.pointer, [.pointer]),
+            { try CClosure { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in p! + 0x44 } },
+            { try $0.implement("f") { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in p! + 0x44 } },
+            { [remember(try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in p! + 0x44 })] },
+            expect: Int64(Int(bitPattern: base! + 0x44)), call: { try callFromC($0, CSignature(.pointer, [.pointer]), base) })
+        try check(
+            CSignature(.int32, [.pointer, .int32]),
+            { try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in p == nil ? -1 : count &* -3 } },
+            { try $0.implement("f") { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in p == nil ? -1 : count &* -3 } },
+            { [remember(try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in p == nil ? -1 : count &* -3 })] },
+            expect: -33, call: { try callFromC($0, CSignature(.int32, [.pointer, .int32]), base, Int32(11)) })
+    }
 }

@@ -62,4 +62,21 @@ int64_t bench_allocations(void);
 int bench_compare_int32(const void *a, const void *b);
 int64_t bench_qsort_int32(int32_t *data, size_t count, const void *compare);
 
+
+/* ---- The callback shapes C libraries use most (shapes.c) ---- */
+enum {
+    BENCH_SHAPE_COMPARATOR,   /* int (const void *, const void *) */
+    BENCH_SHAPE_DESTROY,      /* void (void *) */
+    BENCH_SHAPE_CONTEXT,      /* int (void *) */
+    BENCH_SHAPE_THREAD_START, /* void *(void *) */
+    BENCH_SHAPE_BUSY,         /* int (void *, int) */
+    BENCH_SHAPE_FOREACH,      /* void (void *, void *) */
+};
+/* The plain C function of a shape. */
+const void *bench_shape_direct(int shape);
+/* Calls `f`, of the shape, n times as a C library would; returns a checksum. */
+int64_t bench_shape_loop(int shape, const void *f, int64_t n);
+/* Zero, which the compiler cannot see: for closures that must capture a value. */
+int64_t bench_opaque_zero(void);
+
 #endif

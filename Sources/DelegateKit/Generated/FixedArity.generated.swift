@@ -3629,3 +3629,457 @@ extension CFunction {
         } } } } } } }
     }
 }
+
+// MARK: `int (const void *, const void *)`, a comparator (`qsort`, `bsearch`, `tsearch`)
+
+extension CallThunk {
+    /// `typed(_:)` for `int (const void *, const void *)`, not generic (see `CClosure.init(_:)` for this shape).
+    @usableFromInline
+    static func typed(_ closure: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) throws -> CallThunk {
+        typealias R = Int32
+        typealias A0 = UnsafeRawPointer?
+        typealias A1 = UnsafeRawPointer?
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        let widening = returnType.widening
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next(), arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self, registers: registers) { result, arguments in
+            storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
+        }
+    }
+}
+
+extension CClosure {
+    /// A C function pointer of the shape `int (const void *, const void *)`: a comparator (`qsort`, `bsearch`, `tsearch`).
+    ///
+    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
+    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
+    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
+    /// nothing changes in how the closure is written.
+    public convenience init(_ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) throws {
+        try self.init(thunk: CallThunk.typed(body))
+    }
+}
+
+extension CCallback {
+    /// A one-shot C function pointer of the shape `int (const void *, const void *)` (the exact overload of `oneShot(_:)`; see
+    /// `CClosure.init(_:)` for this shape).
+    public static func oneShot(_ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(body))
+    }
+}
+
+extension NotifiedCallback {
+    /// A C function pointer of the shape `int (const void *, const void *)` that C releases (the exact overload of `init(_:)`).
+    public init(_ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method`, of the shape `int (const void *, const void *)` (the exact overload of `implement`; see
+    /// `CClosure.init(_:)` for this shape).
+    @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
+    ) throws -> Registration {
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain2(body))
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member`, of the shape `int (const void *, const void *)` (the exact overload of the key-path
+    /// `implement`).
+    @discardableResult
+    public func implement<Member>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeRawPointer?).self, (UnsafeRawPointer?).self, returning: (Int32).self)), key: key, once: once, body)
+    }
+}
+
+// MARK: `void (void *)`, a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`)
+
+extension CallThunk {
+    /// `typed(_:)` for `void (void *)`, not generic (see `CClosure.init(_:)` for this shape).
+    @usableFromInline
+    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) throws -> CallThunk {
+        typealias A0 = UnsafeMutableRawPointer?
+        let returnType = CType.void
+        let a0 = try A0.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(arguments.next())
+                return .zero
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> Void).self, registers: registers) { _, arguments in
+            closure(argument(arguments, 0))
+        }
+    }
+}
+
+extension CClosure {
+    /// A C function pointer of the shape `void (void *)`: a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`).
+    ///
+    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
+    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
+    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
+    /// nothing changes in how the closure is written.
+    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) throws {
+        try self.init(thunk: CallThunk.typed(body))
+    }
+}
+
+extension CCallback {
+    /// A one-shot C function pointer of the shape `void (void *)` (the exact overload of `oneShot(_:)`; see
+    /// `CClosure.init(_:)` for this shape).
+    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(body))
+    }
+}
+
+extension NotifiedCallback {
+    /// A C function pointer of the shape `void (void *)` that C releases (the exact overload of `init(_:)`).
+    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method`, of the shape `void (void *)` (the exact overload of `implement`; see
+    /// `CClosure.init(_:)` for this shape).
+    @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member`, of the shape `void (void *)` (the exact overload of the key-path
+    /// `implement`).
+    @discardableResult
+    public func implement<Member>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, returning: (Void).self)), key: key, once: once, body)
+    }
+}
+
+// MARK: `int (void *)`, a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`)
+
+extension CallThunk {
+    /// `typed(_:)` for `int (void *)`, not generic (see `CClosure.init(_:)` for this shape).
+    @usableFromInline
+    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) throws -> CallThunk {
+        typealias R = Int32
+        typealias A0 = UnsafeMutableRawPointer?
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        let widening = returnType.widening
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> Int32).self, registers: registers) { result, arguments in
+            storeResult(closure(argument(arguments, 0)), to: result, widening)
+        }
+    }
+}
+
+extension CClosure {
+    /// A C function pointer of the shape `int (void *)`: a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`).
+    ///
+    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
+    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
+    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
+    /// nothing changes in how the closure is written.
+    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) throws {
+        try self.init(thunk: CallThunk.typed(body))
+    }
+}
+
+extension CCallback {
+    /// A one-shot C function pointer of the shape `int (void *)` (the exact overload of `oneShot(_:)`; see
+    /// `CClosure.init(_:)` for this shape).
+    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(body))
+    }
+}
+
+extension NotifiedCallback {
+    /// A C function pointer of the shape `int (void *)` that C releases (the exact overload of `init(_:)`).
+    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method`, of the shape `int (void *)` (the exact overload of `implement`; see
+    /// `CClosure.init(_:)` for this shape).
+    @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32
+    ) throws -> Registration {
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain1(body))
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member`, of the shape `int (void *)` (the exact overload of the key-path
+    /// `implement`).
+    @discardableResult
+    public func implement<Member>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, returning: (Int32).self)), key: key, once: once, body)
+    }
+}
+
+// MARK: `void *(void *)`, a thread's start routine (`pthread_create`)
+
+extension CallThunk {
+    /// `typed(_:)` for `void *(void *)`, not generic (see `CClosure.init(_:)` for this shape).
+    @usableFromInline
+    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) throws -> CallThunk {
+        typealias R = UnsafeMutableRawPointer?
+        typealias A0 = UnsafeMutableRawPointer?
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        let widening = returnType.widening
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?).self, registers: registers) { result, arguments in
+            storeResult(closure(argument(arguments, 0)), to: result, widening)
+        }
+    }
+}
+
+extension CClosure {
+    /// A C function pointer of the shape `void *(void *)`: a thread's start routine (`pthread_create`).
+    ///
+    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
+    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
+    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
+    /// nothing changes in how the closure is written.
+    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) throws {
+        try self.init(thunk: CallThunk.typed(body))
+    }
+}
+
+extension CCallback {
+    /// A one-shot C function pointer of the shape `void *(void *)` (the exact overload of `oneShot(_:)`; see
+    /// `CClosure.init(_:)` for this shape).
+    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(body))
+    }
+}
+
+extension NotifiedCallback {
+    /// A C function pointer of the shape `void *(void *)` that C releases (the exact overload of `init(_:)`).
+    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method`, of the shape `void *(void *)` (the exact overload of `implement`; see
+    /// `CClosure.init(_:)` for this shape).
+    @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
+    ) throws -> Registration {
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain1(body))
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member`, of the shape `void *(void *)` (the exact overload of the key-path
+    /// `implement`).
+    @discardableResult
+    public func implement<Member>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, returning: (UnsafeMutableRawPointer?).self)), key: key, once: once, body)
+    }
+}
+
+// MARK: `int (void *, int)`, a context and a count (`sqlite3_busy_handler`)
+
+extension CallThunk {
+    /// `typed(_:)` for `int (void *, int)`, not generic (see `CClosure.init(_:)` for this shape).
+    @usableFromInline
+    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) throws -> CallThunk {
+        typealias R = Int32
+        typealias A0 = UnsafeMutableRawPointer?
+        typealias A1 = Int32
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        let widening = returnType.widening
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(closure(arguments.next(), arguments.next()), widening)
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?, Int32) -> Int32).self, registers: registers) { result, arguments in
+            storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
+        }
+    }
+}
+
+extension CClosure {
+    /// A C function pointer of the shape `int (void *, int)`: a context and a count (`sqlite3_busy_handler`).
+    ///
+    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
+    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
+    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
+    /// nothing changes in how the closure is written.
+    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) throws {
+        try self.init(thunk: CallThunk.typed(body))
+    }
+}
+
+extension CCallback {
+    /// A one-shot C function pointer of the shape `int (void *, int)` (the exact overload of `oneShot(_:)`; see
+    /// `CClosure.init(_:)` for this shape).
+    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(body))
+    }
+}
+
+extension NotifiedCallback {
+    /// A C function pointer of the shape `int (void *, int)` that C releases (the exact overload of `init(_:)`).
+    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method`, of the shape `int (void *, int)` (the exact overload of `implement`; see
+    /// `CClosure.init(_:)` for this shape).
+    @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
+    ) throws -> Registration {
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain2(body))
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member`, of the shape `int (void *, int)` (the exact overload of the key-path
+    /// `implement`).
+    @discardableResult
+    public func implement<Member>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, (Int32).self, returning: (Int32).self)), key: key, once: once, body)
+    }
+}
+
+// MARK: `void (void *, void *)`, an element and a context (`GFunc` for `g_list_foreach`)
+
+extension CallThunk {
+    /// `typed(_:)` for `void (void *, void *)`, not generic (see `CClosure.init(_:)` for this shape).
+    @usableFromInline
+    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) throws -> CallThunk {
+        typealias A0 = UnsafeMutableRawPointer?
+        typealias A1 = UnsafeMutableRawPointer?
+        let returnType = CType.void
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                closure(arguments.next(), arguments.next())
+                return .zero
+            }
+        }
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void).self, registers: registers) { _, arguments in
+            closure(argument(arguments, 0), argument(arguments, 1))
+        }
+    }
+}
+
+extension CClosure {
+    /// A C function pointer of the shape `void (void *, void *)`: an element and a context (`GFunc` for `g_list_foreach`).
+    ///
+    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
+    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
+    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
+    /// nothing changes in how the closure is written.
+    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) throws {
+        try self.init(thunk: CallThunk.typed(body))
+    }
+}
+
+extension CCallback {
+    /// A one-shot C function pointer of the shape `void (void *, void *)` (the exact overload of `oneShot(_:)`; see
+    /// `CClosure.init(_:)` for this shape).
+    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(body))
+    }
+}
+
+extension NotifiedCallback {
+    /// A C function pointer of the shape `void (void *, void *)` that C releases (the exact overload of `init(_:)`).
+    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    }
+}
+
+extension DynamicDelegate {
+    /// Implements `method`, of the shape `void (void *, void *)` (the exact overload of `implement`; see
+    /// `CClosure.init(_:)` for this shape).
+    @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+    ) throws -> Registration {
+        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+    }
+}
+
+extension TypedDelegate {
+    /// Implements the member `member`, of the shape `void (void *, void *)` (the exact overload of the key-path
+    /// `implement`).
+    @discardableResult
+    public func implement<Member>(
+        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+    ) throws -> Registration {
+        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, (UnsafeMutableRawPointer?).self, returning: (Void).self)), key: key, once: once, body)
+    }
+}
