@@ -40,7 +40,7 @@ def block(n):
     next_v = ", ".join(types + ["Void"])
     comma_names = (", " + names) if names else ""
     comma_t = (", " + t) if t else ""
-    fwd = "forwardAnyArity" if n == 0 else "forward"
+    fwd_literal = forward_call(n)
     typed_plain = f", typed: Plain{n}(body)" if n > 0 else ""
     typed_override = f", typed: Override{n}(body)" if n > 0 else ""
     g_m_r = ", ".join(["Member"] + generics + ["R: CValue"])
@@ -56,6 +56,10 @@ def block(n):
     reg_params = "i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7"
     reg_var = "var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)\n                " if n else ""
     reg_args = ", ".join("arguments.next()" for _ in range(n))
+    # Observers read the registers the plan spilled once for all of them; the copy loads only the
+    # registers the arguments take.
+    obs_params = "registers" if n else "_"
+    obs_var = "var arguments = ArgumentRegisters(reading: registers)\n                " if n else ""
     reg_args_comma = (", " + reg_args) if n else ""
     agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
     agree_v = agree
@@ -106,11 +110,11 @@ extension OverrideThunk {{
         if OverrideThunk.takesRegisters(signature)
             && registerClassAgrees(R.self, signature.returnType){agree_sig} {{
             registers = OverrideThunk.RegisterBody {{ context, {reg_params} in
-                {reg_var}return registerResult(closure(Next(context, {fwd}){reg_args_comma}), widening)
+                {reg_var}return registerResult(closure(Next(context) {{ {fwd_literal} }}{reg_args_comma}), widening)
             }}
         }}
         return OverrideThunk(signature: signature, registers: registers) {{ context, result, arguments in
-            storeResult(closure(Next(context, {fwd}){", " + args if args else ""}), to: result, widening)
+            storeResult(closure(Next(context) {{ {fwd_literal} }}{", " + args if args else ""}), to: result, widening)
         }}
     }}
 
@@ -120,12 +124,12 @@ extension OverrideThunk {{
         var registers: OverrideThunk.RegisterBody?
         if OverrideThunk.takesRegisters(signature){agree_sig} {{
             registers = OverrideThunk.RegisterBody {{ context, {reg_params} in
-                {reg_var}closure(Next(context, {fwd}){reg_args_comma})
+                {reg_var}closure(Next(context) {{ {fwd_literal} }}{reg_args_comma})
                 return .zero
             }}
         }}
         return OverrideThunk(signature: signature, registers: registers) {{ context, _, arguments in
-            closure(Next(context, {fwd}){", " + args if args else ""})
+            closure(Next(context) {{ {fwd_literal} }}{", " + args if args else ""})
         }}
     }}
 }}
@@ -215,8 +219,8 @@ extension DynamicDelegate {{
     ) throws -> ObservationToken {{
 {obs_prepare}        var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable{agree} {{
-            registers = Observer.RegisterBody {{ _, {reg_params} in
-                {reg_var}body({reg_args})
+            registers = Observer.RegisterBody {{ _, {obs_params} in
+                {obs_var}body({reg_args})
             }}
         }}
         return try addObserver(
@@ -271,8 +275,8 @@ extension DynamicDelegate {{
         let returnType = try R.checkedCType()
 {obs_prepare}        var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType){agree} {{
-            registers = Observer.RegisterBody {{ result, {reg_params} in
-                {reg_var}body(resultValue(result){reg_args_comma})
+            registers = Observer.RegisterBody {{ result, {obs_params} in
+                {obs_var}body(resultValue(result){reg_args_comma})
             }}
         }}
         return try addObserver(
@@ -355,6 +359,15 @@ extension TypedDelegate {{
 '''
 
 
+def forward_call(n):
+    """The closure a `Next` of n arguments stores: a literal, so that Swift emits it in the form `Next`
+    stores (the most general one) with `forward` inlined into it, where a reference to the generic
+    function `forward` would be wrapped in a conversion thunk, one more call per level."""
+    if n == 0:
+        return "forwardAnyArity($0)"
+    return "forward(" + ", ".join(f"${i}" for i in range(n + 1)) + ")"
+
+
 def forward_function(n):
     """`Next`'s call for n arguments: the values and the pointer array libffi wants, on the stack."""
     if n == 0:
@@ -382,6 +395,7 @@ def forward_function(n):
     types = ", ".join([f"A{i}" for i in range(n)] + ["R"])
     plain_fn = "(" + ", ".join(f"A{i}" for i in range(n)) + ") -> R"
     values = ", ".join(f"a{i}" for i in range(n))
+    forward_literal = forward_call(n)
     return f"""
 /// A plain layer's closure of {n} argument{"" if n == 1 else "s"}, with its Swift types.
 @usableFromInline
@@ -404,9 +418,9 @@ final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}
 }}
 
 /// What lies below an override, called with {n} argument{"" if n == 1 else "s"}: directly when the layer below has
-/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
-/// the original), else laid out for libffi and run through the slot's plan.
-@inlinable
+/// these very Swift types, else through ``forwardUntyped``. Inlined into each `Next`'s forwarding closure,
+/// so that a level of the stack costs that closure and the layer's own call.
+@inlinable @inline(__always)
 func forward<{generics}>(_ context: CallContext, {params}) -> R {{
     if let (entry, kind) = context.typedBelow {{
         // The plan matched the types when it was built: the layer below is a Plain{n} or an Override{n} of
@@ -414,11 +428,25 @@ func forward<{generics}>(_ context: CallContext, {params}) -> R {{
         if kind == .plain {{
             return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Plain{n}<{types}>.self).call({values}) }}
         }}
-        let next = Next<{types}>(context.below, forward)
+        let next = Next<{types}>(context.below) {{ {forward_literal} }}
         return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Override{n}<{types}>.self).call(next, {values}) }}
     }}
+    if let original = context.originalBelow {{
+        // Past the stack of a plan that runs in registers: these types put the arguments where the
+        // original takes them (see ``SlotPlan/originalInRegisters``).
+        var registers = ArgumentRegisters()
+{appends}        return resultValue(registers.call(original))
+    }}
+    return forwardUntyped(context, {values})
+}}
+
+/// ``forward`` when the layer below has other Swift types, or there is none: in register form when the
+/// plan runs so (past the stack, a direct call of the original), else laid out for libffi and run
+/// through the slot's plan. Out of line, so that the typed case saves no registers for it.
+@inlinable @inline(never)
+func forwardUntyped<{generics}>(_ context: CallContext, {params}) -> R {{
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-{appends}    if registers.fits, let result = context.invoke(classes: {classes}, registers) {{ return resultValue(result) }}
+{appends}    if registers.fits, let result = context.invoke(classes: {classes}, registers.integers, registers.sse) {{ return resultValue(result) }}
     return forwardLaidOut(context, {values})
 }}
 

@@ -101,6 +101,14 @@ struct ArgumentRegisters {
         sse = (d0, d1, d2, d3, d4, d5, d6, d7)
     }
 
+    /// The registers stored at `registers`, to read from the first argument on: only the registers the
+    /// arguments take are loaded once the reader is specialized.
+    @inlinable @inline(__always)
+    init(reading registers: UnsafePointer<ArgumentRegisters>) {
+        integers = registers.pointee.integers
+        sse = registers.pointee.sse
+    }
+
     /// Empty registers, for ``append(_:)`` to fill.
     @inlinable @inline(__always)
     init() {

@@ -47,11 +47,11 @@ extension OverrideThunk {
         if OverrideThunk.takesRegisters(signature)
             && registerClassAgrees(R.self, signature.returnType) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                return registerResult(closure(Next(context, forwardAnyArity)), widening)
+                return registerResult(closure(Next(context) { forwardAnyArity($0) }), widening)
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
-            storeResult(closure(Next(context, forwardAnyArity)), to: result, widening)
+            storeResult(closure(Next(context) { forwardAnyArity($0) }), to: result, widening)
         }
     }
 
@@ -61,12 +61,12 @@ extension OverrideThunk {
         var registers: OverrideThunk.RegisterBody?
         if OverrideThunk.takesRegisters(signature) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                closure(Next(context, forwardAnyArity))
+                closure(Next(context) { forwardAnyArity($0) })
                 return .zero
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
-            closure(Next(context, forwardAnyArity))
+            closure(Next(context) { forwardAnyArity($0) })
         }
     }
 }
@@ -156,7 +156,7 @@ extension DynamicDelegate {
     ) throws -> ObservationToken {
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable {
-            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = Observer.RegisterBody { _, _ in
                 body()
             }
         }
@@ -212,7 +212,7 @@ extension DynamicDelegate {
         let returnType = try R.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) {
-            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = Observer.RegisterBody { result, _ in
                 body(resultValue(result))
             }
         }
@@ -315,9 +315,9 @@ final class Override1<A0: CValue, R>: TypedEntry {
 }
 
 /// What lies below an override, called with 1 argument: directly when the layer below has
-/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
-/// the original), else laid out for libffi and run through the slot's plan.
-@inlinable
+/// these very Swift types, else through ``forwardUntyped``. Inlined into each `Next`'s forwarding closure,
+/// so that a level of the stack costs that closure and the layer's own call.
+@inlinable @inline(__always)
 func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
     if let (entry, kind) = context.typedBelow {
         // The plan matched the types when it was built: the layer below is a Plain1 or an Override1 of
@@ -325,12 +325,27 @@ func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
         if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain1<A0, R>.self).call(a0) }
         }
-        let next = Next<A0, R>(context.below, forward)
+        let next = Next<A0, R>(context.below) { forward($0, $1) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override1<A0, R>.self).call(next, a0) }
     }
+    if let original = context.originalBelow {
+        // Past the stack of a plan that runs in registers: these types put the arguments where the
+        // original takes them (see ``SlotPlan/originalInRegisters``).
+        var registers = ArgumentRegisters()
+        registers.append(a0)
+        return resultValue(registers.call(original))
+    }
+    return forwardUntyped(context, a0)
+}
+
+/// ``forward`` when the layer below has other Swift types, or there is none: in register form when the
+/// plan runs so (past the stack, a direct call of the original), else laid out for libffi and run
+/// through the slot's plan. Out of line, so that the typed case saves no registers for it.
+@inlinable @inline(never)
+func forwardUntyped<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers.integers, registers.sse) { return resultValue(result) }
     return forwardLaidOut(context, a0)
 }
 
@@ -401,11 +416,11 @@ extension OverrideThunk {
             && registerClassAgrees(A0.self, signature.argumentTypes[0]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context, forward), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1) }, arguments.next()), widening)
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
-            storeResult(closure(Next(context, forward), argument(arguments, 0)), to: result, widening)
+            storeResult(closure(Next(context) { forward($0, $1) }, argument(arguments, 0)), to: result, widening)
         }
     }
 
@@ -417,12 +432,12 @@ extension OverrideThunk {
             && registerClassAgrees(A0.self, signature.argumentTypes[0]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(Next(context, forward), arguments.next())
+                closure(Next(context) { forward($0, $1) }, arguments.next())
                 return .zero
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
-            closure(Next(context, forward), argument(arguments, 0))
+            closure(Next(context) { forward($0, $1) }, argument(arguments, 0))
         }
     }
 }
@@ -513,8 +528,8 @@ extension DynamicDelegate {
         let a0 = try A0.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) {
-            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { _, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(arguments.next())
             }
         }
@@ -571,8 +586,8 @@ extension DynamicDelegate {
         let a0 = try A0.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
-            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { result, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(resultValue(result), arguments.next())
             }
         }
@@ -675,9 +690,9 @@ final class Override2<A0: CValue, A1: CValue, R>: TypedEntry {
 }
 
 /// What lies below an override, called with 2 arguments: directly when the layer below has
-/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
-/// the original), else laid out for libffi and run through the slot's plan.
-@inlinable
+/// these very Swift types, else through ``forwardUntyped``. Inlined into each `Next`'s forwarding closure,
+/// so that a level of the stack costs that closure and the layer's own call.
+@inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1) -> R {
     if let (entry, kind) = context.typedBelow {
         // The plan matched the types when it was built: the layer below is a Plain2 or an Override2 of
@@ -685,13 +700,29 @@ func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: 
         if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain2<A0, A1, R>.self).call(a0, a1) }
         }
-        let next = Next<A0, A1, R>(context.below, forward)
+        let next = Next<A0, A1, R>(context.below) { forward($0, $1, $2) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override2<A0, A1, R>.self).call(next, a0, a1) }
     }
+    if let original = context.originalBelow {
+        // Past the stack of a plan that runs in registers: these types put the arguments where the
+        // original takes them (see ``SlotPlan/originalInRegisters``).
+        var registers = ArgumentRegisters()
+        registers.append(a0)
+        registers.append(a1)
+        return resultValue(registers.call(original))
+    }
+    return forwardUntyped(context, a0, a1)
+}
+
+/// ``forward`` when the layer below has other Swift types, or there is none: in register form when the
+/// plan runs so (past the stack, a direct call of the original), else laid out for libffi and run
+/// through the slot's plan. Out of line, so that the typed case saves no registers for it.
+@inlinable @inline(never)
+func forwardUntyped<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1) -> R {
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
         registers.append(a1)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers.integers, registers.sse) { return resultValue(result) }
     return forwardLaidOut(context, a0, a1)
 }
 
@@ -765,11 +796,11 @@ extension OverrideThunk {
             && registerClassAgrees(A1.self, signature.argumentTypes[1]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2) }, arguments.next(), arguments.next()), widening)
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
-            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1)), to: result, widening)
+            storeResult(closure(Next(context) { forward($0, $1, $2) }, argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
 
@@ -782,12 +813,12 @@ extension OverrideThunk {
             && registerClassAgrees(A1.self, signature.argumentTypes[1]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(Next(context, forward), arguments.next(), arguments.next())
+                closure(Next(context) { forward($0, $1, $2) }, arguments.next(), arguments.next())
                 return .zero
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
-            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1))
+            closure(Next(context) { forward($0, $1, $2) }, argument(arguments, 0), argument(arguments, 1))
         }
     }
 }
@@ -879,8 +910,8 @@ extension DynamicDelegate {
         let a1 = try A1.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { _, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(arguments.next(), arguments.next())
             }
         }
@@ -938,8 +969,8 @@ extension DynamicDelegate {
         let a1 = try A1.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { result, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(resultValue(result), arguments.next(), arguments.next())
             }
         }
@@ -1042,9 +1073,9 @@ final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry {
 }
 
 /// What lies below an override, called with 3 arguments: directly when the layer below has
-/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
-/// the original), else laid out for libffi and run through the slot's plan.
-@inlinable
+/// these very Swift types, else through ``forwardUntyped``. Inlined into each `Next`'s forwarding closure,
+/// so that a level of the stack costs that closure and the layer's own call.
+@inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2) -> R {
     if let (entry, kind) = context.typedBelow {
         // The plan matched the types when it was built: the layer below is a Plain3 or an Override3 of
@@ -1052,14 +1083,31 @@ func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0
         if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain3<A0, A1, A2, R>.self).call(a0, a1, a2) }
         }
-        let next = Next<A0, A1, A2, R>(context.below, forward)
+        let next = Next<A0, A1, A2, R>(context.below) { forward($0, $1, $2, $3) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override3<A0, A1, A2, R>.self).call(next, a0, a1, a2) }
     }
+    if let original = context.originalBelow {
+        // Past the stack of a plan that runs in registers: these types put the arguments where the
+        // original takes them (see ``SlotPlan/originalInRegisters``).
+        var registers = ArgumentRegisters()
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        return resultValue(registers.call(original))
+    }
+    return forwardUntyped(context, a0, a1, a2)
+}
+
+/// ``forward`` when the layer below has other Swift types, or there is none: in register form when the
+/// plan runs so (past the stack, a direct call of the original), else laid out for libffi and run
+/// through the slot's plan. Out of line, so that the typed case saves no registers for it.
+@inlinable @inline(never)
+func forwardUntyped<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2) -> R {
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
         registers.append(a1)
         registers.append(a2)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers.integers, registers.sse) { return resultValue(result) }
     return forwardLaidOut(context, a0, a1, a2)
 }
 
@@ -1136,11 +1184,11 @@ extension OverrideThunk {
             && registerClassAgrees(A2.self, signature.argumentTypes[2]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2, $3) }, arguments.next(), arguments.next(), arguments.next()), widening)
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
-            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, widening)
+            storeResult(closure(Next(context) { forward($0, $1, $2, $3) }, argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, widening)
         }
     }
 
@@ -1154,12 +1202,12 @@ extension OverrideThunk {
             && registerClassAgrees(A2.self, signature.argumentTypes[2]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next())
+                closure(Next(context) { forward($0, $1, $2, $3) }, arguments.next(), arguments.next(), arguments.next())
                 return .zero
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
-            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
+            closure(Next(context) { forward($0, $1, $2, $3) }, argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
 }
@@ -1252,8 +1300,8 @@ extension DynamicDelegate {
         let a2 = try A2.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
-            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { _, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(arguments.next(), arguments.next(), arguments.next())
             }
         }
@@ -1312,8 +1360,8 @@ extension DynamicDelegate {
         let a2 = try A2.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
-            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { result, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(resultValue(result), arguments.next(), arguments.next(), arguments.next())
             }
         }
@@ -1416,9 +1464,9 @@ final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedE
 }
 
 /// What lies below an override, called with 4 arguments: directly when the layer below has
-/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
-/// the original), else laid out for libffi and run through the slot's plan.
-@inlinable
+/// these very Swift types, else through ``forwardUntyped``. Inlined into each `Next`'s forwarding closure,
+/// so that a level of the stack costs that closure and the layer's own call.
+@inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) -> R {
     if let (entry, kind) = context.typedBelow {
         // The plan matched the types when it was built: the layer below is a Plain4 or an Override4 of
@@ -1426,15 +1474,33 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallC
         if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain4<A0, A1, A2, A3, R>.self).call(a0, a1, a2, a3) }
         }
-        let next = Next<A0, A1, A2, A3, R>(context.below, forward)
+        let next = Next<A0, A1, A2, A3, R>(context.below) { forward($0, $1, $2, $3, $4) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override4<A0, A1, A2, A3, R>.self).call(next, a0, a1, a2, a3) }
     }
+    if let original = context.originalBelow {
+        // Past the stack of a plan that runs in registers: these types put the arguments where the
+        // original takes them (see ``SlotPlan/originalInRegisters``).
+        var registers = ArgumentRegisters()
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        return resultValue(registers.call(original))
+    }
+    return forwardUntyped(context, a0, a1, a2, a3)
+}
+
+/// ``forward`` when the layer below has other Swift types, or there is none: in register form when the
+/// plan runs so (past the stack, a direct call of the original), else laid out for libffi and run
+/// through the slot's plan. Out of line, so that the typed case saves no registers for it.
+@inlinable @inline(never)
+func forwardUntyped<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) -> R {
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
         registers.append(a1)
         registers.append(a2)
         registers.append(a3)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers.integers, registers.sse) { return resultValue(result) }
     return forwardLaidOut(context, a0, a1, a2, a3)
 }
 
@@ -1514,11 +1580,11 @@ extension OverrideThunk {
             && registerClassAgrees(A3.self, signature.argumentTypes[3]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2, $3, $4) }, arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
-            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, widening)
+            storeResult(closure(Next(context) { forward($0, $1, $2, $3, $4) }, argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, widening)
         }
     }
 
@@ -1533,12 +1599,12 @@ extension OverrideThunk {
             && registerClassAgrees(A3.self, signature.argumentTypes[3]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                closure(Next(context) { forward($0, $1, $2, $3, $4) }, arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
-            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
+            closure(Next(context) { forward($0, $1, $2, $3, $4) }, argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
 }
@@ -1632,8 +1698,8 @@ extension DynamicDelegate {
         let a3 = try A3.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
-            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { _, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(arguments.next(), arguments.next(), arguments.next(), arguments.next())
             }
         }
@@ -1693,8 +1759,8 @@ extension DynamicDelegate {
         let a3 = try A3.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
-            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { result, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(resultValue(result), arguments.next(), arguments.next(), arguments.next(), arguments.next())
             }
         }
@@ -1797,9 +1863,9 @@ final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
 }
 
 /// What lies below an override, called with 5 arguments: directly when the layer below has
-/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
-/// the original), else laid out for libffi and run through the slot's plan.
-@inlinable
+/// these very Swift types, else through ``forwardUntyped``. Inlined into each `Next`'s forwarding closure,
+/// so that a level of the stack costs that closure and the layer's own call.
+@inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) -> R {
     if let (entry, kind) = context.typedBelow {
         // The plan matched the types when it was built: the layer below is a Plain5 or an Override5 of
@@ -1807,16 +1873,35 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ co
         if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain5<A0, A1, A2, A3, A4, R>.self).call(a0, a1, a2, a3, a4) }
         }
-        let next = Next<A0, A1, A2, A3, A4, R>(context.below, forward)
+        let next = Next<A0, A1, A2, A3, A4, R>(context.below) { forward($0, $1, $2, $3, $4, $5) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override5<A0, A1, A2, A3, A4, R>.self).call(next, a0, a1, a2, a3, a4) }
     }
+    if let original = context.originalBelow {
+        // Past the stack of a plan that runs in registers: these types put the arguments where the
+        // original takes them (see ``SlotPlan/originalInRegisters``).
+        var registers = ArgumentRegisters()
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        registers.append(a4)
+        return resultValue(registers.call(original))
+    }
+    return forwardUntyped(context, a0, a1, a2, a3, a4)
+}
+
+/// ``forward`` when the layer below has other Swift types, or there is none: in register form when the
+/// plan runs so (past the stack, a direct call of the original), else laid out for libffi and run
+/// through the slot's plan. Out of line, so that the typed case saves no registers for it.
+@inlinable @inline(never)
+func forwardUntyped<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) -> R {
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
         registers.append(a1)
         registers.append(a2)
         registers.append(a3)
         registers.append(a4)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers.integers, registers.sse) { return resultValue(result) }
     return forwardLaidOut(context, a0, a1, a2, a3, a4)
 }
 
@@ -1899,11 +1984,11 @@ extension OverrideThunk {
             && registerClassAgrees(A4.self, signature.argumentTypes[4]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2, $3, $4, $5) }, arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
-            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, widening)
+            storeResult(closure(Next(context) { forward($0, $1, $2, $3, $4, $5) }, argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, widening)
         }
     }
 
@@ -1919,12 +2004,12 @@ extension OverrideThunk {
             && registerClassAgrees(A4.self, signature.argumentTypes[4]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                closure(Next(context) { forward($0, $1, $2, $3, $4, $5) }, arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
-            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
+            closure(Next(context) { forward($0, $1, $2, $3, $4, $5) }, argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
 }
@@ -2019,8 +2104,8 @@ extension DynamicDelegate {
         let a4 = try A4.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
-            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { _, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
             }
         }
@@ -2081,8 +2166,8 @@ extension DynamicDelegate {
         let a4 = try A4.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
-            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { result, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(resultValue(result), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
             }
         }
@@ -2185,9 +2270,9 @@ final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
 }
 
 /// What lies below an override, called with 6 arguments: directly when the layer below has
-/// these very Swift types, else in register form when the plan runs so (past the stack, a direct call of
-/// the original), else laid out for libffi and run through the slot's plan.
-@inlinable
+/// these very Swift types, else through ``forwardUntyped``. Inlined into each `Next`'s forwarding closure,
+/// so that a level of the stack costs that closure and the layer's own call.
+@inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) -> R {
     if let (entry, kind) = context.typedBelow {
         // The plan matched the types when it was built: the layer below is a Plain6 or an Override6 of
@@ -2195,9 +2280,29 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CVa
         if kind == .plain {
             return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain6<A0, A1, A2, A3, A4, A5, R>.self).call(a0, a1, a2, a3, a4, a5) }
         }
-        let next = Next<A0, A1, A2, A3, A4, A5, R>(context.below, forward)
+        let next = Next<A0, A1, A2, A3, A4, A5, R>(context.below) { forward($0, $1, $2, $3, $4, $5, $6) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override6<A0, A1, A2, A3, A4, A5, R>.self).call(next, a0, a1, a2, a3, a4, a5) }
     }
+    if let original = context.originalBelow {
+        // Past the stack of a plan that runs in registers: these types put the arguments where the
+        // original takes them (see ``SlotPlan/originalInRegisters``).
+        var registers = ArgumentRegisters()
+        registers.append(a0)
+        registers.append(a1)
+        registers.append(a2)
+        registers.append(a3)
+        registers.append(a4)
+        registers.append(a5)
+        return resultValue(registers.call(original))
+    }
+    return forwardUntyped(context, a0, a1, a2, a3, a4, a5)
+}
+
+/// ``forward`` when the layer below has other Swift types, or there is none: in register form when the
+/// plan runs so (past the stack, a direct call of the original), else laid out for libffi and run
+/// through the slot's plan. Out of line, so that the typed case saves no registers for it.
+@inlinable @inline(never)
+func forwardUntyped<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) -> R {
     var registers = ArgumentRegisters(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         registers.append(a0)
         registers.append(a1)
@@ -2205,7 +2310,7 @@ func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CVa
         registers.append(a3)
         registers.append(a4)
         registers.append(a5)
-    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(A5.self) ? 32 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers) { return resultValue(result) }
+    if registers.fits, let result = context.invoke(classes: (travelsInSSE(A0.self) ? 1 : 0) | (travelsInSSE(A1.self) ? 2 : 0) | (travelsInSSE(A2.self) ? 4 : 0) | (travelsInSSE(A3.self) ? 8 : 0) | (travelsInSSE(A4.self) ? 16 : 0) | (travelsInSSE(A5.self) ? 32 : 0) | (travelsInSSE(R.self) ? RegisterLayout.sseResult : 0), registers.integers, registers.sse) { return resultValue(result) }
     return forwardLaidOut(context, a0, a1, a2, a3, a4, a5)
 }
 
@@ -2291,11 +2396,11 @@ extension OverrideThunk {
             && registerClassAgrees(A5.self, signature.argumentTypes[5]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2, $3, $4, $5, $6) }, arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
-            storeResult(closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, widening)
+            storeResult(closure(Next(context) { forward($0, $1, $2, $3, $4, $5, $6) }, argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, widening)
         }
     }
 
@@ -2312,12 +2417,12 @@ extension OverrideThunk {
             && registerClassAgrees(A5.self, signature.argumentTypes[5]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(Next(context, forward), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                closure(Next(context) { forward($0, $1, $2, $3, $4, $5, $6) }, arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, _, arguments in
-            closure(Next(context, forward), argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
+            closure(Next(context) { forward($0, $1, $2, $3, $4, $5, $6) }, argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }
 }
@@ -2413,8 +2518,8 @@ extension DynamicDelegate {
         let a5 = try A5.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
-            registers = Observer.RegisterBody { _, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { _, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
             }
         }
@@ -2476,8 +2581,8 @@ extension DynamicDelegate {
         let a5 = try A5.checkedCType()
         var registers: Observer.RegisterBody?
         if RegisterPath.isAvailable && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
-            registers = Observer.RegisterBody { result, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            registers = Observer.RegisterBody { result, registers in
+                var arguments = ArgumentRegisters(reading: registers)
                 body(resultValue(result), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
             }
         }

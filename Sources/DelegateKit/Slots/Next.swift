@@ -83,20 +83,22 @@ func withArgumentArray<each A: CValue, T>(
     }
 }
 
-/// Where a running override sits: which plan of its slot, and at which level.
-@usableFromInline
+/// Where a running override sits: which plan of its slot, and the level below it.
+///
+/// Two words, so that a ``Next`` (this and its forwarding function) travels in registers: the override's
+/// own implementation is the step above ``level``, read only by the rare ``removeCurrentImplementation()``.
+@frozen @usableFromInline
 struct CallContext {
     // Unmanaged: a context lives only during a call, while the slot keeps plan and implementation alive,
     // and a call must not count references.
     @usableFromInline let plan: Unmanaged<SlotPlan>
+    /// The first step a call from here may run: the override holding this context is the step above.
     @usableFromInline let level: Int
-    @usableFromInline let implementation: Unmanaged<Implementation>
 
-    @usableFromInline
-    init(plan: Unmanaged<SlotPlan>, level: Int, implementation: Unmanaged<Implementation>) {
+    @inlinable @inline(__always)
+    init(plan: Unmanaged<SlotPlan>, level: Int) {
         self.plan = plan
         self.level = level
-        self.implementation = implementation
     }
 
     @inlinable @inline(__always)
@@ -119,25 +121,38 @@ struct CallContext {
         }
     }
 
+    /// The wrapped original, when a call from here reaches it with nothing between and in register form
+    /// (see ``SlotPlan/originalInRegisters``): `next` then calls it directly.
+    @inlinable @inline(__always)
+    var originalBelow: UnsafeRawPointer? {
+        plan._withUnsafeGuaranteedRef { level >= $0.steps.count ? $0.originalInRegisters : nil }
+    }
+
     /// Runs what lies below in register form, when the slot's plan runs in registers and its signature
     /// puts the arguments where `classes` (the caller's Swift types, see ``RegisterLayout/classes``) says:
     /// a layer below is then called without laying the arguments out, and the wrapped original or a
     /// forwarding target's function with a direct call. Nil when the caller must take another way.
+    /// The registers come by value, as scalars: an ``ArgumentRegisters`` would be passed by address, and
+    /// so stored by the caller and loaded here on every call.
     @usableFromInline
-    func invoke(classes: Int, _ registers: ArgumentRegisters) -> RegisterResult? {
+    func invoke(
+        classes: Int, _ integers: (UInt64, UInt64, UInt64, UInt64, UInt64),
+        _ sse: (Double, Double, Double, Double, Double, Double, Double, Double)
+    ) -> RegisterResult? {
         plan._withUnsafeGuaranteedRef { plan in
             guard plan.runsInRegisters, plan.prepared.registerLayout.unsafelyUnwrapped.classes == classes else { return nil }
-            return plan.invoke(from: level, registers)
+            return plan.invoke(from: level, ArgumentRegisters(
+                integers.0, integers.1, integers.2, integers.3, integers.4, sse.0, sse.1, sse.2, sse.3, sse.4, sse.5, sse.6, sse.7))
         }
     }
 
     /// The context of a call made by the layer below this one.
-    @inlinable
-    var below: CallContext {
-        CallContext(plan: plan, level: level + 1, implementation: plan._withUnsafeGuaranteedRef { $0.steps[level].implementation })
-    }
+    @inlinable @inline(__always)
+    var below: CallContext { CallContext(plan: plan, level: level + 1) }
 
     func removeCurrentImplementation() {
-        plan._withUnsafeGuaranteedRef { $0.owner?.remove(implementation.takeUnretainedValue(), slot: $0.slot) }
+        plan._withUnsafeGuaranteedRef { plan in
+            plan.owner?.remove(plan.steps[level - 1].implementation.takeUnretainedValue(), slot: plan.slot)
+        }
     }
 }

@@ -9,21 +9,14 @@ final class Observer: @unchecked Sendable {  // Weak references load safely from
     ) -> Void
 
     /// An observer in register form (see ``RegisterPath``), given the call's result registers (zero
-    /// before the call); a struct so that it is stored as it is.
+    /// before the call) and the argument registers, which the plan stores once for all its observers
+    /// (passing all thirteen to each would pass some on the stack); a struct so that it is stored as it is.
     @frozen @usableFromInline
     struct RegisterBody: Sendable {
-        @usableFromInline let call: @Sendable (
-            RegisterResult, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double,
-            Double, Double
-        ) -> Void
+        @usableFromInline let call: @Sendable (RegisterResult, UnsafePointer<ArgumentRegisters>) -> Void
 
         @inlinable
-        init(
-            _ call: @escaping @Sendable (
-                RegisterResult, UInt64, UInt64, UInt64, UInt64, UInt64, Double, Double, Double, Double, Double, Double,
-                Double, Double
-            ) -> Void
-        ) {
+        init(_ call: @escaping @Sendable (RegisterResult, UnsafePointer<ArgumentRegisters>) -> Void) {
             self.call = call
         }
     }
@@ -44,7 +37,7 @@ final class Observer: @unchecked Sendable {  // Weak references load safely from
     ) {
         self.timing = timing
         self.body = body
-        self.registers = registers ?? RegisterBody { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in }
+        self.registers = registers ?? RegisterBody { _, _ in }
         hasRegisters = registers != nil
         self.tiedToOwner = owner != nil
         self.owner = owner
@@ -63,24 +56,17 @@ final class Observer: @unchecked Sendable {  // Weak references load safely from
 
     /// ``notify(_:result:_:)`` for a call in register form; only when ``hasRegisters``.
     @inline(__always)
-    func notify(result: RegisterResult, _ r: ArgumentRegisters) {
+    func notify(result: RegisterResult, _ registers: UnsafePointer<ArgumentRegisters>) {
         guard !isCancelled else { return }
-        guard tiedToOwner else { return call(result, r) }
-        notifyHoldingOwner(result: result, r)
+        guard tiedToOwner else { return self.registers.call(result, registers) }
+        notifyHoldingOwner(result: result, registers)
     }
 
     /// Out of line, so that a plan's loop over its observers stays small for the common observer.
     @inline(never)
-    private func notifyHoldingOwner(result: RegisterResult, _ r: ArgumentRegisters) {
+    private func notifyHoldingOwner(result: RegisterResult, _ registers: UnsafePointer<ArgumentRegisters>) {
         guard let owner else { return cancel() }
-        withExtendedLifetime(owner) { call(result, r) }
-    }
-
-    @inline(__always)
-    private func call(_ result: RegisterResult, _ r: ArgumentRegisters) {
-        registers.call(
-            result, r.integers.0, r.integers.1, r.integers.2, r.integers.3, r.integers.4,
-            r.sse.0, r.sse.1, r.sse.2, r.sse.3, r.sse.4, r.sse.5, r.sse.6, r.sse.7)
+        withExtendedLifetime(owner) { self.registers.call(result, registers) }
     }
 
     func cancel() {

@@ -60,6 +60,10 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// and every override has a register form (a plain closure always has one where the signature takes
     /// registers). Otherwise such a call lays its arguments out for libffi once and runs ``run(_:_:)``.
     let runsInRegisters: Bool
+    /// The original, when the plan runs in registers: an override's `next` past the stack calls it
+    /// directly with its arguments in registers. Every override of such a plan has a register form, so its
+    /// Swift types put each argument where the signature does.
+    @usableFromInline let originalInRegisters: UnsafeRawPointer?
     let slot: Int
     let methodName: String
     /// Weak: a call may still run a retired plan after its delegate is gone (see ``Reclaimer``). Read only
@@ -113,6 +117,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
             if case .override(let thunk) = implementation.body { return thunk.hasRegisters }
             return true
         }
+        originalInRegisters = runsInRegisters ? original : nil
     }
 
     deinit {
@@ -163,13 +168,30 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         if let only {
             return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.call(registers) }
         }
-        guard runsInRegisters else {
-            return prepared.registerLayout.unsafelyUnwrapped.run(registers) { run($0, $1) }
+        guard runsInRegisters else { return runLaidOut(registers.integers, registers.sse) }
+        if before.isEmpty && after.isEmpty { return invoke(from: 0, registers) }
+        // Stored once for every observer to read. Unprotected: the observers only read these registers,
+        // and a stack protector would cost every call of the slot.
+        var spilled = registers
+        return _withUnprotectedUnsafePointer(to: &spilled) { spilled in
+            for observer in before { observer._withUnsafeGuaranteedRef { $0.notify(result: .zero, spilled) } }
+            let result = invoke(from: 0, spilled.pointee)
+            for observer in after { observer._withUnsafeGuaranteedRef { $0.notify(result: result, spilled) } }
+            return result
         }
-        for observer in before { observer._withUnsafeGuaranteedRef { $0.notify(result: .zero, registers) } }
-        let result = invoke(from: 0, registers)
-        for observer in after { observer._withUnsafeGuaranteedRef { $0.notify(result: result, registers) } }
-        return result
+    }
+
+    /// ``run(_:_:)`` on an argument array made from the registers, for a plan with a layer or observer
+    /// that has no register form. Out of line, its stack array puts no stack protector and no large frame
+    /// on every call of every slot; given the registers by value, as ``ArgumentRegisters`` would be passed
+    /// by address and so stored on every call.
+    @inline(never)
+    private func runLaidOut(
+        _ integers: (UInt64, UInt64, UInt64, UInt64, UInt64), _ sse: (Double, Double, Double, Double, Double, Double, Double, Double)
+    ) -> RegisterResult {
+        let registers = ArgumentRegisters(
+            integers.0, integers.1, integers.2, integers.3, integers.4, sse.0, sse.1, sse.2, sse.3, sse.4, sse.5, sse.6, sse.7)
+        return prepared.registerLayout.unsafelyUnwrapped.run(registers) { run($0, $1) }
     }
 
     /// ``invoke(from:_:_:)`` in register form: the plan must run in registers (see ``runsInRegisters``).
@@ -219,7 +241,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// The context an override at `index` hands its `Next`.
     @inline(__always)
     private func context(below index: Int) -> CallContext {
-        CallContext(plan: Unmanaged.passUnretained(self), level: index + 1, implementation: steps[index].implementation)
+        CallContext(plan: Unmanaged.passUnretained(self), level: index + 1)
     }
 
     /// After a layer ran: a `once` layer removes itself.
