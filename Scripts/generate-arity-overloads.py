@@ -609,8 +609,9 @@ SHAPES = [
 ]
 
 
-def shape_block(args, ret, c_name, use):
+def shape_block(index, args, ret, c_name, use):
     n = len(args)
+    box = f"ExactShape{index}"
     fn = f"({', '.join(args)}) -> {ret}"
     void = ret == "Void"
     aliases = "".join(f"        typealias A{i} = {t}\n" for i, t in enumerate(args))
@@ -632,18 +633,43 @@ def shape_block(args, ret, c_name, use):
                  + "        var registers: RegisterBody?\n"
                  + f"        if prepared.takesRegisters{agree} {{\n" + registers_head
                  + f"                closure({reg_args})\n                return .zero\n            }}\n        }}\n"
-                 + f"        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers) {{ _, arguments in\n"
+                 + f"        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, direct: {box}.direct(closure)) {{ _, arguments in\n"
                  + f"            closure({arg_reads})\n        }}")
     else:
         thunk = (f"        typealias R = {ret}\n" + aliases + "        let returnType = try R.checkedCType()\n" + prepare + "\n"
                  + "        let widening = returnType.widening\n        var registers: RegisterBody?\n"
                  + f"        if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{\n" + registers_head
                  + f"                return registerResult(closure({reg_args}), widening)\n            }}\n        }}\n"
-                 + f"        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers) {{ result, arguments in\n"
+                 + f"        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, direct: {box}.direct(closure)) {{ result, arguments in\n"
                  + f"            storeResult(closure({arg_reads}), to: result, widening)\n        }}")
     typed_plain = "" if void else f", typed: Plain{n}(body)"
+    widening = {"Int32": ".signExtend32", "UnsafeMutableRawPointer?": ".none"}.get(ret)
+    call = f"box.call({reg_args})"
+    entry_result = "        _ = " + call + "\n            return cffi_registers(integer: 0, sse: 0)" if void \
+        else f"        return registerResult({call}, {widening}).registers"
     return f'''
 // MARK: `{c_name}`, {use}
+
+/// A closure of the shape `{c_name}` with its own register entry (see ``DirectEntry``).
+@usableFromInline
+final class {box}: Sendable {{
+    let call: @Sendable {fn}
+
+    init(_ call: @escaping @Sendable {fn}) {{ self.call = call }}
+
+    /// The closure's entry where the register path runs, else nil.
+    @usableFromInline
+    static func direct(_ call: @escaping @Sendable {fn}) -> DirectEntry? {{
+        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: {box}(call)) : nil
+    }}
+
+    private static let entry: cffi_register_entry = {{ i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<{box}>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {{ box in
+            var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+    {entry_result}
+        }}
+    }}
+}}
 
 extension CallThunk {{
     /// `typed(_:)` for `{c_name}`, not generic (see `CClosure.init(_:)` for this shape).
@@ -711,10 +737,12 @@ def main():
 // Fixed-arity overloads of the hot-path entry points. Swift does not unroll parameter-pack expansions,
 // so the variadic forms load each argument through a generic call; these straight-line forms are what
 // the compiler picks for 0 to {MAX} arguments, and what makes a call cost about what libffi costs.
+
+import CFFIShim
 '''.replace("{MAX}", str(MAX))
     OUT.write_text(header + "".join(block(n) for n in range(MAX + 1)) + "".join(slot_block(n) for n in range(SLOT_MAX + 1))
                    + "".join(call_block(n) for n in range(MAX + 1))
-                   + "".join(shape_block(*shape) for shape in SHAPES))
+                   + "".join(shape_block(index, *shape) for index, shape in enumerate(SHAPES)))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     let prepared: PreparedSignature
     /// For a slot dispatcher: the plan cell its handler reads, kept alive here.
     private let target: AnyObject?
+    /// The context of the closure's own register entry, when its code enters there (see ``DirectEntry``).
+    private let directContext: AnyObject?
     /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
     let swiftType: Any.Type?
     /// What a call after deinitialization reports in a debug build (see ``Graveyard``); a delegate names
@@ -50,25 +52,32 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     convenience init(thunk: CallThunk, joinsScope: Bool = true) throws {
         try self.init(
             prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil,
-            swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: CClosure.registerEntry)
+            swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: CClosure.registerEntry, direct: thunk.direct)
         if joinsScope { CallbackScope.adopt(self) }
     }
 
     /// A closure whose calls go to `handler` with `target` (or, without one, this closure) as user data;
     /// or, when the signature takes the register path and `registerEntry` is given, to `registerEntry`
-    /// with the same context.
+    /// with the same context; or, given `direct`, to its own entry with its own context.
     init(
         prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: cffi_closure_handler, target: AnyObject?,
-        swiftType: Any.Type? = nil, registers: RegisterBody? = nil, registerEntry: cffi_register_entry? = nil
+        swiftType: Any.Type? = nil, registers: RegisterBody? = nil, registerEntry: cffi_register_entry? = nil,
+        direct: DirectEntry? = nil
     ) throws {
         self.prepared = prepared
         self.body = body
         self.target = target
         self.swiftType = swiftType
         self.registers = registers ?? .unused
-        code = try ClosureCode(prepared, handler: handler, registerEntry: registerEntry, userData: nil)
+        code = try ClosureCode(prepared, handler: handler, registerEntry: direct?.entry ?? registerEntry, userData: nil)
         address = code.address
-        code.setUserData(Unmanaged.passUnretained(target ?? self).toOpaque())  // `self` exists only now
+        if code.entersInRegisters, let direct {
+            directContext = direct.context
+            code.setUserData(Unmanaged.passUnretained(direct.context).toOpaque())
+        } else {
+            directContext = nil
+            code.setUserData(Unmanaged.passUnretained(target ?? self).toOpaque())  // `self` exists only now
+        }
     }
 
     /// The one function libffi calls for every DelegateKit closure but slot dispatchers.

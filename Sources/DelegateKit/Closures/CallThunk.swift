@@ -17,12 +17,18 @@ struct CallThunk: Sendable {
     /// `functionPointer(as:)` compares a struct or enum parameter with, whose C type its name does not
     /// say. A metatype, so recording it costs no allocation; it is named only when checked.
     let swiftType: Any.Type?
+    /// The closure's own register entry, for a ``CClosure`` (see ``DirectEntry``).
+    let direct: DirectEntry?
 
     @usableFromInline
-    init(prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, body: @escaping ArrayBody) {
+    init(
+        prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, direct: DirectEntry? = nil,
+        body: @escaping ArrayBody
+    ) {
         self.prepared = prepared
         self.swiftType = swiftType
         self.registers = registers
+        self.direct = direct
         self.body = body
     }
 

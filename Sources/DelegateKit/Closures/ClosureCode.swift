@@ -10,6 +10,8 @@ struct ClosureCode: @unchecked Sendable {  // Pointers to code and to libffi's c
     let closure: UnsafeMutableRawPointer
     /// Where C calls.
     let address: UnsafeRawPointer
+    /// Whether C enters through the register entry (else through libffi's handler).
+    let entersInRegisters: Bool
 
     /// Code of `prepared`'s signature entering `handler` (or `registerEntry`, when given and the signature
     /// takes registers) with `userData`. Throws ``DelegateError/closureAllocationFailed(_:)``.
@@ -21,8 +23,10 @@ struct ClosureCode: @unchecked Sendable {  // Pointers to code and to libffi's c
         let made: UnsafeMutableRawPointer?
         if let registerEntry, RegisterPath.entersInRegisters(prepared) {
             made = cffi_register_closure_create(registerEntry, userData, &code)
+            entersInRegisters = true
         } else {
             made = cffi_closure_create(prepared.cif, handler, userData, &code)
+            entersInRegisters = false
         }
         guard let made, let code else { throw DelegateError.closureAllocationFailed(prepared.signature) }
         closure = made

@@ -4,6 +4,8 @@
 // so the variadic forms load each argument through a generic call; these straight-line forms are what
 // the compiler picks for 0 to 6 arguments, and what makes a call cost about what libffi costs.
 
+import CFFIShim
+
 // MARK: 0 arguments
 
 extension CallThunk {
@@ -3737,6 +3739,27 @@ extension CFunction {
 
 // MARK: `int (const void *, const void *)`, a comparator (`qsort`, `bsearch`, `tsearch`)
 
+/// A closure of the shape `int (const void *, const void *)` with its own register entry (see ``DirectEntry``).
+@usableFromInline
+final class ExactShape0: Sendable {
+    let call: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
+
+    init(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) { self.call = call }
+
+    /// The closure's entry where the register path runs, else nil.
+    @usableFromInline
+    static func direct(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) -> DirectEntry? {
+        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape0(call)) : nil
+    }
+
+    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<ExactShape0>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+            var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            return registerResult(box.call(arguments.next(), arguments.next()), .signExtend32).registers
+        }
+    }
+}
+
 extension CallThunk {
     /// `typed(_:)` for `int (const void *, const void *)`, not generic (see `CClosure.init(_:)` for this shape).
     @usableFromInline
@@ -3756,7 +3779,7 @@ extension CallThunk {
                 return registerResult(closure(arguments.next(), arguments.next()), widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self, registers: registers) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self, registers: registers, direct: ExactShape0.direct(closure)) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
@@ -3814,6 +3837,28 @@ extension TypedDelegate {
 
 // MARK: `void (void *)`, a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`)
 
+/// A closure of the shape `void (void *)` with its own register entry (see ``DirectEntry``).
+@usableFromInline
+final class ExactShape1: Sendable {
+    let call: @Sendable (UnsafeMutableRawPointer?) -> Void
+
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) { self.call = call }
+
+    /// The closure's entry where the register path runs, else nil.
+    @usableFromInline
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) -> DirectEntry? {
+        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape1(call)) : nil
+    }
+
+    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<ExactShape1>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+            var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            _ = box.call(arguments.next())
+            return cffi_registers(integer: 0, sse: 0)
+        }
+    }
+}
+
 extension CallThunk {
     /// `typed(_:)` for `void (void *)`, not generic (see `CClosure.init(_:)` for this shape).
     @usableFromInline
@@ -3830,7 +3875,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> Void).self, registers: registers) { _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> Void).self, registers: registers, direct: ExactShape1.direct(closure)) { _, arguments in
             closure(argument(arguments, 0))
         }
     }
@@ -3888,6 +3933,27 @@ extension TypedDelegate {
 
 // MARK: `int (void *)`, a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`)
 
+/// A closure of the shape `int (void *)` with its own register entry (see ``DirectEntry``).
+@usableFromInline
+final class ExactShape2: Sendable {
+    let call: @Sendable (UnsafeMutableRawPointer?) -> Int32
+
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) { self.call = call }
+
+    /// The closure's entry where the register path runs, else nil.
+    @usableFromInline
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) -> DirectEntry? {
+        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape2(call)) : nil
+    }
+
+    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<ExactShape2>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+            var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            return registerResult(box.call(arguments.next()), .signExtend32).registers
+        }
+    }
+}
+
 extension CallThunk {
     /// `typed(_:)` for `int (void *)`, not generic (see `CClosure.init(_:)` for this shape).
     @usableFromInline
@@ -3905,7 +3971,7 @@ extension CallThunk {
                 return registerResult(closure(arguments.next()), widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> Int32).self, registers: registers) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> Int32).self, registers: registers, direct: ExactShape2.direct(closure)) { result, arguments in
             storeResult(closure(argument(arguments, 0)), to: result, widening)
         }
     }
@@ -3963,6 +4029,27 @@ extension TypedDelegate {
 
 // MARK: `void *(void *)`, a thread's start routine (`pthread_create`)
 
+/// A closure of the shape `void *(void *)` with its own register entry (see ``DirectEntry``).
+@usableFromInline
+final class ExactShape3: Sendable {
+    let call: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
+
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) { self.call = call }
+
+    /// The closure's entry where the register path runs, else nil.
+    @usableFromInline
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) -> DirectEntry? {
+        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape3(call)) : nil
+    }
+
+    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<ExactShape3>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+            var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            return registerResult(box.call(arguments.next()), .none).registers
+        }
+    }
+}
+
 extension CallThunk {
     /// `typed(_:)` for `void *(void *)`, not generic (see `CClosure.init(_:)` for this shape).
     @usableFromInline
@@ -3980,7 +4067,7 @@ extension CallThunk {
                 return registerResult(closure(arguments.next()), widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?).self, registers: registers) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?).self, registers: registers, direct: ExactShape3.direct(closure)) { result, arguments in
             storeResult(closure(argument(arguments, 0)), to: result, widening)
         }
     }
@@ -4038,6 +4125,27 @@ extension TypedDelegate {
 
 // MARK: `int (void *, int)`, a context and a count (`sqlite3_busy_handler`)
 
+/// A closure of the shape `int (void *, int)` with its own register entry (see ``DirectEntry``).
+@usableFromInline
+final class ExactShape4: Sendable {
+    let call: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
+
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) { self.call = call }
+
+    /// The closure's entry where the register path runs, else nil.
+    @usableFromInline
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) -> DirectEntry? {
+        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape4(call)) : nil
+    }
+
+    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<ExactShape4>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+            var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            return registerResult(box.call(arguments.next(), arguments.next()), .signExtend32).registers
+        }
+    }
+}
+
 extension CallThunk {
     /// `typed(_:)` for `int (void *, int)`, not generic (see `CClosure.init(_:)` for this shape).
     @usableFromInline
@@ -4057,7 +4165,7 @@ extension CallThunk {
                 return registerResult(closure(arguments.next(), arguments.next()), widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?, Int32) -> Int32).self, registers: registers) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?, Int32) -> Int32).self, registers: registers, direct: ExactShape4.direct(closure)) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
@@ -4115,6 +4223,28 @@ extension TypedDelegate {
 
 // MARK: `void (void *, void *)`, an element and a context (`GFunc` for `g_list_foreach`)
 
+/// A closure of the shape `void (void *, void *)` with its own register entry (see ``DirectEntry``).
+@usableFromInline
+final class ExactShape5: Sendable {
+    let call: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) { self.call = call }
+
+    /// The closure's entry where the register path runs, else nil.
+    @usableFromInline
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) -> DirectEntry? {
+        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape5(call)) : nil
+    }
+
+    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<ExactShape5>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+            var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+            _ = box.call(arguments.next(), arguments.next())
+            return cffi_registers(integer: 0, sse: 0)
+        }
+    }
+}
+
 extension CallThunk {
     /// `typed(_:)` for `void (void *, void *)`, not generic (see `CClosure.init(_:)` for this shape).
     @usableFromInline
@@ -4133,7 +4263,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void).self, registers: registers) { _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void).self, registers: registers, direct: ExactShape5.direct(closure)) { _, arguments in
             closure(argument(arguments, 0), argument(arguments, 1))
         }
     }

@@ -34,7 +34,7 @@ public struct Next<each A: CValue, R> {
     public func removeCurrentImplementation() { context.removeCurrentImplementation() }
 
     /// Calls what lies below with these arguments and returns its result.
-    @inlinable
+    @inlinable @inline(__always)
     public func callAsFunction(_ argument: repeat each A) -> R {
         forward(context, repeat each argument)
     }
