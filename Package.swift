@@ -36,6 +36,8 @@ let package = Package(
         .target(name: "BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
         // `Scripts/valgrind-leakcheck.sh`: every kind of closure and delegate, churned under valgrind.
         .executableTarget(name: "delegatekit-leakcheck", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
+        // Release-build checks of the register path's own trampoline pages (TrampolinePagesTests).
+        .executableTarget(name: "delegatekit-trampoline-pages", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
         // Each misuse that stops the program, one per run: ReleaseStopTests runs a release build of it.
         .executableTarget(
             name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "CSQLite"]),
@@ -47,8 +49,8 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
             name: "DelegateKitTests", dependencies: [
-                "DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DocumentationExamples", "CSQLite", "CLibXML2",
-                "CJPEG", "CGLib",
+                "DelegateKit", "CFFIShim", "DelegateKitFixtures", "DelegateKitExamples", "DocumentationExamples", "CSQLite",
+                "CLibXML2", "CJPEG", "CGLib",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -136,4 +136,6 @@ static inline cffi_registers cffi_call_registers(const void *function, uint64_t 
                                                                                   d3, d4, d5, d6, d7);
 }
 
+#include "TrampolinePages.h"
+
 #endif

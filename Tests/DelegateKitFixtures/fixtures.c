@@ -527,3 +527,11 @@ const void *fx_function(const char *name) {
     }
     return NULL;
 }
+
+/* ---- A process that may never make memory executable ---- */
+#include <sys/prctl.h>
+
+int fx_forbid_executable_memory(void) {
+    /* Spelled out: glibc's headers predate the kernel's names. */
+    return prctl(65 /* PR_SET_MDWE */, 1 /* PR_MDWE_REFUSE_EXEC_GAIN */, 0L, 0L, 0L);
+}

@@ -4,27 +4,11 @@ import Testing
 
 /// Every misuse DelegateKit stops the program for prints its whole message in a release build too:
 /// `precondition` prints nothing under `-O`, and a user meets these stops in production. Each case runs
-/// `delegatekit-misuse` (Sources/delegatekit-misuse), built here with `-c release`, in a child process.
+/// `delegatekit-misuse` (Sources/delegatekit-misuse), built with `-c release` (see ``ReleaseBuild``), in a
+/// child process.
 @Suite struct ReleaseStopTests {
-    /// The release executable, built once for all cases; in a scratch path of its own, so that it never
-    /// waits for the build directory of the `swift test` that runs this.
-    static let executable: Result<URL, BuildFailure> = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let scratch = root.appendingPathComponent(".build/release-stops")
-        let build = run("/usr/bin/env", ["swift", "build", "-c", "release", "--product", "delegatekit-misuse",
-                                         "--package-path", root.path, "--scratch-path", scratch.path])
-        guard build.termination == .exit(0) else { return .failure(BuildFailure(output: build.output)) }
-        return .success(scratch.appendingPathComponent("release/delegatekit-misuse"))
-    }()
-
-    struct BuildFailure: Error, CustomStringConvertible {
-        let output: String
-        var description: String { "swift build -c release failed:\n\(output)" }
-    }
-
     @Test func theExecutableIsAReleaseBuild() throws {
-        let child = run(try Self.executable.get().path, ["configuration"])
+        let child = run(try ReleaseBuild.executable("delegatekit-misuse"), ["configuration"])
         #expect(child.termination == .exit(0))
         #expect(child.output == "release\n")
     }
@@ -64,7 +48,7 @@ import Testing
             + "(the callback's own signature is `int64_t (int64_t, void *)`)"),
     ])
     func misuseStopsWithItsWholeMessage(scenario: String, message: String) throws {
-        let child = run(try Self.executable.get().path, [scenario])
+        let child = run(try ReleaseBuild.executable("delegatekit-misuse"), [scenario])
         #expect(child.termination == .signal(SIGILL), "\(scenario) did not stop: \(child.output)")
         #expect(child.output.contains("Fatal error: DelegateKit: \(message)\n"), "\(scenario) printed: \(child.output)")
     }

@@ -166,9 +166,10 @@ enum Termination: Equatable {
 }
 
 /// Runs `path` (looked up in `PATH` when it has no slash) with `arguments` to the end, standard output and
-/// error together. posix_spawn rather than Foundation's `Process`, whose `run()` leaks a weak-reference
-/// side table that LeakSanitizer reports in the AddressSanitizer run.
-func run(_ path: String, _ arguments: [String]) -> (termination: Termination, output: String) {
+/// error together; `extra` is added to this process's environment. posix_spawn rather than Foundation's
+/// `Process`, whose `run()` leaks a weak-reference side table that LeakSanitizer reports in the
+/// AddressSanitizer run.
+func run(_ path: String, _ arguments: [String], environment extra: [String: String] = [:]) -> (termination: Termination, output: String) {
     var pipe: [Int32] = [0, 0]
     guard Glibc.pipe(&pipe) == 0 else { return (.exit(-1), "pipe failed: errno \(errno)") }
     var actions = posix_spawn_file_actions_t()
@@ -178,7 +179,7 @@ func run(_ path: String, _ arguments: [String]) -> (termination: Termination, ou
     posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
     posix_spawn_file_actions_addclose(&actions, pipe[0])
     // The message is what counts, not a backtrace.
-    let environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+    let environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"].merging(extra) { $1 }) { $1 }
         .map { "\($0.key)=\($0.value)" }
     var child: pid_t = 0
     let status = withCStrings([path] + arguments) { argv in

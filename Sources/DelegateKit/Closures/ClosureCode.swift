@@ -12,6 +12,9 @@ struct ClosureCode: @unchecked Sendable {  // Pointers to code and to libffi's c
     let address: UnsafeRawPointer
     /// Whether C enters through the register entry (else through libffi's handler).
     let entersInRegisters: Bool
+    /// Whether the code is a slot of DelegateKit's own trampoline pages (see ``RegisterPath/usesOwnPages``),
+    /// not libffi's closure memory.
+    let inOwnPage: Bool
 
     /// Code of `prepared`'s signature entering `handler` (or `registerEntry`, when given and the signature
     /// takes registers) with `userData`. Throws ``DelegateError/closureAllocationFailed(_:)``.
@@ -22,11 +25,14 @@ struct ClosureCode: @unchecked Sendable {  // Pointers to code and to libffi's c
         var code: UnsafeMutableRawPointer?
         let made: UnsafeMutableRawPointer?
         if let registerEntry, RegisterPath.entersInRegisters(prepared) {
-            made = cffi_register_closure_create(registerEntry, userData, &code)
+            let page = RegisterPath.usesOwnPages ? cffi_trampoline_create(registerEntry, userData, &code) : nil
+            made = page ?? cffi_register_closure_create(registerEntry, userData, &code)
             entersInRegisters = true
+            inOwnPage = page != nil
         } else {
             made = cffi_closure_create(prepared.cif, handler, userData, &code)
             entersInRegisters = false
+            inOwnPage = false
         }
         guard let made, let code else { throw DelegateError.closureAllocationFailed(prepared.signature) }
         closure = made
@@ -36,12 +42,17 @@ struct ClosureCode: @unchecked Sendable {  // Pointers to code and to libffi's c
     /// Sets the user data calls receive, for an owner that exists only once the code does. Before C can
     /// call the code: nothing orders this write against a call already running.
     func setUserData(_ userData: UnsafeMutableRawPointer?) {
-        cffi_closure_set_user_data(closure, userData)
+        if inOwnPage {
+            cffi_trampoline_set_context(closure, userData)
+        } else {
+            cffi_closure_set_user_data(closure, userData)
+        }
     }
 
     /// Lets the code go: freed in a release build; in a debug build kept, stopping every later call with
     /// `epitaph` (a C caller that kept the pointer is a bug worth a clear message).
     func free(_ prepared: PreparedSignature, epitaph: @autoclosure () -> String) {
+        if inOwnPage { return cffi_trampoline_free(closure) }  // only release builds use the pages
         #if DEBUG
         Graveyard.bury(closure: closure, code: address, prepared: prepared, message: epitaph())
         #else

@@ -18,6 +18,18 @@ enum RegisterPath {
     /// closure memory was proven to run (a libffi built with static trampolines runs its own code there).
     @usableFromInline static let isAvailable: Bool = cffi_register_path_available() != 0
 
+    /// Whether register trampolines go into DelegateKit's own pages (see `cffi_trampoline_create`), where
+    /// they reach the entry with a near jump, rather than into libffi's closure memory: in release builds.
+    /// A debug build keeps a dead closure's code callable to stop with a message (see ``Graveyard``),
+    /// which means rewriting it, and a page is never writable once it is executable.
+    static let usesOwnPages: Bool = {
+        #if DEBUG
+        return false
+        #else
+        return true
+        #endif
+    }()
+
     /// Whether a closure made now on this thread gets a register trampoline for `prepared`.
     static func entersInRegisters(_ prepared: PreparedSignature) -> Bool {
         prepared.takesRegisters && cffi_register_path_suppressed() == 0

@@ -241,4 +241,8 @@ long fx_member_offset(const char *structure, const char *member);
 int fx_member_count(const char *structure);
 long fx_struct_size(const char *structure);
 
+/* prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN): from now on no mapping of this process may become
+   executable (Linux 6.3 and later). Returns 0, or -1 with errno set. */
+int fx_forbid_executable_memory(void);
+
 #endif

@@ -1,0 +1,32 @@
+import Foundation
+
+/// The executables some tests run as release builds (`-c release`): what only a release build does
+/// (print a stop's message though `precondition` prints nothing; put trampolines in DelegateKit's own
+/// pages) can only be seen there. Built once, one after the other, in a scratch path of their own, so
+/// that the build never waits for the build directory of the `swift test` that runs it.
+enum ReleaseBuild {
+    static let products = ["delegatekit-misuse", "delegatekit-trampoline-pages"]
+
+    /// The directory holding every product, or why the build failed.
+    static let directory: Result<URL, BuildFailure> = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let scratch = root.appendingPathComponent(".build/release-stops")
+        for product in products {
+            let build = run("/usr/bin/env", ["swift", "build", "-c", "release", "--product", product,
+                                             "--package-path", root.path, "--scratch-path", scratch.path])
+            guard build.termination == .exit(0) else { return .failure(BuildFailure(output: build.output)) }
+        }
+        return .success(scratch.appendingPathComponent("release"))
+    }()
+
+    /// The path of the release build of `product`, one of ``products``.
+    static func executable(_ product: String) throws -> String {
+        try directory.get().appendingPathComponent(product).path
+    }
+
+    struct BuildFailure: Error, CustomStringConvertible {
+        let output: String
+        var description: String { "swift build -c release failed:\n\(output)" }
+    }
+}
