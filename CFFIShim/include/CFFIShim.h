@@ -119,9 +119,11 @@ int cffi_register_path_available(void);
 void cffi_register_path_suppress(int suppress);
 int cffi_register_path_suppressed(void);
 
-/* Allocates closure memory and writes the trampoline that enters `entry` with `context`; only when
-   cffi_register_path_available() and not suppressed on this thread. Returns the closure to free with cffi_closure_free (or bury) and
-   stores the code address in *code, or returns NULL when the system refuses executable memory. */
+/* Allocates libffi closure memory and writes the trampoline that enters `entry` with `context` (an
+   indirect jump; cffi_trampoline_create in TrampolinePages.h makes a near one where it can); only when
+   cffi_register_path_available() and not suppressed on this thread. Returns the closure to free with
+   cffi_closure_free (or bury) and stores the code address in *code, or returns NULL when the system
+   refuses executable memory. */
 void *cffi_register_closure_create(cffi_register_entry entry, void *context, void **code);
 
 /* Calls `function`, a C function of a register-only signature, with the registers of a call of that

@@ -10,13 +10,51 @@ let mixed6: @Sendable (UnsafeMutableRawPointer?, Int32, Int64, Double, Float, Un
 }
 let rotateS32: @Sendable (bench_s32) -> bench_s32 = { s in bench_s32(a: s.b, b: s.c, c: s.d, d: s.a + 1) }
 
-/// A `CClosure` of each signature, made through the typed API a user writes.
+/// A `CClosure` of each signature, made through the typed API from the global closures above (not
+/// capturing: what the benchmark measured before it had the two forms below).
 func makeClosure(_ signature: BenchSignature) throws -> CClosure {
     switch signature {
     case .i64: return try CClosure(addI64)
     case .f64: return try CClosure(addF64)
     case .mixed6: return try CClosure(mixed6)
     case .s32: return try CClosure(rotateS32)
+    }
+}
+
+/// A `CClosure` of each signature written as users write one: a literal capturing a value (zero at run
+/// time, which the compiler cannot see), at the call.
+func makeCapturingLiteral(_ signature: BenchSignature) throws -> CClosure {
+    let bias = bench_opaque_zero()
+    switch signature {
+    case .i64: return try CClosure { (a: Int64, b: Int64) -> Int64 in a &+ b &+ bias }
+    case .f64: return try CClosure { (a: Double, b: Double) -> Double in a + b + Double(bias) }
+    case .mixed6:
+        return try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int64, c: Double, d: Float, q: UnsafeMutableRawPointer?) -> Int32 in
+            (a &+ Int32(truncatingIfNeeded: b) &+ Int32(c) &+ Int32(d)) &+ (p == q ? 1 : 0) &+ Int32(truncatingIfNeeded: bias)
+        }
+    case .s32: return try CClosure { (s: bench_s32) -> bench_s32 in bench_s32(a: s.b, b: s.c, c: s.d, d: s.a + 1 + Double(bias)) }
+    }
+}
+
+/// The same capturing closures, stored in a constant first and then handed over: the closure exists in
+/// its own function type before the generic initializer receives it, so Swift wraps it in a conversion.
+func makeClosureValue(_ signature: BenchSignature) throws -> CClosure {
+    let bias = bench_opaque_zero()
+    switch signature {
+    case .i64:
+        let body: @Sendable (Int64, Int64) -> Int64 = { a, b in a &+ b &+ bias }
+        return try CClosure(body)
+    case .f64:
+        let body: @Sendable (Double, Double) -> Double = { a, b in a + b + Double(bias) }
+        return try CClosure(body)
+    case .mixed6:
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int64, Double, Float, UnsafeMutableRawPointer?) -> Int32 = { p, a, b, c, d, q in
+            (a &+ Int32(truncatingIfNeeded: b) &+ Int32(c) &+ Int32(d)) &+ (p == q ? 1 : 0) &+ Int32(truncatingIfNeeded: bias)
+        }
+        return try CClosure(body)
+    case .s32:
+        let body: @Sendable (bench_s32) -> bench_s32 = { s in bench_s32(a: s.b, b: s.c, c: s.d, d: s.a + 1 + Double(bias)) }
+        return try CClosure(body)
     }
 }
 

@@ -7,6 +7,8 @@ enum PathKind: String, CaseIterable, Sendable {
     case handWritten = "hand-written context thunk"
     case rawLibffi = "raw libffi, C handler"
     case closure = "CClosure"
+    case capturingLiteral = "CClosure, capturing literal"
+    case closureValue = "CClosure, capturing closure value"
     case invocation = "CClosure(signature:) + CInvocation"
     case slot = "DynamicDelegate slot"
     case stackOnly = "slot: stack of 3"
@@ -54,6 +56,10 @@ final class PreparedPath {
             cleanup = { bench_raw_closure_free(closure) }
         case .closure:
             let closure = try makeClosure(signature)
+            keep.append(closure)
+            function = closure.address
+        case .capturingLiteral, .closureValue:
+            let closure = try kind == .capturingLiteral ? makeCapturingLiteral(signature) : makeClosureValue(signature)
             keep.append(closure)
             function = closure.address
         case .invocation:

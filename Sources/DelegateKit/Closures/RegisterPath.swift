@@ -4,11 +4,13 @@ import CFFIShim
 ///
 /// On x86_64 System V, a signature whose arguments are at most 5 of integer class (integers up to 64
 /// bits, `bool`, pointers) and at most 8 of SSE class (`float`, `double`), returning `void`, one of
-/// those or a pointer, travels entirely in registers. Its C address is then a trampoline (see
-/// `cffi_register_closure_create`) that loads a context pointer into `r9`, the integer argument register
-/// such a signature leaves free, and jumps to one of DelegateKit's entries, which hands the registers to a
-/// ``RegisterBody``: the user's closure behind a conversion specialized for its Swift types when it was
-/// made. libffi's generic entry, which classifies and copies every argument of every call, is not involved.
+/// those or a pointer, travels entirely in registers. Its C address is then a trampoline that loads a
+/// context pointer into `r9`, the integer argument register such a signature leaves free, and jumps to one
+/// of DelegateKit's entries (in a page of DelegateKit's own, see `cffi_trampoline_create`, or in libffi's
+/// closure memory, see `cffi_register_closure_create`). The entry hands the registers to a
+/// ``RegisterBody``, the user's closure behind a conversion specialized for its Swift types when it was
+/// made, or is the closure's own (see ``DirectEntry``). libffi's generic entry, which classifies and
+/// copies every argument of every call, is not involved.
 ///
 /// Everything else (and every closure when the path is off, see ``isAvailable``) enters through libffi.
 @usableFromInline
