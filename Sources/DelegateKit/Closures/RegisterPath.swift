@@ -309,13 +309,15 @@ func sseBits<T>(of value: T) -> Double {
     return unsafeBitCast(value, to: Double.self)
 }
 
-/// A direct call of `function` with the given registers.
-@usableFromInline
+/// A direct call of `function` with the given registers: inlined, so that a `next` reaching the original
+/// from a user's module calls it with no frame between.
+@inlinable @inline(__always)
 func callInRegisters(
     _ function: UnsafeRawPointer, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
     _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
 ) -> RegisterResult {
-    RegisterResult(cffi_call_registers(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
+    let registers = cffi_call_registers(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+    return RegisterResult(integer: registers.integer, sse: registers.sse)
 }
 
 /// Where each argument of a register-only signature arrives, for bodies that read libffi's argument
