@@ -180,7 +180,6 @@ enum Benchmark {
         }
         // The same computation everywhere: each path's checksum must equal the direct call's.
         let checks = paths.map { $0.run(1_000) }
-        var samples = Array(repeating: [Double](), count: paths.count)
         var allocations = Array(repeating: 0.0, count: paths.count)
         for (index, path) in paths.enumerated() {
             path.run(calls / 10)  // warm up
@@ -188,17 +187,11 @@ enum Benchmark {
             path.run(100_000)
             allocations[index] = Double(bench_allocations() - before) / 100_000
         }
-        for _ in 0..<rounds {
-            for (index, path) in paths.enumerated() {
-                let start = bench_now()
-                path.run(calls)
-                samples[index].append(Double(bench_now() - start) / Double(calls))
-            }
-        }
+        let times = interleavedMedians(count: paths.count, calls: calls, rounds: rounds) { paths[$0].run($1) }
         return paths.indices.map { index in
             let path = paths[index]
             let direct = paths.firstIndex { $0.signature == path.signature && $0.kind == .direct }!
-            return CallResult(kind: path.kind, signature: path.signature, nanoseconds: median(samples[index]),
+            return CallResult(kind: path.kind, signature: path.signature, nanoseconds: times[index],
                               instructions: nil, allocationsPerCall: allocations[index],
                               checksumMatches: checks[index] == checks[direct])
         }

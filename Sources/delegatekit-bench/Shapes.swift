@@ -208,18 +208,11 @@ enum ShapeBenchmark {
             for path in ShapePath.allCases { prepared.append(try PreparedShape(path, shape)) }
         }
         let checks = prepared.map { $0.run(1_000) }
-        var samples = Array(repeating: [Double](), count: prepared.count)
-        for item in prepared { item.run(calls / 10) }
-        for _ in 0..<rounds {
-            for (index, item) in prepared.enumerated() {
-                let start = bench_now()
-                item.run(calls)
-                samples[index].append(Double(bench_now() - start) / Double(calls))
-            }
-        }
+        for item in prepared { item.run(calls / 10) }  // warm up
+        let times = interleavedMedians(count: prepared.count, calls: calls, rounds: rounds) { prepared[$0].run($1) }
         return prepared.indices.map { index in
             let direct = prepared.firstIndex { $0.shape == prepared[index].shape && $0.path == .direct }!
-            return ShapeResult(path: prepared[index].path, shape: prepared[index].shape, nanoseconds: median(samples[index]),
+            return ShapeResult(path: prepared[index].path, shape: prepared[index].shape, nanoseconds: times[index],
                                checksumMatches: checks[index] == checks[direct])
         }
     }

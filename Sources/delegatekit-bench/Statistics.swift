@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 /// The middle value (the mean of the two middle ones for an even count).
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
@@ -20,4 +22,19 @@ extension Double {
         for _ in 0..<digits { scale *= 10 }
         return (self * scale).rounded() / scale
     }
+}
+
+/// Each of `count` runs' median nanoseconds per call: every run `calls` calls long, the runs taken in
+/// turn for `rounds` rounds, so that drift on a shared machine hits them all alike. `run(index, n)`
+/// makes n calls through run `index`.
+func interleavedMedians(count: Int, calls: Int64, rounds: Int, _ run: (Int, Int64) -> Void) -> [Double] {
+    var samples = Array(repeating: [Double](), count: count)
+    for _ in 0..<rounds {
+        for index in 0..<count {
+            let start = bench_now()
+            run(index, calls)
+            samples[index].append(Double(bench_now() - start) / Double(calls))
+        }
+    }
+    return samples.map(median)
 }
