@@ -12,9 +12,10 @@
 
 enum { page_size = 4096, slot_size = 16, slots_per_page = page_size / slot_size };
 
-/* One code page (slots_per_page trampolines, all entering `entry`) and the contexts page after it. */
+/* One code page (slots_per_page trampolines, all entering `entry`) and the contexts page after it, whose
+   last word points back here, so that a slot's handle finds its page at once. */
 typedef struct trampoline_page {
-    struct trampoline_page *next;
+    struct trampoline_page *next, *previous;
     cffi_register_entry entry;
     unsigned char *code;
     void **contexts;
@@ -23,9 +24,24 @@ typedef struct trampoline_page {
 } trampoline_page;
 
 static pthread_mutex_t pages_lock = PTHREAD_MUTEX_INITIALIZER;
-static trampoline_page *pages;
+/* Pages with a free slot, and full pages: a slot is found among the first few pages whatever the number
+   of full ones, and a freed slot's page moves back at once. */
+static trampoline_page *open_pages, *full_pages;
 /* Set once the system refused to map or to make a page executable: from then on, libffi's memory. */
 static int pages_refused;
+
+static void unlink_page(trampoline_page **list, trampoline_page *page) {
+    if (page->previous != NULL) page->previous->next = page->next; else *list = page->next;
+    if (page->next != NULL) page->next->previous = page->previous;
+    page->next = page->previous = NULL;
+}
+
+static void push_page(trampoline_page **list, trampoline_page *page) {
+    page->previous = NULL;
+    page->next = *list;
+    if (*list != NULL) (*list)->previous = page;
+    *list = page;
+}
 
 /* Slot i: endbr64 (a valid indirect-branch target under CET); mov contexts[i](%rip), %r9 (the register a
    register-only signature leaves free); jmp rel32 entry. As libffi-memory trampolines, it leaves every
@@ -85,6 +101,7 @@ static trampoline_page *make_page(cffi_register_entry entry) {
     page->entry = entry;
     page->code = code;
     page->contexts = (void **)(code + page_size);
+    page->contexts[page_size / sizeof(void *) - 1] = page;
     /* Handed out from the start of the page. */
     for (int index = 0; index < slots_per_page; index++) page->free_slots[index] = (unsigned short)(slots_per_page - 1 - index);
     page->free_count = slots_per_page;
@@ -95,14 +112,11 @@ void *cffi_trampoline_create(cffi_register_entry entry, void *context, void **co
     pthread_mutex_lock(&pages_lock);
     trampoline_page *page = NULL;
     if (!pages_refused) {
-        for (page = pages; page != NULL; page = page->next) {
-            if (page->entry == entry && page->free_count > 0) break;
-        }
+        for (page = open_pages; page != NULL && page->entry != entry; page = page->next) {}
         if (page == NULL) {
             page = make_page(entry);
             if (page != NULL) {
-                page->next = pages;
-                pages = page;
+                push_page(&open_pages, page);
             } else {
                 pages_refused = 1;
             }
@@ -114,6 +128,10 @@ void *cffi_trampoline_create(cffi_register_entry entry, void *context, void **co
         handle = &page->contexts[index];
         *handle = context;
         *code = page->code + index * slot_size;
+        if (page->free_count == 0) {
+            unlink_page(&open_pages, page);
+            push_page(&full_pages, page);
+        }
     }
     pthread_mutex_unlock(&pages_lock);
     return handle;
@@ -122,15 +140,16 @@ void *cffi_trampoline_create(cffi_register_entry entry, void *context, void **co
 void cffi_trampoline_set_context(void *handle, void *context) { *(void **)handle = context; }
 
 void cffi_trampoline_free(void *handle) {
+    void **context = handle;
+    void **contexts = (void **)((uintptr_t)handle & ~(uintptr_t)(page_size - 1));
+    trampoline_page *page = contexts[page_size / sizeof(void *) - 1];
     pthread_mutex_lock(&pages_lock);
-    for (trampoline_page *page = pages; page != NULL; page = page->next) {
-        void **context = handle;
-        if (context >= page->contexts && context < page->contexts + slots_per_page) {
-            *context = NULL;
-            page->free_slots[page->free_count++] = (unsigned short)(context - page->contexts);
-            break;
-        }
+    *context = NULL;
+    if (page->free_count == 0) {
+        unlink_page(&full_pages, page);
+        push_page(&open_pages, page);
     }
+    page->free_slots[page->free_count++] = (unsigned short)(context - contexts);
     pthread_mutex_unlock(&pages_lock);
 }
 

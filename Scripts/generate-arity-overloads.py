@@ -652,15 +652,18 @@ def shape_block(index, args, ret, c_name, use):
 
 /// A closure of the shape `{c_name}` with its own register entry (see ``DirectEntry``).
 @usableFromInline
-final class {box}: Sendable {{
+final class {box}: DirectEntry, @unchecked Sendable {{  // Immutable.
     let call: @Sendable {fn}
 
-    init(_ call: @escaping @Sendable {fn}) {{ self.call = call }}
+    init(_ call: @escaping @Sendable {fn}) {{
+        self.call = call
+        super.init(entry: {box}.entry)
+    }}
 
-    /// The closure's entry where the register path runs, else nil.
+    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
     static func direct(_ call: @escaping @Sendable {fn}) -> DirectEntry? {{
-        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: {box}(call)) : nil
+        RegisterPath.isAvailable ? {box}(call) : nil
     }}
 
     private static let entry: cffi_register_entry = {{ i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in

@@ -31,8 +31,8 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     let prepared: PreparedSignature
     /// For a slot dispatcher: the plan cell its handler reads, kept alive here.
     private let target: AnyObject?
-    /// The context of the closure's own register entry, when its code enters there (see ``DirectEntry``).
-    private let directContext: AnyObject?
+    /// The closure's own register entry, its context, when its code enters there (see ``DirectEntry``).
+    private let directContext: DirectEntry?
     /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
     let swiftType: Any.Type?
     /// What a call after deinitialization reports in a debug build (see ``Graveyard``); a delegate names
@@ -72,8 +72,8 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         code = try ClosureCode(prepared, handler: handler, registerEntry: direct?.entry ?? registerEntry, userData: nil)
         address = code.address
         if code.entersInRegisters, let direct {
-            directContext = direct.context
-            code.setUserData(Unmanaged.passUnretained(direct.context).toOpaque())
+            directContext = direct
+            code.setUserData(Unmanaged.passUnretained(direct).toOpaque())
         } else {
             directContext = nil
             code.setUserData(Unmanaged.passUnretained(target ?? self).toOpaque())  // `self` exists only now

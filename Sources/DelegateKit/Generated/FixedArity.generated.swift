@@ -3741,15 +3741,18 @@ extension CFunction {
 
 /// A closure of the shape `int (const void *, const void *)` with its own register entry (see ``DirectEntry``).
 @usableFromInline
-final class ExactShape0: Sendable {
+final class ExactShape0: DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
 
-    init(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) { self.call = call }
+    init(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) {
+        self.call = call
+        super.init(entry: ExactShape0.entry)
+    }
 
-    /// The closure's entry where the register path runs, else nil.
+    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
     static func direct(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) -> DirectEntry? {
-        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape0(call)) : nil
+        RegisterPath.isAvailable ? ExactShape0(call) : nil
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -3839,15 +3842,18 @@ extension TypedDelegate {
 
 /// A closure of the shape `void (void *)` with its own register entry (see ``DirectEntry``).
 @usableFromInline
-final class ExactShape1: Sendable {
+final class ExactShape1: DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?) -> Void
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) { self.call = call }
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) {
+        self.call = call
+        super.init(entry: ExactShape1.entry)
+    }
 
-    /// The closure's entry where the register path runs, else nil.
+    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
     static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) -> DirectEntry? {
-        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape1(call)) : nil
+        RegisterPath.isAvailable ? ExactShape1(call) : nil
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -3935,15 +3941,18 @@ extension TypedDelegate {
 
 /// A closure of the shape `int (void *)` with its own register entry (see ``DirectEntry``).
 @usableFromInline
-final class ExactShape2: Sendable {
+final class ExactShape2: DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?) -> Int32
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) { self.call = call }
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) {
+        self.call = call
+        super.init(entry: ExactShape2.entry)
+    }
 
-    /// The closure's entry where the register path runs, else nil.
+    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
     static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) -> DirectEntry? {
-        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape2(call)) : nil
+        RegisterPath.isAvailable ? ExactShape2(call) : nil
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -4031,15 +4040,18 @@ extension TypedDelegate {
 
 /// A closure of the shape `void *(void *)` with its own register entry (see ``DirectEntry``).
 @usableFromInline
-final class ExactShape3: Sendable {
+final class ExactShape3: DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) { self.call = call }
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) {
+        self.call = call
+        super.init(entry: ExactShape3.entry)
+    }
 
-    /// The closure's entry where the register path runs, else nil.
+    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
     static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) -> DirectEntry? {
-        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape3(call)) : nil
+        RegisterPath.isAvailable ? ExactShape3(call) : nil
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -4127,15 +4139,18 @@ extension TypedDelegate {
 
 /// A closure of the shape `int (void *, int)` with its own register entry (see ``DirectEntry``).
 @usableFromInline
-final class ExactShape4: Sendable {
+final class ExactShape4: DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) { self.call = call }
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) {
+        self.call = call
+        super.init(entry: ExactShape4.entry)
+    }
 
-    /// The closure's entry where the register path runs, else nil.
+    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
     static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) -> DirectEntry? {
-        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape4(call)) : nil
+        RegisterPath.isAvailable ? ExactShape4(call) : nil
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -4225,15 +4240,18 @@ extension TypedDelegate {
 
 /// A closure of the shape `void (void *, void *)` with its own register entry (see ``DirectEntry``).
 @usableFromInline
-final class ExactShape5: Sendable {
+final class ExactShape5: DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) { self.call = call }
+    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) {
+        self.call = call
+        super.init(entry: ExactShape5.entry)
+    }
 
-    /// The closure's entry where the register path runs, else nil.
+    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
     static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) -> DirectEntry? {
-        RegisterPath.isAvailable ? DirectEntry(entry: entry, context: ExactShape5(call)) : nil
+        RegisterPath.isAvailable ? ExactShape5(call) : nil
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
