@@ -37,7 +37,8 @@ let package = Package(
         // `Scripts/valgrind-leakcheck.sh`: every kind of closure and delegate, churned under valgrind.
         .executableTarget(name: "delegatekit-leakcheck", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
         // Release-build checks of the register path's own trampoline pages (TrampolinePagesTests).
-        .executableTarget(name: "delegatekit-trampoline-pages", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
+        .executableTarget(
+            name: "delegatekit-trampoline-pages", dependencies: ["DelegateKit", "CFFIShim", "DelegateKitFixtures"]),
         // Each misuse that stops the program, one per run: ReleaseStopTests runs a release build of it.
         .executableTarget(
             name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "CSQLite"]),

@@ -23,7 +23,20 @@ typedef struct trampoline_page {
     unsigned short free_slots[slots_per_page];
 } trampoline_page;
 
+/* Held inside the fork gate (see Retirement.h), as every DelegateKit lock: a fork waits for the section,
+   so that a forked child never finds the lock held by a thread it does not have. */
 static pthread_mutex_t pages_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void lock_pages(void) {
+    cffi_fork_gate_enter();
+    pthread_mutex_lock(&pages_lock);
+}
+
+static void unlock_pages(void) {
+    pthread_mutex_unlock(&pages_lock);
+    cffi_fork_gate_leave();
+}
+
 /* Pages with a free slot, and full pages: a slot is found among the first few pages whatever the number
    of full ones, and a freed slot's page moves back at once. */
 static trampoline_page *open_pages, *full_pages;
@@ -109,7 +122,7 @@ static trampoline_page *make_page(cffi_register_entry entry) {
 }
 
 void *cffi_trampoline_create(cffi_register_entry entry, void *context, void **code) {
-    pthread_mutex_lock(&pages_lock);
+    lock_pages();
     trampoline_page *page = NULL;
     if (!pages_refused) {
         for (page = open_pages; page != NULL && page->entry != entry; page = page->next) {}
@@ -133,7 +146,7 @@ void *cffi_trampoline_create(cffi_register_entry entry, void *context, void **co
             push_page(&full_pages, page);
         }
     }
-    pthread_mutex_unlock(&pages_lock);
+    unlock_pages();
     return handle;
 }
 
@@ -143,14 +156,14 @@ void cffi_trampoline_free(void *handle) {
     void **context = handle;
     void **contexts = (void **)((uintptr_t)handle & ~(uintptr_t)(page_size - 1));
     trampoline_page *page = contexts[page_size / sizeof(void *) - 1];
-    pthread_mutex_lock(&pages_lock);
+    lock_pages();
     *context = NULL;
     if (page->free_count == 0) {
         unlink_page(&full_pages, page);
         push_page(&open_pages, page);
     }
     page->free_slots[page->free_count++] = (unsigned short)(context - contexts);
-    pthread_mutex_unlock(&pages_lock);
+    unlock_pages();
 }
 
 #else

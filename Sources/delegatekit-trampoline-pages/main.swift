@@ -6,6 +6,10 @@
 //                                        calling them too
 //   delegatekit-trampoline-pages mdwe    the same under PR_SET_MDWE (no memory may become executable):
 //                                        no own pages, libffi's memory instead, the same results
+//   delegatekit-trampoline-pages fork    forks again and again while another thread makes and frees
+//                                        trampolines: each child makes, calls and frees one (its page lock
+//                                        must not be held by a thread the child does not have)
+import CFFIShim
 import DelegateKit
 import DelegateKitFixtures
 import Glibc
@@ -82,11 +86,56 @@ final class Counter: Sendable {
     var value: Int { count.load(ordering: .relaxed) }
 }
 
+/// Returns its first argument plus the context's address: the entry the fork check's trampolines enter.
+nonisolated let addContext: cffi_register_entry = { i0, _, _, _, _, context, _, _, _, _, _, _, _, _ in
+    cffi_registers(integer: i0 &+ UInt64(UInt(bitPattern: context)), sse: 0)
+}
+
+/// Makes a trampoline straight from the pages, calls it and frees it: whether it answered right. Only C
+/// and a `@convention(c)` entry, nothing of Swift's runtime: what a forked child of a threaded process may do.
+nonisolated func makeCallAndFree(_ context: Int) -> Bool {
+    var code: UnsafeMutableRawPointer?
+    guard let handle = cffi_trampoline_create(addContext, UnsafeMutableRawPointer(bitPattern: context), &code), let code
+    else { return false }
+    defer { cffi_trampoline_free(handle) }
+    return unsafeBitCast(code, to: (@convention(c) (UInt64) -> UInt64).self)(1) == UInt64(context + 1)
+}
+
+/// `fork`: a thread churns the page lock while this one forks; a child whose trampoline does not answer
+/// within 2 s (its lock held forever) is killed by its alarm, and the whole run by its own after 60 s.
+/// Prints how many children answered.
+func forkWhileChurning(forks: Int) -> Never {
+    alarm(60)
+    var churner = pthread_t()
+    pthread_create(&churner, nil, { _ in
+        var round = 0
+        while true {
+            round = round % 1000 + 1
+            _ = makeCallAndFree(round * 16)
+        }
+    }, nil)
+    var answered = 0
+    for index in 0..<forks {
+        let child = fork()
+        if child == 0 {
+            alarm(2)
+            _exit(makeCallAndFree((index + 1) * 32) ? 0 : 1)
+        }
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
+        if status == 0 { answered += 1 }
+    }
+    print("\(answered) of \(forks) children answered")
+    fflush(nil)
+    _exit(0)
+}
+
 let arguments = CommandLine.arguments
-guard arguments.count == 2, ["pages", "mdwe"].contains(arguments[1]) else {
-    print("usage: delegatekit-trampoline-pages pages | mdwe")
+guard arguments.count == 2, ["pages", "mdwe", "fork"].contains(arguments[1]) else {
+    print("usage: delegatekit-trampoline-pages pages | mdwe | fork")
     exit(2)
 }
+if arguments[1] == "fork" { forkWhileChurning(forks: 300) }
 if arguments[1] == "mdwe" {
     guard fx_forbid_executable_memory() == 0 else {
         print("PR_SET_MDWE refused: errno \(errno)")

@@ -131,4 +131,13 @@ import Testing
             + "plain slot libffi: -1"
         #expect(child.output == results + "\nchild: " + results.split(separator: "\n").joined(separator: " | ") + "\nchild exited 0\n")
     }
+
+    /// A fork while another thread makes and frees trampolines: the page lock is taken inside the fork
+    /// gate, so no child finds it held by a thread it does not have, and every child makes, calls and
+    /// frees one (a child that hangs is stopped by its alarm, the whole run by its own).
+    @Test func aForkedChildMakesTrampolinesWhileTheParentChurns() throws {
+        let child = run(try ReleaseBuild.executable("delegatekit-trampoline-pages"), ["fork"], environment: Self.registerPath)
+        #expect(child.termination == .exit(0))
+        #expect(child.output == "300 of 300 children answered\n")
+    }
 }
