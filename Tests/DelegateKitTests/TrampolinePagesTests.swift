@@ -38,9 +38,21 @@ import Testing
         unsafeBitCast(slot.code, to: IntegerFunction.self)(value)
     }
 
+    /// /proc/self/maps whole: read until its end, as a /proc file states no size (Foundation's
+    /// `String(contentsOfFile:)` stops after its first read, before the end of a sanitizer's long map).
+    func maps() -> String {
+        let descriptor = open("/proc/self/maps", O_RDONLY)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while case let count = read(descriptor, &buffer, buffer.count), count > 0 { bytes += buffer[..<count] }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The permissions /proc/self/maps gives the mapping holding `address` ("r-xp").
-    func permissions(of address: UnsafeRawPointer) throws -> String {
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+    func permissions(of address: UnsafeRawPointer) -> String {
+        let maps = maps()
         let target = UInt(bitPattern: address)
         for line in maps.split(separator: "\n") {
             let fields = line.split(separator: " ")
@@ -48,6 +60,17 @@ import Testing
             if range.count == 2, range[0] <= target, target < range[1] { return String(fields[1]) }
         }
         return "unmapped"
+    }
+
+    /// The lines of /proc/self/maps around the mapping holding `address`, for a failure's message.
+    func mapping(of address: UnsafeRawPointer) -> String {
+        let lines = maps().split(separator: "\n")
+        let target = UInt(bitPattern: address)
+        let index = lines.firstIndex { line in
+            let range = line.split(separator: " ")[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
+            return range.count == 2 && target < range[1]
+        } ?? lines.endIndex
+        return lines[max(lines.startIndex, index - 2)..<min(lines.endIndex, index + 3)].joined(separator: "\n")
     }
 
     @Test func eachSlotEntersItsEntryWithItsContextByANearJump() throws {
@@ -65,9 +88,12 @@ import Testing
             #expect(target == Int(bitPattern: unsafeBitCast(Self.entry, to: UnsafeRawPointer.self)))
         }
         // Executable, never writable; the contexts beside the code are data.
-        #expect(try permissions(of: slots[0].code) == "r-xp")
-        #expect(try permissions(of: slots[0].handle) == "rw-p")
-        #expect(try permissions(of: slots[599].code) == "r-xp")
+        for (address, expected) in [(UnsafeRawPointer(slots[0].code), "r-xp"), (UnsafeRawPointer(slots[0].handle), "rw-p"),
+                                    (UnsafeRawPointer(slots[599].code), "r-xp")] {
+            let found = permissions(of: address)
+            let around = mapping(of: address)
+            #expect(found == expected, "\(address): \(found), in /proc/self/maps:\n\(around)")
+        }
     }
 
     @Test func theContextCanBeSetBeforeCIsGivenTheCode() throws {
