@@ -23,18 +23,18 @@ typedef struct trampoline_page {
     unsigned short free_slots[slots_per_page];
 } trampoline_page;
 
-/* Held inside the fork gate (see Retirement.h), as every DelegateKit lock: a fork waits for the section,
-   so that a forked child never finds the lock held by a thread it does not have. */
+/* Taken by fork itself (the handlers below): a fork waits for a section in progress, so that a forked
+   child never finds the lock held by a thread it does not have. A section takes no other lock and runs
+   no code of the program's, so the wait is short and cannot deadlock; and it costs a section nothing,
+   where the fork gate's shared lock would cost every trampoline made and freed. */
 static pthread_mutex_t pages_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void lock_pages(void) {
-    cffi_fork_gate_enter();
-    pthread_mutex_lock(&pages_lock);
-}
+static void lock_pages(void) { pthread_mutex_lock(&pages_lock); }
 
-static void unlock_pages(void) {
-    pthread_mutex_unlock(&pages_lock);
-    cffi_fork_gate_leave();
+static void unlock_pages(void) { pthread_mutex_unlock(&pages_lock); }
+
+__attribute__((constructor)) static void lock_pages_across_fork(void) {
+    pthread_atfork(lock_pages, unlock_pages, unlock_pages);
 }
 
 /* Pages with a free slot, and full pages: a slot is found among the first few pages whatever the number
