@@ -97,8 +97,14 @@ struct RegisterResult {
 /// The argument registers of a call, read in argument order by the specialized conversions.
 @frozen @usableFromInline
 struct ArgumentRegisters {
-    @usableFromInline var integers: (UInt64, UInt64, UInt64, UInt64, UInt64)
-    @usableFromInline var sse: (Double, Double, Double, Double, Double, Double, Double, Double)
+    /// The integer argument registers, and the SSE ones: the form in which the registers are passed by
+    /// value to a function out of line (an ``ArgumentRegisters`` would be passed by address, and so
+    /// stored by the caller on every call).
+    @usableFromInline typealias Integers = (UInt64, UInt64, UInt64, UInt64, UInt64)
+    @usableFromInline typealias SSE = (Double, Double, Double, Double, Double, Double, Double, Double)
+
+    @usableFromInline var integers: Integers
+    @usableFromInline var sse: SSE
     /// How many of each class the arguments read so far took.
     @usableFromInline var integersTaken = 0
     @usableFromInline var sseTaken = 0
@@ -113,6 +119,13 @@ struct ArgumentRegisters {
     ) {
         integers = (i0, i1, i2, i3, i4)
         sse = (d0, d1, d2, d3, d4, d5, d6, d7)
+    }
+
+    /// The registers passed by value as ``Integers`` and ``SSE``, to read from the first argument on.
+    @inlinable @inline(__always)
+    init(_ integers: Integers, _ sse: SSE) {
+        self.integers = integers
+        self.sse = sse
     }
 
     /// The registers stored at `registers`, to read from the first argument on: only the registers the

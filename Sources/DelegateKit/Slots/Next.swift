@@ -132,17 +132,12 @@ struct CallContext {
     /// puts the arguments where `classes` (the caller's Swift types, see ``RegisterLayout/classes``) says:
     /// a layer below is then called without laying the arguments out, and the wrapped original or a
     /// forwarding target's function with a direct call. Nil when the caller must take another way.
-    /// The registers come by value, as scalars: an ``ArgumentRegisters`` would be passed by address, and
-    /// so stored by the caller and loaded here on every call.
+    /// The registers come by value (see ``ArgumentRegisters/Integers``).
     @usableFromInline
-    func invoke(
-        classes: Int, _ integers: (UInt64, UInt64, UInt64, UInt64, UInt64),
-        _ sse: (Double, Double, Double, Double, Double, Double, Double, Double)
-    ) -> RegisterResult? {
+    func invoke(classes: Int, _ integers: ArgumentRegisters.Integers, _ sse: ArgumentRegisters.SSE) -> RegisterResult? {
         plan._withUnsafeGuaranteedRef { plan in
             guard plan.runsInRegisters, plan.prepared.registerLayout.unsafelyUnwrapped.classes == classes else { return nil }
-            return plan.invoke(from: level, ArgumentRegisters(
-                integers.0, integers.1, integers.2, integers.3, integers.4, sse.0, sse.1, sse.2, sse.3, sse.4, sse.5, sse.6, sse.7))
+            return plan.invoke(from: level, ArgumentRegisters(integers, sse))
         }
     }
 

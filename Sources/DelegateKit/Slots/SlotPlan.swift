@@ -183,15 +183,10 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
 
     /// ``run(_:_:)`` on an argument array made from the registers, for a plan with a layer or observer
     /// that has no register form. Out of line, its stack array puts no stack protector and no large frame
-    /// on every call of every slot; given the registers by value, as ``ArgumentRegisters`` would be passed
-    /// by address and so stored on every call.
+    /// on every call of every slot; given the registers by value (see ``ArgumentRegisters/Integers``).
     @inline(never)
-    private func runLaidOut(
-        _ integers: (UInt64, UInt64, UInt64, UInt64, UInt64), _ sse: (Double, Double, Double, Double, Double, Double, Double, Double)
-    ) -> RegisterResult {
-        let registers = ArgumentRegisters(
-            integers.0, integers.1, integers.2, integers.3, integers.4, sse.0, sse.1, sse.2, sse.3, sse.4, sse.5, sse.6, sse.7)
-        return prepared.registerLayout.unsafelyUnwrapped.run(registers) { run($0, $1) }
+    private func runLaidOut(_ integers: ArgumentRegisters.Integers, _ sse: ArgumentRegisters.SSE) -> RegisterResult {
+        prepared.registerLayout.unsafelyUnwrapped.run(ArgumentRegisters(integers, sse)) { run($0, $1) }
     }
 
     /// ``invoke(from:_:_:)`` in register form: the plan must run in registers (see ``runsInRegisters``).
