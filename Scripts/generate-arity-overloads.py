@@ -26,6 +26,47 @@ def arity(n):
     return generics, types, args, checked, params, names
 
 
+def typed_thunk_body(n, void, direct=""):
+    """The body of `CallThunk.typed` for a closure of n arguments of types A0... returning R (or Void):
+    shared by the generic overloads and the common shapes', which name A0... and R by type aliases.
+    `direct` adds the closure's own register entry to the thunk."""
+    _, _, args, _, _, _ = arity(n)
+    prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
+    key = "returnType.scalarCode"
+    for i in range(n):
+        key = f"a{i}.appendingKey({key})"
+    arg_list = ", ".join(f"a{i}" for i in range(n))
+    prepare_lines.append(f"        let prepared = try PreparedSignature.prepared(key: {key}) {{ CSignature(returnType, [{arg_list}]) }}")
+    prepare = "\n".join(prepare_lines)
+    reg_var = "var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)\n                " if n else ""
+    reg_args = ", ".join("arguments.next()" for _ in range(n))
+    agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
+    fn = "(" + ", ".join(f"A{i}" for i in range(n)) + ") -> " + ("Void" if void else "R")
+    if void:
+        return f"""        let returnType = CType.void
+{prepare}
+        var registers: RegisterBody?
+        if prepared.takesRegisters{agree} {{
+            registers = RegisterBody {{ i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                {reg_var}closure({reg_args})
+                return .zero
+            }}
+        }}
+        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers{direct}) {{ _, arguments in closure({args}) }}"""
+    return f"""        let returnType = try R.checkedCType()
+{prepare}
+        let widening = returnType.widening
+        var registers: RegisterBody?
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
+            registers = RegisterBody {{ i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                {reg_var}return registerResult(closure({reg_args}), widening)
+            }}
+        }}
+        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers{direct}) {{ result, arguments in
+            storeResult(closure({args}), to: result, widening)
+        }}"""
+
+
 def block(n):
     generics, types, args, checked, params, names = arity(n)
     g_r = ", ".join(generics + ["R: CValue"])
@@ -46,13 +87,6 @@ def block(n):
     g_m_r = ", ".join(["Member"] + generics + ["R: CValue"])
     g_m_v = ", ".join(["Member"] + generics)
     metatypes = "".join(f"A{i}.self, " for i in range(n))
-    prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
-    key = "returnType.scalarCode"
-    for i in range(n):
-        key = f"a{i}.appendingKey({key})"
-    arg_list = ", ".join(f"a{i}" for i in range(n))
-    prepare_lines.append(f"        let prepared = try PreparedSignature.prepared(key: {key}) {{ CSignature(returnType, [{arg_list}]) }}")
-    prepare = "\n".join(prepare_lines)
     reg_params = "i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7"
     reg_var = "var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)\n                " if n else ""
     reg_args = ", ".join("arguments.next()" for _ in range(n))
@@ -62,7 +96,6 @@ def block(n):
     obs_var = "var arguments = ArgumentRegisters(reading: registers)\n                " if n else ""
     reg_args_comma = (", " + reg_args) if n else ""
     agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
-    agree_v = agree
     obs_prepare = "".join(f"        let a{i} = try A{i}.checkedCType()\n" for i in range(n))
     obs_types = ", ".join(f"a{i}" for i in range(n))
     agree_sig = "".join(f"\n            && registerClassAgrees(A{i}.self, signature.argumentTypes[{i}])" for i in range(n))
@@ -72,32 +105,12 @@ def block(n):
 extension CallThunk {{
     @inlinable
     static func typed<{g_r}>(_ closure: @escaping @Sendable {fn_r}) throws -> CallThunk {{
-        let returnType = try R.checkedCType()
-{prepare}
-        let widening = returnType.widening
-        var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
-            registers = RegisterBody {{ {reg_params} in
-                {reg_var}return registerResult(closure({reg_args}), widening)
-            }}
-        }}
-        return CallThunk(prepared: prepared, swiftType: ({fn_r}).self, registers: registers) {{ result, arguments in
-            storeResult(closure({args}), to: result, widening)
-        }}
+{typed_thunk_body(n, False)}
     }}
 
     @inlinable
     static func typed{g_v_decl}(_ closure: @escaping @Sendable {fn_v}) throws -> CallThunk {{
-        let returnType = CType.void
-{prepare}
-        var registers: RegisterBody?
-        if prepared.takesRegisters{agree_v} {{
-            registers = RegisterBody {{ {reg_params} in
-                {reg_var}closure({reg_args})
-                return .zero
-            }}
-        }}
-        return CallThunk(prepared: prepared, swiftType: ({fn_v}).self, registers: registers) {{ _, arguments in closure({args}) }}
+{typed_thunk_body(n, True)}
     }}
 }}
 
@@ -615,33 +628,9 @@ def shape_block(index, args, ret, c_name, use):
     fn = f"({', '.join(args)}) -> {ret}"
     void = ret == "Void"
     aliases = "".join(f"        typealias A{i} = {t}\n" for i, t in enumerate(args))
-    _, _, arg_reads, _, _, _ = arity(n)
-    prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
-    key = "returnType.scalarCode"
-    for i in range(n):
-        key = f"a{i}.appendingKey({key})"
-    arg_list = ", ".join(f"a{i}" for i in range(n))
-    prepare_lines.append(
-        f"        let prepared = try PreparedSignature.prepared(key: {key}) {{ CSignature(returnType, [{arg_list}]) }}")
-    prepare = "\n".join(prepare_lines)
-    agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
+    direct = f", direct: {box}.direct(closure)"
+    thunk = ("" if void else f"        typealias R = {ret}\n") + aliases + typed_thunk_body(n, void, direct)
     reg_args = ", ".join("arguments.next()" for _ in range(n))
-    registers_head = "            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in\n" \
-        "                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)\n"
-    if void:
-        thunk = (aliases + "        let returnType = CType.void\n" + prepare + "\n"
-                 + "        var registers: RegisterBody?\n"
-                 + f"        if prepared.takesRegisters{agree} {{\n" + registers_head
-                 + f"                closure({reg_args})\n                return .zero\n            }}\n        }}\n"
-                 + f"        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, direct: {box}.direct(closure)) {{ _, arguments in\n"
-                 + f"            closure({arg_reads})\n        }}")
-    else:
-        thunk = (f"        typealias R = {ret}\n" + aliases + "        let returnType = try R.checkedCType()\n" + prepare + "\n"
-                 + "        let widening = returnType.widening\n        var registers: RegisterBody?\n"
-                 + f"        if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{\n" + registers_head
-                 + f"                return registerResult(closure({reg_args}), widening)\n            }}\n        }}\n"
-                 + f"        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, direct: {box}.direct(closure)) {{ result, arguments in\n"
-                 + f"            storeResult(closure({arg_reads}), to: result, widening)\n        }}")
     typed_plain = "" if void else f", typed: Plain{n}(body)"
     widening = {"Int32": ".signExtend32", "UnsafeMutableRawPointer?": ".none"}.get(ret)
     call = f"box.call({reg_args})"

@@ -3782,7 +3782,7 @@ extension CallThunk {
                 return registerResult(closure(arguments.next(), arguments.next()), widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self, registers: registers, direct: ExactShape0.direct(closure)) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: ExactShape0.direct(closure)) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
@@ -3881,9 +3881,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> Void).self, registers: registers, direct: ExactShape1.direct(closure)) { _, arguments in
-            closure(argument(arguments, 0))
-        }
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, direct: ExactShape1.direct(closure)) { _, arguments in closure(argument(arguments, 0)) }
     }
 }
 
@@ -3980,7 +3978,7 @@ extension CallThunk {
                 return registerResult(closure(arguments.next()), widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> Int32).self, registers: registers, direct: ExactShape2.direct(closure)) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: ExactShape2.direct(closure)) { result, arguments in
             storeResult(closure(argument(arguments, 0)), to: result, widening)
         }
     }
@@ -4079,7 +4077,7 @@ extension CallThunk {
                 return registerResult(closure(arguments.next()), widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?).self, registers: registers, direct: ExactShape3.direct(closure)) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: ExactShape3.direct(closure)) { result, arguments in
             storeResult(closure(argument(arguments, 0)), to: result, widening)
         }
     }
@@ -4180,7 +4178,7 @@ extension CallThunk {
                 return registerResult(closure(arguments.next(), arguments.next()), widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?, Int32) -> Int32).self, registers: registers, direct: ExactShape4.direct(closure)) { result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: ExactShape4.direct(closure)) { result, arguments in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
         }
     }
@@ -4281,9 +4279,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void).self, registers: registers, direct: ExactShape5.direct(closure)) { _, arguments in
-            closure(argument(arguments, 0), argument(arguments, 1))
-        }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, direct: ExactShape5.direct(closure)) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1)) }
     }
 }
 
