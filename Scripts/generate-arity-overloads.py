@@ -639,9 +639,9 @@ def shape_block(index, args, ret, c_name, use):
     return f'''
 // MARK: `{c_name}`, {use}
 
-/// A closure of the shape `{c_name}` with its own register entry (see ``DirectEntry``).
+/// A closure of the shape `{c_name}` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
-final class {box}: DirectEntry, @unchecked Sendable {{  // Immutable.
+final class {box}: _DirectEntry, @unchecked Sendable {{  // Immutable.
     let call: @Sendable {fn}
 
     init(_ call: @escaping @Sendable {fn}) {{
@@ -651,7 +651,7 @@ final class {box}: DirectEntry, @unchecked Sendable {{  // Immutable.
 
     /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable {fn}) -> DirectEntry? {{
+    static func direct(_ call: @escaping @Sendable {fn}) -> _DirectEntry? {{
         RegisterPath.isAvailable ? {box}(call) : nil
     }}
 

@@ -1,4 +1,4 @@
-import BenchmarkSupport
+// No import: delegatekit-macro-bench (Macros/) compiles this file too, beside a C module of another name.
 
 /// The middle value (the mean of the two middle ones for an even count).
 func median(_ values: [Double]) -> Double {
@@ -31,9 +31,9 @@ func interleavedMedians(count: Int, calls: Int64, rounds: Int, _ run: (Int, Int6
     var samples = Array(repeating: [Double](), count: count)
     for _ in 0..<rounds {
         for index in 0..<count {
-            let start = bench_now()
-            run(index, calls)
-            samples[index].append(Double(bench_now() - start) / Double(calls))
+            let elapsed = ContinuousClock().measure { run(index, calls) }
+            let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+            samples[index].append(nanoseconds / Double(calls))
         }
     }
     return samples.map(median)

@@ -31,8 +31,8 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     let prepared: PreparedSignature
     /// For a slot dispatcher: the plan cell its handler reads, kept alive here.
     private let target: AnyObject?
-    /// The closure's own register entry, its context, when its code enters there (see ``DirectEntry``).
-    private let directContext: DirectEntry?
+    /// The closure's own register entry, its context, when its code enters there (see ``_DirectEntry``).
+    private let directContext: _DirectEntry?
     /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
     let swiftType: Any.Type?
     /// What a call after deinitialization reports in a debug build (see ``Graveyard``); a delegate names
@@ -62,7 +62,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     init(
         prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: cffi_closure_handler, target: AnyObject?,
         swiftType: Any.Type? = nil, registers: RegisterBody? = nil, registerEntry: cffi_register_entry? = nil,
-        direct: DirectEntry? = nil
+        direct: _DirectEntry? = nil
     ) throws {
         self.prepared = prepared
         self.body = body

@@ -17,12 +17,12 @@ struct CallThunk: Sendable {
     /// `functionPointer(as:)` compares a struct or enum parameter with, whose C type its name does not
     /// say. A metatype, so recording it costs no allocation; it is named only when checked.
     let swiftType: Any.Type?
-    /// The closure's own register entry, for a ``CClosure`` (see ``DirectEntry``).
-    let direct: DirectEntry?
+    /// The closure's own register entry, for a ``CClosure`` (see ``_DirectEntry``).
+    let direct: _DirectEntry?
 
     @usableFromInline
     init(
-        prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, direct: DirectEntry? = nil,
+        prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, direct: _DirectEntry? = nil,
         body: @escaping ArrayBody
     ) {
         self.prepared = prepared
@@ -48,7 +48,13 @@ struct CallThunk: Sendable {
         self.init(prepared: try PreparedSignature.prepared(signature), swiftType: swiftType, body: body)
     }
 
-    var signature: CSignature { prepared.signature }
+    @usableFromInline var signature: CSignature { prepared.signature }
+
+    /// This thunk with `direct` as a ``CClosure``'s own register entry.
+    @usableFromInline
+    func entering(_ direct: _DirectEntry) -> CallThunk {
+        CallThunk(prepared: prepared, swiftType: swiftType, registers: registers, direct: direct, body: body)
+    }
 
     /// The thunk for a closure with typed arguments. `@inlinable` so it is specialized for the concrete
     /// argument types in the caller's module: unspecialized pack code costs far more per call.

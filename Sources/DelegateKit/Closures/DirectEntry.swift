@@ -5,17 +5,97 @@ import CFFIShim
 /// call crosses two Swift frames (the entry and the user's closure) where the shared entry and a
 /// specialized conversion make three (see ``RegisterPath``).
 ///
-/// Only a non-generic function can be a `@convention(c)` entry that calls a closure of known types, so
-/// only the exact overloads of the common callback shapes make one: a subclass per shape holds the closure
-/// (see `CClosure.init(_:)` for `int (const void *, const void *)`). A ``CClosure`` whose code enters in
-/// registers uses it; every other user of the thunk (slot stubs, plans, one-shots, libffi's path) ignores
-/// it.
-@usableFromInline
-class DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only a `let` @Sendable closure.
+/// Only a non-generic function can be a `@convention(c)` entry that calls a closure of known types, and
+/// only where the closure's types are written can such a function be formed. Two places do: the exact
+/// overloads of the common callback shapes (a subclass per shape, generated; see `CClosure.init(_:)` for
+/// `int (const void *, const void *)`), and the `#CClosure` macro of the DelegateKitMacros package, whose
+/// expansion declares a subclass in the user's module for the literal's signature. A ``CClosure`` whose
+/// code enters in registers uses it; every other user of a thunk (slot stubs, plans, one-shots, libffi's
+/// path) ignores it.
+///
+/// Public only for `#CClosure`'s expansion, as ``_DirectRegisters`` and ``CClosure/init(_:_direct:)``: not
+/// API to use by hand.
+open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only a `let` @Sendable closure.
     /// Entered by the trampoline with this object as its context pointer.
     let entry: cffi_register_entry
 
-    init(entry: cffi_register_entry) {
+    /// An entry that C's trampoline calls with the argument registers and this object as `context`
+    /// (between the fifth integer register and the first SSE one): it reads its arguments with a
+    /// ``_DirectRegisters`` and returns ``_DirectRegisters/result(_:)``.
+    public init(entry: cffi_register_entry) {
         self.entry = entry
     }
+}
+
+/// The argument registers as a direct entry receives them, read in argument order by type: what
+/// `#CClosure`'s expansion converts C's arguments and result with. Every method folds to a register move
+/// where the types are concrete.
+@frozen
+public struct _DirectRegisters {
+    @usableFromInline var registers: ArgumentRegisters
+
+    /// The registers of one call, as the entry's parameters hold them.
+    @inlinable @inline(__always)
+    public init(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ d0: Double, _ d1: Double,
+        _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) {
+        registers = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+    }
+
+    /// The next argument, of Swift type `T`.
+    @inlinable @inline(__always)
+    public mutating func next<T: CValue>(_ type: T.Type = T.self) -> T {
+        registers.next()
+    }
+
+    /// `value` as the entry's result registers, a narrow integer widened as libffi widens it (a constant
+    /// where `T`'s C type is visible).
+    @inlinable @inline(__always)
+    public static func result<T: CValue>(_ value: T) -> cffi_registers {
+        let widening = MemoryLayout<T>.size < 8 ? T.cType.widening : .none
+        return registerResult(value, widening).registers
+    }
+
+    /// The result registers of an entry whose closure returns nothing.
+    @inlinable @inline(__always)
+    public static func result(_ value: Void) -> cffi_registers {
+        RegisterResult.zero.registers
+    }
+}
+
+extension CClosure {
+    /// A closure whose code enters `entry` when it takes the register path, and otherwise runs `body` as
+    /// ``init(_:)`` does: `#CClosure`'s expansion, whose `entry` holds `body` itself.
+    @inlinable
+    public convenience init<each A: CValue, R: CValue>(
+        _ body: @escaping @Sendable (repeat each A) -> R, _direct entry: _DirectEntry
+    ) throws {
+        let thunk = try CallThunk.typed(body)
+        let agrees = registerClassesAgree(thunk.signature, R.self, repeat (each A).self)
+        try self.init(thunk: agrees ? thunk.entering(entry) : thunk)
+    }
+
+    /// ``init(_:_direct:)`` for a closure that returns nothing.
+    @inlinable
+    public convenience init<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void, _direct entry: _DirectEntry) throws {
+        let thunk = try CallThunk.typed(body)
+        let agrees = registerClassesAgree(thunk.signature, CVoid.self, repeat (each A).self)
+        try self.init(thunk: agrees ? thunk.entering(entry) : thunk)
+    }
+}
+
+/// Whether every Swift type of a closure travels in the register class its C type in `signature` does,
+/// the condition for converting arguments and result by Swift type alone (as a direct entry does).
+@inlinable
+func registerClassesAgree<each A: CValue, R: CValue>(
+    _ signature: CSignature, _ result: R.Type, _ arguments: repeat (each A).Type
+) -> Bool {
+    var agrees = registerClassAgrees(R.self, signature.returnType)
+    var index = 0
+    for argument in repeat each arguments {
+        agrees = agrees && registerClassAgrees(argument, signature.argumentTypes[index])
+        index += 1
+    }
+    return agrees
 }

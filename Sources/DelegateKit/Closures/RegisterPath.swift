@@ -9,7 +9,7 @@ import CFFIShim
 /// of DelegateKit's entries (in a page of DelegateKit's own, see `cffi_trampoline_create`, or in libffi's
 /// closure memory, see `cffi_register_closure_create`). The entry hands the registers to a
 /// ``RegisterBody``, the user's closure behind a conversion specialized for its Swift types when it was
-/// made, or is the closure's own (see ``DirectEntry``). libffi's generic entry, which classifies and
+/// made, or is the closure's own (see ``_DirectEntry``). libffi's generic entry, which classifies and
 /// copies every argument of every call, is not involved.
 ///
 /// Everything else (and every closure when the path is off, see ``isAvailable``) enters through libffi.
@@ -89,7 +89,7 @@ struct RegisterResult {
 
     @inlinable static var zero: RegisterResult { RegisterResult(integer: 0, sse: 0) }
 
-    var registers: cffi_registers { cffi_registers(integer: integer, sse: sse) }
+    @inlinable var registers: cffi_registers { cffi_registers(integer: integer, sse: sse) }
 
     init(_ registers: cffi_registers) { self.init(integer: registers.integer, sse: registers.sse) }
 }

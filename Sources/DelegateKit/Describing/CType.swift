@@ -139,7 +139,7 @@ public enum CType: Hashable, Sendable {
     }
 
     /// Whether this is an integer (or `bool`) type narrower than a register, which libffi widens.
-    @usableFromInline
+    @inlinable
     var widening: ReturnWidening {
         switch self {
         case .int8: return .signExtend8

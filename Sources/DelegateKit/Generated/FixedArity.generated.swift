@@ -3739,9 +3739,9 @@ extension CFunction {
 
 // MARK: `int (const void *, const void *)`, a comparator (`qsort`, `bsearch`, `tsearch`)
 
-/// A closure of the shape `int (const void *, const void *)` with its own register entry (see ``DirectEntry``).
+/// A closure of the shape `int (const void *, const void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
-final class ExactShape0: DirectEntry, @unchecked Sendable {  // Immutable.
+final class ExactShape0: _DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
 
     init(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) {
@@ -3751,7 +3751,7 @@ final class ExactShape0: DirectEntry, @unchecked Sendable {  // Immutable.
 
     /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) -> DirectEntry? {
+    static func direct(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) -> _DirectEntry? {
         RegisterPath.isAvailable ? ExactShape0(call) : nil
     }
 
@@ -3840,9 +3840,9 @@ extension TypedDelegate {
 
 // MARK: `void (void *)`, a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`)
 
-/// A closure of the shape `void (void *)` with its own register entry (see ``DirectEntry``).
+/// A closure of the shape `void (void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
-final class ExactShape1: DirectEntry, @unchecked Sendable {  // Immutable.
+final class ExactShape1: _DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?) -> Void
 
     init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) {
@@ -3852,7 +3852,7 @@ final class ExactShape1: DirectEntry, @unchecked Sendable {  // Immutable.
 
     /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) -> DirectEntry? {
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) -> _DirectEntry? {
         RegisterPath.isAvailable ? ExactShape1(call) : nil
     }
 
@@ -3937,9 +3937,9 @@ extension TypedDelegate {
 
 // MARK: `int (void *)`, a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`)
 
-/// A closure of the shape `int (void *)` with its own register entry (see ``DirectEntry``).
+/// A closure of the shape `int (void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
-final class ExactShape2: DirectEntry, @unchecked Sendable {  // Immutable.
+final class ExactShape2: _DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?) -> Int32
 
     init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) {
@@ -3949,7 +3949,7 @@ final class ExactShape2: DirectEntry, @unchecked Sendable {  // Immutable.
 
     /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) -> DirectEntry? {
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) -> _DirectEntry? {
         RegisterPath.isAvailable ? ExactShape2(call) : nil
     }
 
@@ -4036,9 +4036,9 @@ extension TypedDelegate {
 
 // MARK: `void *(void *)`, a thread's start routine (`pthread_create`)
 
-/// A closure of the shape `void *(void *)` with its own register entry (see ``DirectEntry``).
+/// A closure of the shape `void *(void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
-final class ExactShape3: DirectEntry, @unchecked Sendable {  // Immutable.
+final class ExactShape3: _DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
 
     init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) {
@@ -4048,7 +4048,7 @@ final class ExactShape3: DirectEntry, @unchecked Sendable {  // Immutable.
 
     /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) -> DirectEntry? {
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) -> _DirectEntry? {
         RegisterPath.isAvailable ? ExactShape3(call) : nil
     }
 
@@ -4135,9 +4135,9 @@ extension TypedDelegate {
 
 // MARK: `int (void *, int)`, a context and a count (`sqlite3_busy_handler`)
 
-/// A closure of the shape `int (void *, int)` with its own register entry (see ``DirectEntry``).
+/// A closure of the shape `int (void *, int)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
-final class ExactShape4: DirectEntry, @unchecked Sendable {  // Immutable.
+final class ExactShape4: _DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
 
     init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) {
@@ -4147,7 +4147,7 @@ final class ExactShape4: DirectEntry, @unchecked Sendable {  // Immutable.
 
     /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) -> DirectEntry? {
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) -> _DirectEntry? {
         RegisterPath.isAvailable ? ExactShape4(call) : nil
     }
 
@@ -4236,9 +4236,9 @@ extension TypedDelegate {
 
 // MARK: `void (void *, void *)`, an element and a context (`GFunc` for `g_list_foreach`)
 
-/// A closure of the shape `void (void *, void *)` with its own register entry (see ``DirectEntry``).
+/// A closure of the shape `void (void *, void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
-final class ExactShape5: DirectEntry, @unchecked Sendable {  // Immutable.
+final class ExactShape5: _DirectEntry, @unchecked Sendable {  // Immutable.
     let call: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
     init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) {
@@ -4248,7 +4248,7 @@ final class ExactShape5: DirectEntry, @unchecked Sendable {  // Immutable.
 
     /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) -> DirectEntry? {
+    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) -> _DirectEntry? {
         RegisterPath.isAvailable ? ExactShape5(call) : nil
     }
 

@@ -1,0 +1,81 @@
+import CFFIShim
+@testable import DelegateKit  // RegisterPath.isAvailable
+import DelegateKitFixtures
+import Testing
+
+/// `CClosure(_:_direct:)`, the library's half of `#CClosure` (the macro lives in Macros/, with its own
+/// tests): an entry written as the expansion writes one, here by hand, and counting its calls, must be
+/// what C enters on the register path and only there; where the Swift types cannot be converted by type,
+/// the closure must run as `CClosure(_:)` does.
+@Suite(.serialized) struct DirectEntryTests {
+    /// Calls of every counting entry (the suite is serialized, and C calls on this thread).
+    nonisolated(unsafe) static var entered = 0
+
+    /// What `#CClosure { (a: Int64, b: Int64) -> Int64 in … }` expands to, with a count of entries.
+    final class Adder: _DirectEntry, @unchecked Sendable {
+        let body: @Sendable (Int64, Int64) -> Int64
+        init(_ body: @escaping @Sendable (Int64, Int64) -> Int64) {
+            self.body = body
+            super.init(entry: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                Unmanaged<Adder>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                    DirectEntryTests.entered += 1
+                    var registers = _DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                    return _DirectRegisters.result(entry.body(registers.next(), registers.next()))
+                }
+            })
+        }
+    }
+
+    @Test func theRegisterPathEntersTheClosuresOwnEntry() throws {
+        DirectEntryTests.entered = 0
+        let bias = Int64(7)
+        let body: @Sendable (Int64, Int64) -> Int64 = { a, b in a &+ b &+ bias }
+        let closure = try CClosure(body, _direct: Adder(body))
+        let add = closure.functionPointer(as: (@convention(c) (Int64, Int64) -> Int64).self)
+        #expect(add(1, 2) == 10)
+        #expect(add(-8, 1) == 0)
+        #expect(DirectEntryTests.entered == (RegisterPath.isAvailable ? 2 : 0))
+    }
+
+    /// A struct holding a double, stated as `double`: its Swift type does not say it travels in an SSE
+    /// register, so an entry converting by type would read the wrong register. The entry is not used.
+    struct Meters: CValue {
+        var value: Double
+        static var cType: CType { .double }
+    }
+
+    final class MetersEntry: _DirectEntry, @unchecked Sendable {
+        init() {
+            super.init(entry: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
+                DirectEntryTests.entered += 1
+                return _DirectRegisters.result(Meters(value: -1))
+            })
+        }
+    }
+
+    @Test func anEntryIsIgnoredWhereTypesCannotBeConvertedByType() throws {
+        DirectEntryTests.entered = 0
+        let closure = try CClosure({ (m: Meters) -> Meters in Meters(value: m.value * 2) }, _direct: MetersEntry())
+        let twice = closure.functionPointer(erasedAs: (@convention(c) (Double) -> Double).self)
+        #expect(twice(21) == 42)
+        #expect(DirectEntryTests.entered == 0)
+    }
+
+    /// A signature that is not register-only (a struct by value) never enters in registers at all.
+    final class Unused: _DirectEntry, @unchecked Sendable {
+        init() {
+            super.init(entry: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
+                DirectEntryTests.entered += 1
+                return _DirectRegisters.result(())
+            })
+        }
+    }
+
+    @Test func aSignatureOffTheRegisterPathRunsTheClosure() throws {
+        DirectEntryTests.entered = 0
+        let closure = try CClosure({ (s: S8) -> Int32 in s.a &+ Int32(s.b) }, _direct: Unused())
+        let sum = closure.functionPointer(as: (@convention(c) (S8) -> Int32).self)
+        #expect(sum(S8(a: 2, b: 3)) == 5)
+        #expect(DirectEntryTests.entered == 0)
+    }
+}
