@@ -1,0 +1,1 @@
+../../../Sources/delegatekit-bench/Statistics.swift
