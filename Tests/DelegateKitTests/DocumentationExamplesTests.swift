@@ -5,7 +5,8 @@ import Testing
 
 /// The docs' code is compiled code: every ```swift block of the README and of the DocC catalog must be,
 /// line for line, a region of `Sources/DocumentationExamples` (or of the example consumer package
-/// `Examples/Consumer`, which Scripts/check-consumer-manifest.sh builds as a user's package) between `// doc:begin NAME` and `// doc:end`, and every region must
+/// `Examples/Consumer`, which Scripts/check-consumer-manifest.sh builds as a user's package, or of the macro
+/// package's tests, which CI runs) between `// doc:begin NAME` and `// doc:end`, and every region must
 /// be quoted somewhere. Regions may nest; indentation common to a region's lines and trailing spaces are
 /// ignored.
 @Suite struct DocumentationExamplesTests {
@@ -93,14 +94,15 @@ import Testing
     }
 
     static func allBlocks() throws -> [Block] {
-        try (["README.md"] + files(in: "Sources/DelegateKit/DelegateKit.docc", ending: ".md")).flatMap {
+        try (["README.md", "Macros/README.md"] + files(in: "Sources/DelegateKit/DelegateKit.docc", ending: ".md")).flatMap {
             blocks(in: try read($0), file: $0)
         }
     }
 
     static func allRegions() throws -> [Region] {
         try (files(in: "Sources/DocumentationExamples", ending: ".swift")
-            + files(in: "Examples/Consumer/Sources/MyWrapper", ending: ".swift") + ["Examples/Consumer/Package.swift"]).flatMap {
+            + files(in: "Examples/Consumer/Sources/MyWrapper", ending: ".swift") + ["Examples/Consumer/Package.swift"]
+            + files(in: "Macros/Tests/DelegateKitMacrosTests", ending: ".swift")).flatMap {
             try regions(in: try read($0), file: $0)
         }
     }

@@ -19,6 +19,18 @@ import Testing
         #expect(bench_loop_mixed6(mixed.address, 1_000) == bench_loop_mixed6(bench_direct(2), 1_000))
     }
 
+    /// The README's example (quoted from here: this package's tests are the only code that can import the
+    /// macro and is compiled in CI).
+    @Test func theReadmeExample() throws {
+        // doc:begin macro-cclosure
+        let scale = 2.5
+        let weigh = try #CClosure { (count: Int64, mass: Double) -> Double in Double(count) * mass * scale }
+        let call = weigh.functionPointer(as: (@convention(c) (Int64, Double) -> Double).self)
+        // doc:end
+        #expect(call(4, 2) == 20)
+        #expect(weigh.signature == CSignature(.double, [.int64, .double]))
+    }
+
     @Test func aComparatorSortsForQsort() throws {
         var numbers: [Int32] = (0..<500).map { Int32(($0 * 7919) % 500) }
         let descending = true
