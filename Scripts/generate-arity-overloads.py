@@ -26,10 +26,13 @@ def arity(n):
     return generics, types, args, checked, params, names
 
 
-def typed_thunk_body(n, void, direct=""):
+def typed_thunk_body(n, void, shape=None):
     """The body of `CallThunk.typed` for a closure of n arguments of types A0... returning R (or Void):
     shared by the generic overloads and the common shapes', which name A0... and R by type aliases.
-    `direct` adds the closure's own register entry to the thunk."""
+    Both forms capture only `captured`, one object, which Swift then passes as each function's context as
+    it is: one allocation where a context per form would be two. For a generic overload that is a
+    `Captured` object; for a shape (`shape`: its class and constant widening) the shape's own object,
+    whose function type is concrete, which is also the closure's own register entry."""
     _, _, args, _, _, _ = arity(n)
     prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
     key = "returnType.scalarCode"
@@ -42,29 +45,77 @@ def typed_thunk_body(n, void, direct=""):
     reg_args = ", ".join("arguments.next()" for _ in range(n))
     agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
     fn = "(" + ", ".join(f"A{i}" for i in range(n)) + ") -> " + ("Void" if void else "R")
+    types = ", ".join(f"A{i}" for i in range(n))
+    if shape:
+        box, constant_widening = shape
+        make = f"let captured = {box}(closure)"
+        widening = constant_widening
+        direct = ", direct: RegisterPath.isAvailable ? captured : nil"
+    else:
+        make = (f"let captured = CapturedVoid{n}{'<' + types + '>' if n else ''}(closure)" if void
+                else f"let captured = Captured{n}<{', '.join([types, 'R']) if n else 'R'}>(closure, returnType.widening)")
+        widening = "captured.widening"
+        direct = ""
     if void:
         return f"""        let returnType = CType.void
 {prepare}
+        {make}
         var registers: RegisterBody?
         if prepared.takesRegisters{agree} {{
-            registers = RegisterBody {{ i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                {reg_var}closure({reg_args})
+            registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                {reg_var}captured.closure({reg_args})
                 return .zero
             }}
         }}
-        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers{direct}) {{ _, arguments in closure({args}) }}"""
+        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers{direct}) {{ [captured] _, arguments in
+            captured.closure({args})
+        }}"""
     return f"""        let returnType = try R.checkedCType()
 {prepare}
-        let widening = returnType.widening
+        {make}
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
-            registers = RegisterBody {{ i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                {reg_var}return registerResult(closure({reg_args}), widening)
+            registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                {reg_var}return registerResult(captured.closure({reg_args}), {widening})
             }}
         }}
-        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers{direct}) {{ result, arguments in
-            storeResult(closure({args}), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers{direct}) {{ [captured] result, arguments in
+            storeResult(captured.closure({args}), to: result, {widening})
         }}"""
+
+
+def captured_class(n):
+    """The objects the two forms of a generic typed thunk share as their context (see typed_thunk_body):
+    one for a result, one for none (a `() -> Void` stored as `() -> R` would be wrapped in a thunk)."""
+    types = ", ".join(f"A{i}" for i in range(n))
+    counted = f"{n} argument{'' if n == 1 else 's'}"
+    return f"""
+/// What both forms of a typed thunk of {counted} run: the user's closure and how its result is widened.
+/// A closure that captures one object and nothing else has that object as its context, so the argument
+/// array and register forms capturing this share one allocation.
+@usableFromInline
+final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: @unchecked Sendable {{  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable ({types}) -> R
+    @usableFromInline let widening: ReturnWidening
+
+    @inlinable
+    init(_ closure: @escaping @Sendable ({types}) -> R, _ widening: ReturnWidening) {{
+        self.closure = closure
+        self.widening = widening
+    }}
+}}
+
+/// ``Captured{n}`` for a closure of {counted} that returns nothing.
+@usableFromInline
+final class CapturedVoid{n}{'<' + types + '>' if n else ''}: @unchecked Sendable {{  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable ({types}) -> Void
+
+    @inlinable
+    init(_ closure: @escaping @Sendable ({types}) -> Void) {{
+        self.closure = closure
+    }}
+}}
+"""
 
 
 def block(n):
@@ -628,12 +679,11 @@ def shape_block(index, args, ret, c_name, use):
     fn = f"({', '.join(args)}) -> {ret}"
     void = ret == "Void"
     aliases = "".join(f"        typealias A{i} = {t}\n" for i, t in enumerate(args))
-    direct = f", direct: {box}.direct(closure)"
-    thunk = ("" if void else f"        typealias R = {ret}\n") + aliases + typed_thunk_body(n, void, direct)
+    widening = {"Int32": ".signExtend32", "UnsafeMutableRawPointer?": ".none"}.get(ret)
+    thunk = ("" if void else f"        typealias R = {ret}\n") + aliases + typed_thunk_body(n, void, (box, widening))
     reg_args = ", ".join("arguments.next()" for _ in range(n))
     typed_plain = "" if void else f", typed: Plain{n}(body)"
-    widening = {"Int32": ".signExtend32", "UnsafeMutableRawPointer?": ".none"}.get(ret)
-    call = f"box.call({reg_args})"
+    call = f"box.closure({reg_args})"
     entry_result = "        _ = " + call + "\n            return cffi_registers(integer: 0, sse: 0)" if void \
         else f"        return registerResult({call}, {widening}).registers"
     return f'''
@@ -642,17 +692,12 @@ def shape_block(index, args, ret, c_name, use):
 /// A closure of the shape `{c_name}` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
 final class {box}: _DirectEntry, @unchecked Sendable {{  // Immutable.
-    let call: @Sendable {fn}
+    @usableFromInline let closure: @Sendable {fn}
 
-    init(_ call: @escaping @Sendable {fn}) {{
-        self.call = call
-        super.init(entry: {box}.entry)
-    }}
-
-    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable {fn}) -> _DirectEntry? {{
-        RegisterPath.isAvailable ? {box}(call) : nil
+    init(_ closure: @escaping @Sendable {fn}) {{
+        self.closure = closure
+        super.init(entry: {box}.entry)
     }}
 
     private static let entry: cffi_register_entry = {{ i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
@@ -732,7 +777,7 @@ def main():
 
 import CFFIShim
 '''.replace("{MAX}", str(MAX))
-    OUT.write_text(header + "".join(block(n) for n in range(MAX + 1)) + "".join(slot_block(n) for n in range(SLOT_MAX + 1))
+    OUT.write_text(header + "".join(captured_class(n) for n in range(MAX + 1)) + "".join(block(n) for n in range(MAX + 1)) + "".join(slot_block(n) for n in range(SLOT_MAX + 1))
                    + "".join(call_block(n) for n in range(MAX + 1))
                    + "".join(shape_block(index, *shape) for index, shape in enumerate(SHAPES)))
 

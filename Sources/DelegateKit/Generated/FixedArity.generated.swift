@@ -6,6 +6,188 @@
 
 import CFFIShim
 
+/// What both forms of a typed thunk of 0 arguments run: the user's closure and how its result is widened.
+/// A closure that captures one object and nothing else has that object as its context, so the argument
+/// array and register forms capturing this share one allocation.
+@usableFromInline
+final class Captured0<R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable () -> R
+    @usableFromInline let widening: ReturnWidening
+
+    @inlinable
+    init(_ closure: @escaping @Sendable () -> R, _ widening: ReturnWidening) {
+        self.closure = closure
+        self.widening = widening
+    }
+}
+
+/// ``Captured0`` for a closure of 0 arguments that returns nothing.
+@usableFromInline
+final class CapturedVoid0: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable () -> Void
+
+    @inlinable
+    init(_ closure: @escaping @Sendable () -> Void) {
+        self.closure = closure
+    }
+}
+
+/// What both forms of a typed thunk of 1 argument run: the user's closure and how its result is widened.
+/// A closure that captures one object and nothing else has that object as its context, so the argument
+/// array and register forms capturing this share one allocation.
+@usableFromInline
+final class Captured1<A0, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0) -> R
+    @usableFromInline let widening: ReturnWidening
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0) -> R, _ widening: ReturnWidening) {
+        self.closure = closure
+        self.widening = widening
+    }
+}
+
+/// ``Captured1`` for a closure of 1 argument that returns nothing.
+@usableFromInline
+final class CapturedVoid1<A0>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0) -> Void
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0) -> Void) {
+        self.closure = closure
+    }
+}
+
+/// What both forms of a typed thunk of 2 arguments run: the user's closure and how its result is widened.
+/// A closure that captures one object and nothing else has that object as its context, so the argument
+/// array and register forms capturing this share one allocation.
+@usableFromInline
+final class Captured2<A0, A1, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1) -> R
+    @usableFromInline let widening: ReturnWidening
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1) -> R, _ widening: ReturnWidening) {
+        self.closure = closure
+        self.widening = widening
+    }
+}
+
+/// ``Captured2`` for a closure of 2 arguments that returns nothing.
+@usableFromInline
+final class CapturedVoid2<A0, A1>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1) -> Void
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1) -> Void) {
+        self.closure = closure
+    }
+}
+
+/// What both forms of a typed thunk of 3 arguments run: the user's closure and how its result is widened.
+/// A closure that captures one object and nothing else has that object as its context, so the argument
+/// array and register forms capturing this share one allocation.
+@usableFromInline
+final class Captured3<A0, A1, A2, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1, A2) -> R
+    @usableFromInline let widening: ReturnWidening
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1, A2) -> R, _ widening: ReturnWidening) {
+        self.closure = closure
+        self.widening = widening
+    }
+}
+
+/// ``Captured3`` for a closure of 3 arguments that returns nothing.
+@usableFromInline
+final class CapturedVoid3<A0, A1, A2>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1, A2) -> Void
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1, A2) -> Void) {
+        self.closure = closure
+    }
+}
+
+/// What both forms of a typed thunk of 4 arguments run: the user's closure and how its result is widened.
+/// A closure that captures one object and nothing else has that object as its context, so the argument
+/// array and register forms capturing this share one allocation.
+@usableFromInline
+final class Captured4<A0, A1, A2, A3, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> R
+    @usableFromInline let widening: ReturnWidening
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, _ widening: ReturnWidening) {
+        self.closure = closure
+        self.widening = widening
+    }
+}
+
+/// ``Captured4`` for a closure of 4 arguments that returns nothing.
+@usableFromInline
+final class CapturedVoid4<A0, A1, A2, A3>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> Void
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> Void) {
+        self.closure = closure
+    }
+}
+
+/// What both forms of a typed thunk of 5 arguments run: the user's closure and how its result is widened.
+/// A closure that captures one object and nothing else has that object as its context, so the argument
+/// array and register forms capturing this share one allocation.
+@usableFromInline
+final class Captured5<A0, A1, A2, A3, A4, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> R
+    @usableFromInline let widening: ReturnWidening
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, _ widening: ReturnWidening) {
+        self.closure = closure
+        self.widening = widening
+    }
+}
+
+/// ``Captured5`` for a closure of 5 arguments that returns nothing.
+@usableFromInline
+final class CapturedVoid5<A0, A1, A2, A3, A4>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> Void
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) {
+        self.closure = closure
+    }
+}
+
+/// What both forms of a typed thunk of 6 arguments run: the user's closure and how its result is widened.
+/// A closure that captures one object and nothing else has that object as its context, so the argument
+/// array and register forms capturing this share one allocation.
+@usableFromInline
+final class Captured6<A0, A1, A2, A3, A4, A5, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> R
+    @usableFromInline let widening: ReturnWidening
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, _ widening: ReturnWidening) {
+        self.closure = closure
+        self.widening = widening
+    }
+}
+
+/// ``Captured6`` for a closure of 6 arguments that returns nothing.
+@usableFromInline
+final class CapturedVoid6<A0, A1, A2, A3, A4, A5>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> Void
+
+    @inlinable
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) {
+        self.closure = closure
+    }
+}
+
 // MARK: 0 arguments
 
 extension CallThunk {
@@ -13,15 +195,15 @@ extension CallThunk {
     static func typed<R: CValue>(_ closure: @escaping @Sendable () -> R) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
-        let widening = returnType.widening
+        let captured = Captured0<R>(closure, returnType.widening)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                return registerResult(closure(), widening)
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                return registerResult(captured.closure(), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers) { result, arguments in
-            storeResult(closure(), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers) { [captured] result, arguments in
+            storeResult(captured.closure(), to: result, captured.widening)
         }
     }
 
@@ -29,14 +211,17 @@ extension CallThunk {
     static func typed(_ closure: @escaping @Sendable () -> Void) throws -> CallThunk {
         let returnType = CType.void
         let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
+        let captured = CapturedVoid0(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                closure()
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                captured.closure()
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers) { _, arguments in closure() }
+        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers) { [captured] _, arguments in
+            captured.closure()
+        }
     }
 }
 
@@ -377,16 +562,16 @@ extension CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        let widening = returnType.widening
+        let captured = Captured1<A0, R>(closure, returnType.widening)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers) { result, arguments in
-            storeResult(closure(argument(arguments, 0)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
         }
     }
 
@@ -395,15 +580,18 @@ extension CallThunk {
         let returnType = CType.void
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        let captured = CapturedVoid1<A0>(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(arguments.next())
+                captured.closure(arguments.next())
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers) { [captured] _, arguments in
+            captured.closure(argument(arguments, 0))
+        }
     }
 }
 
@@ -755,16 +943,16 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        let widening = returnType.widening
+        let captured = Captured2<A0, A1, R>(closure, returnType.widening)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next(), arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers) { result, arguments in
-            storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
         }
     }
 
@@ -774,15 +962,18 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        let captured = CapturedVoid2<A0, A1>(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(arguments.next(), arguments.next())
+                captured.closure(arguments.next(), arguments.next())
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers) { [captured] _, arguments in
+            captured.closure(argument(arguments, 0), argument(arguments, 1))
+        }
     }
 }
 
@@ -1141,16 +1332,16 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
-        let widening = returnType.widening
+        let captured = Captured3<A0, A1, A2, R>(closure, returnType.widening)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers) { result, arguments in
-            storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, captured.widening)
         }
     }
 
@@ -1161,15 +1352,18 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
+        let captured = CapturedVoid3<A0, A1, A2>(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(arguments.next(), arguments.next(), arguments.next())
+                captured.closure(arguments.next(), arguments.next(), arguments.next())
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers) { [captured] _, arguments in
+            captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
+        }
     }
 }
 
@@ -1535,16 +1729,16 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
-        let widening = returnType.widening
+        let captured = Captured4<A0, A1, A2, A3, R>(closure, returnType.widening)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers) { result, arguments in
-            storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, captured.widening)
         }
     }
 
@@ -1556,15 +1750,18 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
+        let captured = CapturedVoid4<A0, A1, A2, A3>(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers) { [captured] _, arguments in
+            captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
+        }
     }
 }
 
@@ -1937,16 +2134,16 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
-        let widening = returnType.widening
+        let captured = Captured5<A0, A1, A2, A3, A4, R>(closure, returnType.widening)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers) { result, arguments in
-            storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, captured.widening)
         }
     }
 
@@ -1959,15 +2156,18 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
+        let captured = CapturedVoid5<A0, A1, A2, A3, A4>(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers) { [captured] _, arguments in
+            captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
+        }
     }
 }
 
@@ -2347,16 +2547,16 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let a5 = try A5.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
-        let widening = returnType.widening
+        let captured = Captured6<A0, A1, A2, A3, A4, A5, R>(closure, returnType.widening)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers) { result, arguments in
-            storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, captured.widening)
         }
     }
 
@@ -2370,15 +2570,18 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let a5 = try A5.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
+        let captured = CapturedVoid6<A0, A1, A2, A3, A4, A5>(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
+                captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers) { [captured] _, arguments in
+            captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
+        }
     }
 }
 
@@ -3742,23 +3945,18 @@ extension CFunction {
 /// A closure of the shape `int (const void *, const void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
 final class ExactShape0: _DirectEntry, @unchecked Sendable {  // Immutable.
-    let call: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
+    @usableFromInline let closure: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
 
-    init(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) {
-        self.call = call
-        super.init(entry: ExactShape0.entry)
-    }
-
-    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) -> _DirectEntry? {
-        RegisterPath.isAvailable ? ExactShape0(call) : nil
+    init(_ closure: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) {
+        self.closure = closure
+        super.init(entry: ExactShape0.entry)
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<ExactShape0>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.call(arguments.next(), arguments.next()), .signExtend32).registers
+            return registerResult(box.closure(arguments.next(), arguments.next()), .signExtend32).registers
         }
     }
 }
@@ -3774,16 +3972,16 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        let widening = returnType.widening
+        let captured = ExactShape0(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next(), arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next()), .signExtend32)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: ExactShape0.direct(closure)) { result, arguments in
-            storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, .signExtend32)
         }
     }
 }
@@ -3843,23 +4041,18 @@ extension TypedDelegate {
 /// A closure of the shape `void (void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
 final class ExactShape1: _DirectEntry, @unchecked Sendable {  // Immutable.
-    let call: @Sendable (UnsafeMutableRawPointer?) -> Void
+    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?) -> Void
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) {
-        self.call = call
-        super.init(entry: ExactShape1.entry)
-    }
-
-    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) -> _DirectEntry? {
-        RegisterPath.isAvailable ? ExactShape1(call) : nil
+    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) {
+        self.closure = closure
+        super.init(entry: ExactShape1.entry)
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<ExactShape1>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            _ = box.call(arguments.next())
+            _ = box.closure(arguments.next())
             return cffi_registers(integer: 0, sse: 0)
         }
     }
@@ -3873,15 +4066,18 @@ extension CallThunk {
         let returnType = CType.void
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        let captured = ExactShape1(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(arguments.next())
+                captured.closure(arguments.next())
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, direct: ExactShape1.direct(closure)) { _, arguments in closure(argument(arguments, 0)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] _, arguments in
+            captured.closure(argument(arguments, 0))
+        }
     }
 }
 
@@ -3940,23 +4136,18 @@ extension TypedDelegate {
 /// A closure of the shape `int (void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
 final class ExactShape2: _DirectEntry, @unchecked Sendable {  // Immutable.
-    let call: @Sendable (UnsafeMutableRawPointer?) -> Int32
+    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?) -> Int32
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) {
-        self.call = call
-        super.init(entry: ExactShape2.entry)
-    }
-
-    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) -> _DirectEntry? {
-        RegisterPath.isAvailable ? ExactShape2(call) : nil
+    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) {
+        self.closure = closure
+        super.init(entry: ExactShape2.entry)
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<ExactShape2>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.call(arguments.next()), .signExtend32).registers
+            return registerResult(box.closure(arguments.next()), .signExtend32).registers
         }
     }
 }
@@ -3970,16 +4161,16 @@ extension CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        let widening = returnType.widening
+        let captured = ExactShape2(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next()), .signExtend32)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: ExactShape2.direct(closure)) { result, arguments in
-            storeResult(closure(argument(arguments, 0)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0)), to: result, .signExtend32)
         }
     }
 }
@@ -4039,23 +4230,18 @@ extension TypedDelegate {
 /// A closure of the shape `void *(void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
 final class ExactShape3: _DirectEntry, @unchecked Sendable {  // Immutable.
-    let call: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
+    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) {
-        self.call = call
-        super.init(entry: ExactShape3.entry)
-    }
-
-    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) -> _DirectEntry? {
-        RegisterPath.isAvailable ? ExactShape3(call) : nil
+    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) {
+        self.closure = closure
+        super.init(entry: ExactShape3.entry)
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<ExactShape3>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.call(arguments.next()), .none).registers
+            return registerResult(box.closure(arguments.next()), .none).registers
         }
     }
 }
@@ -4069,16 +4255,16 @@ extension CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        let widening = returnType.widening
+        let captured = ExactShape3(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next()), .none)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: ExactShape3.direct(closure)) { result, arguments in
-            storeResult(closure(argument(arguments, 0)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0)), to: result, .none)
         }
     }
 }
@@ -4138,23 +4324,18 @@ extension TypedDelegate {
 /// A closure of the shape `int (void *, int)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
 final class ExactShape4: _DirectEntry, @unchecked Sendable {  // Immutable.
-    let call: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
+    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) {
-        self.call = call
-        super.init(entry: ExactShape4.entry)
-    }
-
-    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) -> _DirectEntry? {
-        RegisterPath.isAvailable ? ExactShape4(call) : nil
+    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) {
+        self.closure = closure
+        super.init(entry: ExactShape4.entry)
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<ExactShape4>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.call(arguments.next(), arguments.next()), .signExtend32).registers
+            return registerResult(box.closure(arguments.next(), arguments.next()), .signExtend32).registers
         }
     }
 }
@@ -4170,16 +4351,16 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        let widening = returnType.widening
+        let captured = ExactShape4(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(arguments.next(), arguments.next()), widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next()), .signExtend32)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: ExactShape4.direct(closure)) { result, arguments in
-            storeResult(closure(argument(arguments, 0), argument(arguments, 1)), to: result, widening)
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, .signExtend32)
         }
     }
 }
@@ -4239,23 +4420,18 @@ extension TypedDelegate {
 /// A closure of the shape `void (void *, void *)` with its own register entry (see ``_DirectEntry``).
 @usableFromInline
 final class ExactShape5: _DirectEntry, @unchecked Sendable {  // Immutable.
-    let call: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
-    init(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) {
-        self.call = call
-        super.init(entry: ExactShape5.entry)
-    }
-
-    /// The closure with its entry where the register path runs, else nil.
     @usableFromInline
-    static func direct(_ call: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) -> _DirectEntry? {
-        RegisterPath.isAvailable ? ExactShape5(call) : nil
+    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) {
+        self.closure = closure
+        super.init(entry: ExactShape5.entry)
     }
 
     private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<ExactShape5>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            _ = box.call(arguments.next(), arguments.next())
+            _ = box.closure(arguments.next(), arguments.next())
             return cffi_registers(integer: 0, sse: 0)
         }
     }
@@ -4271,15 +4447,18 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        let captured = ExactShape5(closure)
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                closure(arguments.next(), arguments.next())
+                captured.closure(arguments.next(), arguments.next())
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, direct: ExactShape5.direct(closure)) { _, arguments in closure(argument(arguments, 0), argument(arguments, 1)) }
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] _, arguments in
+            captured.closure(argument(arguments, 0), argument(arguments, 1))
+        }
     }
 }
 
