@@ -61,14 +61,14 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// with the same context; or, given `direct`, to its own entry with its own context.
     init(
         prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: cffi_closure_handler, target: AnyObject?,
-        swiftType: Any.Type? = nil, registers: RegisterBody? = nil, registerEntry: cffi_register_entry? = nil,
+        swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: cffi_register_entry? = nil,
         direct: _DirectEntry? = nil
     ) throws {
         self.prepared = prepared
         self.body = body
         self.target = target
         self.swiftType = swiftType
-        self.registers = registers ?? .unused
+        self.registers = registers
         code = try ClosureCode(prepared, handler: handler, registerEntry: direct?.entry ?? registerEntry, userData: nil)
         address = code.address
         if code.entersInRegisters, let direct {

@@ -11,8 +11,11 @@ struct CallThunk: Sendable {
     @usableFromInline let prepared: PreparedSignature
     @usableFromInline let body: ArrayBody
     /// The same call in register form, made where the closure's Swift types say which register each
-    /// argument arrives in (see ``RegisterPath``); nil where they cannot or the signature does not.
-    @usableFromInline let registers: RegisterBody?
+    /// argument arrives in (see ``RegisterPath``); ``RegisterBody/unused`` where they cannot or the
+    /// signature does not (``hasRegisters`` false). Not optional: copying and destroying an optional one
+    /// goes through `Optional`'s value witnesses, about 150 instructions for each closure made.
+    @usableFromInline let registers: RegisterBody
+    @usableFromInline let hasRegisters: Bool
     /// The Swift function type of the user's closure (`(A0, A1) -> R`), when it has one: what
     /// `functionPointer(as:)` compares a struct or enum parameter with, whose C type its name does not
     /// say. A metatype, so recording it costs no allocation; it is named only when checked.
@@ -27,16 +30,17 @@ struct CallThunk: Sendable {
     ) {
         self.prepared = prepared
         self.swiftType = swiftType
-        self.registers = registers
+        self.registers = registers ?? .unused
+        hasRegisters = registers != nil
         self.direct = direct
         self.body = body
     }
 
     /// The call in register form, for a signature that takes registers: the closure's own, or ``body``
     /// run on an argument array made from the registers.
-    func registerForm() -> RegisterBody? {
-        guard let layout = prepared.registerLayout else { return nil }
-        if let registers { return registers }
+    func registerForm() -> RegisterBody {
+        guard let layout = prepared.registerLayout else { return .unused }
+        if hasRegisters { return registers }
         let body = body
         return RegisterBody { i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
             layout.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7), body)
@@ -53,7 +57,7 @@ struct CallThunk: Sendable {
     /// This thunk with `direct` as a ``CClosure``'s own register entry.
     @usableFromInline
     func entering(_ direct: _DirectEntry) -> CallThunk {
-        CallThunk(prepared: prepared, swiftType: swiftType, registers: registers, direct: direct, body: body)
+        CallThunk(prepared: prepared, swiftType: swiftType, registers: hasRegisters ? registers : nil, direct: direct, body: body)
     }
 
     /// The thunk for a closure with typed arguments. `@inlinable` so it is specialized for the concrete

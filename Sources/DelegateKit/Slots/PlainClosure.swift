@@ -9,7 +9,7 @@ final class PlainClosure: Sendable {
 
     init(_ thunk: CallThunk) {
         body = thunk.body
-        registers = thunk.registerForm() ?? .unused
+        registers = thunk.registerForm()
     }
 
     /// The handler a published ``SlotStub`` runs, with this object (unretained) as user data.
