@@ -133,4 +133,34 @@ import Testing
             try macro.checkedFunctionPointer(as: (@convention(c) (Double) -> Int32).self)
         }
     }
+
+    /// What the closure captures lives exactly as long as the `CClosure`: the entry the expansion declares
+    /// holds the closure, and nothing holds the `CClosure` back.
+    @Test func theCapturesAreReleasedWithTheClosure() throws {
+        final class Tally: @unchecked Sendable { var count: Int64 = 0 }  // Touched by this thread only.
+        weak var released: Tally?
+        do {
+            let tally = Tally()
+            released = tally
+            let add = try #CClosure { (a: Int64, b: Int64) -> Int64 in
+                tally.count += 1
+                return a &+ b
+            }
+            #expect(bench_loop_i64(add.address, 10) == bench_loop_i64(bench_direct(0), 10))
+            #expect(tally.count == 10)
+        }
+        #expect(released == nil)
+    }
+
+    /// Like `CClosure(_:)`, a closure made inside `withCallbackScope` is kept until the scope ends.
+    @Test func aScopeKeepsTheClosureUntilItEnds() throws {
+        weak var kept: CClosure?
+        try withCallbackScope {
+            let k = Int64(1)
+            kept = try #CClosure { (a: Int64) -> Int64 in a &+ k }
+            let increment = kept!.functionPointer(as: (@convention(c) (Int64) -> Int64).self)
+            #expect(increment(41) == 42)
+        }
+        #expect(kept == nil)
+    }
 }
