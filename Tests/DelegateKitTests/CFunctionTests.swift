@@ -320,6 +320,29 @@ import Testing
         let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
         #expect(snprintf.description == "'snprintf' int32_t (void *, size_t, void *, ...)")
         #expect(CLibrary.process.description == "CLibrary.process")
+        // The doc comment of `description` shows this very output, word for word.
+        let source = try String(contentsOf: DocumentationExamplesTests.root.appendingPathComponent("Sources/DelegateKit/CallingC/CFunction.swift"), encoding: .utf8)
+        let documented = source.components(separatedBy: "\n")
+            .first { $0.contains("/// The function's name and C declaration: `") }?
+            .components(separatedBy: "`").dropFirst().first
+        #expect(documented == snprintf.description)
+    }
+
+    /// The README's Calling C section and its Performance section give one figure for a typed call
+    /// against a direct call.
+    @Test func theReadmeGivesOneCostForATypedCall() throws {
+        let readme = try String(contentsOf: DocumentationExamplesTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+            .split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+        func ratio(after marker: String, before end: String) -> String? {
+            guard let start = readme.range(of: marker) else { return nil }
+            let rest = readme[start.upperBound...]
+            guard let stop = rest.range(of: end) else { return nil }
+            return String(rest[..<stop.lowerBound]).components(separatedBy: " ").last
+        }
+        let callingC = ratio(after: "A typed call of a register-only signature is a direct call in registers (about", before: " a direct call")
+        let performance = ratio(after: "a direct call in registers after one comparison per argument,", before: "; raw libffi")
+        #expect(callingC != nil)
+        #expect(callingC == performance)
     }
 }
 

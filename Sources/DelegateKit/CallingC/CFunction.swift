@@ -112,7 +112,7 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
 }
 
 extension CFunction: CustomStringConvertible {
-    /// The function's name and C declaration: `'snprintf' int32_t (void *, uint64_t, void *, ...)`.
+    /// The function's name and C declaration: `'snprintf' int32_t (void *, size_t, void *, ...)`.
     public var description: String { "\(name) \(declaration)" }
 
     /// The signature in C's notation, ending in `...` for a variadic function.
