@@ -52,6 +52,19 @@ public func callWithRunTimeValues() throws -> CDynamicValue {
     return seven
 }
 
+/// Run-time values of other kinds: `ldexp(0.5, 4)` and `strtoul("ff", NULL, 16)`.
+public func callWithOtherRunTimeValues() throws -> (eight: CDynamicValue, parsed: CDynamicValue) {
+    // doc:begin cfunction-dynamic-kinds
+    let ldexp = try CFunction("ldexp", declaration: "double ldexp(double, int)")
+    let eight = try ldexp.call([.floatingPoint(0.5), .signed(4)])       // .floatingPoint(8.0)
+    let strtoul = try CFunction("strtoul", declaration: "unsigned long strtoul(const char *, char **, int)")
+    let parsed = try "ff".withCString { text in
+        try strtoul.call([.pointer(UInt(bitPattern: text)), .pointer(0), .signed(16)])   // .unsigned(255)
+    }
+    // doc:end
+    return (eight, parsed)
+}
+
 /// `qsort` inside a callback scope, then with a closure kept for one call. Returns both results.
 public func sortInScopes() throws -> (ascending: [Int32], descending: [Int32]) {
     var numbers: [Int32] = [3, 1, 2]

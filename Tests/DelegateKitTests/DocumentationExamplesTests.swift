@@ -215,6 +215,8 @@ import Testing
         #expect(try formatWithSnprintf() == "42 apples at 1.50")
         #expect(try enableForeignKeys() == 1)
         #expect(try callWithRunTimeValues() == .signed(7))
+        let kinds = try callWithOtherRunTimeValues()
+        #expect(kinds.eight == .floatingPoint(8) && kinds.parsed == .unsigned(255))
         let sorted = try sortInScopes()
         #expect(sorted.ascending == [1, 2, 3])
         #expect(sorted.descending == [3, 2, 1])

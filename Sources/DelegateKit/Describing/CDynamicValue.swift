@@ -1,4 +1,11 @@
-/// A C value copied out of a call for inspection.
+/// A C value known only at run time: an argument or result of a ``CFunction`` called with run-time values
+/// (``CFunction/call(_:variadicTypes:)``), and an argument or result of an ``ObservedCall``.
+///
+/// Each case holds a kind of C value at its widest: every signed integer type is ``signed(_:)``, every
+/// unsigned one (and `size_t`) ``unsigned(_:)``, `float`, `double` and `long double` are
+/// ``floatingPoint(_:)``, a pointer is its address (``pointer(_:)``, 0 for `NULL`) and a struct its bytes
+/// (``bytes(_:)``). Passed to a function, a value is converted to the argument's C type, and one the type
+/// cannot hold (a negative value for an unsigned type, 300 for `uint8_t`) throws.
 public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     /// `bool`.
     case bool(Bool)
