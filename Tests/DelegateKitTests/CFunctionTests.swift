@@ -316,6 +316,18 @@ import Testing
             .hasPrefix("no symbol 'delegatekit_nope' in the process: ") == true)
     }
 
+    /// An executable is not linked with `--export-dynamic`, so `CLibrary.process` does not find its own C
+    /// functions (the fixtures', linked into this test executable); their address, as `CLibrary.process`'s
+    /// documentation says, works.
+    @Test func theExecutablesOwnFunctionsTakeTheirAddress() throws {
+        var refusal: String?
+        do { _ = try CFunction("fx_ref_i32", declaration: "int32_t fx_ref_i32(int32_t, int32_t)") } catch { refusal = "\(error)" }
+        #expect(refusal?.hasPrefix("no symbol 'fx_ref_i32' in the process: ") == true)
+        let address = unsafeBitCast(fx_ref_i32 as @convention(c) (Int32, Int32) -> Int32, to: UnsafeRawPointer.self)
+        let subtract = try CFunction(address: address, declaration: "int32_t fx_ref_i32(int32_t, int32_t)")
+        #expect(try subtract.call(Int32(7), Int32(3), returning: Int32.self) == 4)
+    }
+
     @Test func descriptionsNameTheFunction() throws {
         let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
         #expect(snprintf.description == "'snprintf' int32_t (void *, size_t, void *, ...)")
@@ -351,3 +363,4 @@ struct Meters: CValue, Equatable {
     var value: Double
     static var cType: CType { .double }
 }
+

@@ -38,6 +38,15 @@ public final class CLibrary: @unchecked Sendable {  // Immutable; dlsym and dlcl
 
     /// The running program and every library it has loaded, searched in load order (`dlopen(NULL)`):
     /// the C library's functions are found here.
+    ///
+    /// The executable's own C functions (a C target of your package linked into it) are not: an
+    /// executable exports no symbols unless linked with `--export-dynamic`, which SwiftPM does not do.
+    /// Take such a function's address instead:
+    ///
+    /// ```swift
+    /// let address = unsafeBitCast(my_function as @convention(c) (Int32) -> Int32, to: UnsafeRawPointer.self)
+    /// let function = try CFunction(address: address, declaration: "int my_function(int)")
+    /// ```
     public static let process: CLibrary = {
         guard let handle = dlopen(nil, RTLD_NOW) else { fatalError("DelegateKit: dlopen(NULL) failed: \(lastError())") }
         return CLibrary(process: handle)
