@@ -86,3 +86,19 @@ public func sortInScopes() throws -> (ascending: [Int32], descending: [Int32]) {
     // doc:end
     return (ascending, numbers)
 }
+
+/// `withFunctionPointer(as:_:)` where the body does not pin the pointer's type. Returns `[3, 2, 1]`.
+public func sortWithNamedPointerType() throws -> [Int32] {
+    var numbers: [Int32] = [1, 3, 2]
+    let descending = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in
+        let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
+        return x < y ? 1 : x > y ? -1 : 0
+    }
+    // doc:begin with-function-pointer-as
+    descending.withFunctionPointer(as: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self) { compare in
+        let comparators = [compare]    // without `as:`, Swift could not infer `compare`'s type here
+        for comparator in comparators { qsort(&numbers, numbers.count, 4, comparator) }
+    }
+    // doc:end
+    return numbers
+}

@@ -220,6 +220,7 @@ import Testing
         let sorted = try sortInScopes()
         #expect(sorted.ascending == [1, 2, 3])
         #expect(sorted.descending == [3, 2, 1])
+        #expect(try sortWithNamedPointerType() == [3, 2, 1])
     }
 
     /// The jump example runs in JPEGTests, in a child process (see there).
