@@ -294,10 +294,11 @@ let misuses: [Misuse] = [
     Misuse(
         name: "unknown type by value",
         action: { _ = try CSignature(parsing: "int (sqlite3_int64)") },
-        expected: .syntax(message: "the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *')",
+        expected: .syntax(message: "the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *'); "
+            + "by value it needs `typedefs: [\"sqlite3_int64\": …]`",
             text: "int (sqlite3_int64)", line: 1, column: 6),
         message: """
-            C syntax error at line 1, column 6: the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *')
+            C syntax error at line 1, column 6: the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *'); by value it needs `typedefs: ["sqlite3_int64": …]`
                 int (sqlite3_int64)
                      ^
             """),

@@ -38,8 +38,10 @@ import Testing
 
     @Test(arguments: [
         ("int (void *, )", 1, 14, "expected a type, found ')'"),
-        ("int (struct stat)", 1, 6, "the layout of 'struct stat' is unknown, so it can only be used behind a pointer ('struct stat *')"),
-        ("int (sqlite3_int64)", 1, 6, "the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *')"),
+        ("int (struct stat)", 1, 6, "the layout of 'struct stat' is unknown, so it can only be used behind a pointer ('struct stat *'); "
+            + "by value it needs its definition in the text or `typedefs: [\"struct stat\": .structure([…])]`"),
+        ("int (sqlite3_int64)", 1, 6, "the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *'); "
+            + "by value it needs `typedefs: [\"sqlite3_int64\": …]`"),
         ("int (const char *, ...)", 1, 20, "a variadic function cannot be implemented by a closure: libffi has no variadic closures"),
         ("long float (void)", 1, 1, "'float long' is not a valid combination of type words"),
         ("int (void, int)", 1, 6, "'void' is only allowed alone, as in '(void)'; a parameter cannot have type void"),
@@ -48,10 +50,12 @@ import Testing
         ("int (int) extra", 1, 11, "expected the end of the declaration, found 'extra'"),
         ("int\n  (int /* never closed", 2, 8, "the comment that starts here is not closed with '*/'"),
         ("int (int @)", 1, 10, "unexpected character '@'"),
-        ("int (struct { int x; })", 1, 13, "a struct body is not allowed in a signature; declare the struct separately"),
+        ("int (struct { int x; })", 1, 13, "a struct body is not allowed in a signature; "
+            + "give its layout in `typedefs:` (\"struct tag\": .structure([…])) and write `struct tag`"),
         ("int (*)(int)(int)", 1, 8, "a function cannot return a function"),
         ("int (*)(int)[4]", 1, 8, "a function cannot return an array"),
-        ("int (struct tag { int x; })", 1, 17, "a struct body is not allowed in a signature; declare the struct separately"),
+        ("int (struct tag { int x; })", 1, 17, "a struct body is not allowed in a signature; "
+            + "give its layout in `typedefs:` (\"struct tag\": .structure([…])) and write `struct tag`"),
     ])
     func refuses(_ text: String, _ line: Int, _ column: Int, _ message: String) throws {
         let error = #expect(throws: DelegateError.self) { _ = try CSignature(parsing: text) }

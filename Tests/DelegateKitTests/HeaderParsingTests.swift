@@ -145,10 +145,12 @@ let sqliteTypedefLines = [
         ("struct s { int flags : 3; };", "s", 1, 22, "bit-fields are not supported: their layout is the compiler's choice"),
         ("struct s { union { int i; float f; } u; };", "s", 1, 12, "unions are not supported: DelegateKit cannot lay out or pass a union by value"),
         ("struct s { union u value; };", "s", 1, 12, "the layout of 'union u' is unknown, so it can only be used behind a pointer ('union u *')"),
-        ("struct s { struct missing m; };", "s", 1, 12, "the layout of 'struct missing' is unknown, so it can only be used behind a pointer ('struct missing *')"),
+        ("struct s { struct missing m; };", "s", 1, 12, "the layout of 'struct missing' is unknown, so it can only be used behind a pointer ('struct missing *'); "
+            + "by value it needs its definition in the text or `typedefs: [\"struct missing\": .structure([…])]`"),
         ("struct s { int a; int a; };", "s", 1, 23, "the struct already has a member named 'a'"),
         ("struct s { int a }", "s", 1, 18, "expected ';' after a struct member, found '}'"),
-        ("struct s {\n  int a;\n  sqlite3_int64 b;\n};", "s", 3, 3, "the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *')"),
+        ("struct s {\n  int a;\n  sqlite3_int64 b;\n};", "s", 3, 3, "the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *'); "
+            + "by value it needs `typedefs: [\"sqlite3_int64\": …]`"),
         ("struct s { int a; };", "t", 1, 21, "the text defines no struct named 't'"),
         ("int f(int x) { return x; }", "s", 1, 14, "function bodies are not supported; give declarations only"),
     ])

@@ -109,8 +109,10 @@ struct CDeclarationParser {
         case .pointer:
             return (.pointer, 1)
         case .incomplete(let name, let at):
+            // A union has no layout DelegateKit can give; a typedef name gets one from `typedefs:`.
+            let remedy = name.hasPrefix("union ") ? "" : "; by value it needs `typedefs: [\"\(name)\": …]`"
             throw DelegateError.syntax(
-                message: "the layout of '\(name)' is unknown, so it can only be used behind a pointer ('\(name) *')",
+                message: "the layout of '\(name)' is unknown, so it can only be used behind a pointer ('\(name) *')\(remedy)",
                 text: text, line: at.line, column: at.column)
         case .array(let element, let count, let at):
             if asParameter { return (.pointer, 1) }  // C adjusts array parameters to pointers.
@@ -127,8 +129,14 @@ struct CDeclarationParser {
             return (.structure(Array(repeating: type, count: count)), total)
         case .record(let tag, let at):
             guard let members = structs[tag] else {
+                // A tagged struct declared elsewhere (`struct in_addr`, `struct timespec`): its layout may be
+                // given in `typedefs:` under "struct tag" (or the bare tag, as a typedef of it usually is).
+                if let given = typedefs["struct \(tag)"] ?? typedefs[tag] {
+                    return (given, try affordable(Self.layoutCost(of: given, limit: Self.layoutBudget), at: at))
+                }
                 throw DelegateError.syntax(
-                    message: "the layout of 'struct \(tag)' is unknown, so it can only be used behind a pointer ('struct \(tag) *')",
+                    message: "the layout of 'struct \(tag)' is unknown, so it can only be used behind a pointer ('struct \(tag) *'); "
+                        + "by value it needs its definition in the text or `typedefs: [\"struct \(tag)\": .structure([…])]`",
                     text: text, line: at.line, column: at.column)
             }
             guard !enclosing.contains(tag) else {
@@ -251,7 +259,12 @@ struct CDeclarationParser {
                 }
                 if case .punctuation("{") = current.kind {
                     guard allowDefinitions else {
-                        throw syntax("a \(name) body is not allowed in a signature; declare the \(name) separately", at: current)
+                        let remedy = switch name {
+                        case "struct": "give its layout in `typedefs:` (\"struct tag\": .structure([…])) and write `struct tag`"
+                        case "enum": "write `enum tag` (C passes an enum as an int)"
+                        default: "declare the \(name) separately"
+                        }
+                        throw syntax("a \(name) body is not allowed in a signature; \(remedy)", at: current)
                     }
                     switch name {
                     case "struct":
