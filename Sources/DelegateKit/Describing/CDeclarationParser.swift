@@ -132,7 +132,7 @@ struct CDeclarationParser {
                 // A tagged struct declared elsewhere (`struct in_addr`, `struct timespec`): its layout may be
                 // given in `typedefs:` under "struct tag" (or the bare tag, as a typedef of it usually is).
                 if let given = typedefs["struct \(tag)"] ?? typedefs[tag] {
-                    return (given, try affordable(Self.layoutCost(of: given, limit: Self.layoutBudget), at: at))
+                    return try valueType(.type(given), at: at, asParameter: asParameter, enclosing: enclosing, depth: depth)
                 }
                 throw DelegateError.syntax(
                     message: "the layout of 'struct \(tag)' is unknown, so it can only be used behind a pointer ('struct \(tag) *'); "
