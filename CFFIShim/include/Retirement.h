@@ -91,7 +91,8 @@ static inline __attribute__((always_inline)) void cffi_enter(const void *object)
     }
 }
 
-/* Ends the call of the same entry function's cffi_enter. When a remover deferred what it ran, the thread
+/* Ends the call of the same entry function's cffi_enter; call it from that function's own body (in Swift
+   not from a `defer`, which a debug build compiles to a function of its own, with a frame of its own). When a remover deferred what it ran, the thread
    collects it now: the store of NULL comes before the test of the bits, and the remover sets a bit
    before its own membarrier and collection, so one of them always finds the object idle. */
 static inline __attribute__((always_inline)) void cffi_leave(void) {

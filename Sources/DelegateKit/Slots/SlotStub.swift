@@ -80,13 +80,18 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     private static let registerEntry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: cffi_guard.self)
         cffi_enter(guardian)
-        defer { cffi_leave() }
-        guard cffi_guard_is_published(guardian) != 0 else {
-            return forward(guardian, ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
+        let result: cffi_registers
+        if cffi_guard_is_published(guardian) != 0 {
+            result = Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+                $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
+            }
+        } else {
+            result = forward(guardian, ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
         }
-        return Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-            $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
-        }
+        // In this function's own frame, not in a `defer`: a debug build makes a defer's body a function
+        // of its own, and cffi_leave finds the call it ends by the frame cffi_enter recorded.
+        cffi_leave()
+        return result
     }
 
     /// A call that found its stub retired: it behaves as if C had loaded the slot a moment later. Out of
