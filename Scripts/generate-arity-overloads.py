@@ -523,6 +523,9 @@ func forwardLaidOut<{generics}>(_ context: CallContext, {params}) -> R {{
 
 
 SLOT_MAX = 12
+# CFunction.call: C functions take more arguments than callbacks do (a typed call past 6 goes through
+# libffi, where a pack would load each argument through its metadata).
+CALL_MAX = 12
 
 
 def slot_block(n):
@@ -612,18 +615,21 @@ def call_block(n):
         stores = "".join(f"list[{i}] = UnsafeMutableRawPointer(p{i})\n            " for i in range(n))
         pad = "        "
         variables = "".join(f"{pad}{line}\n" for line in lines)
+        variadic = "" if n == 0 else f"""
+            if isVariadic, let result = variadicCall({names}, returning: {result}.self, checkingResult: {"true" if checking else "false"}) {{
+                return result
+            }}"""
         return f"""        let fits = argumentCodes.count == {n}{returns}{checks}
         if fits && callsInRegisters{agree_result}{agree} {{
             {"var" if n else "let"} registers = ArgumentRegisters(){appends}
             if registers.fits {{ return resultValue(registers.call(address), as: {result}.self) }}
         }}
-        guard fits, let prepared else {{
+        guard fits, let libffiCall else {{{variadic}
             return try perform({names + ", " if n else ""}returning: {result}.self, checkingResult: {"true" if checking else "false"})
         }}
+        let function = address
 {variables}        return {opening}withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: {max(n, 1)}) {{ list in
-            {stores}return withResultBuffer(prepared, returning: {result}.self) {{
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }}
+            {stores}return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: {result}.self)
         }}{closing}"""
 
     g_r = ", ".join(generics + ["R: CValue"])
@@ -648,7 +654,36 @@ extension CFunction {{
     func callDiscardingResult{g_v}({params}) throws -> CVoid {{
 {body("CVoid", False)}
     }}
-}}
+{variadic_call(n) if n else ""}}}
+'''
+
+
+def variadic_call(n):
+    """A variadic function's call of n typed arguments, straight-line: the key of the prepared call made of
+    the types (constants once specialized), each argument stored in its slot, promoted past the named
+    ones. Nil when the slow path must check, prepare or refuse the call (the first call with these types)."""
+    generics = ", ".join([f"A{i}: CValue" for i in range(n)] + ["R: CValue"])
+    params = ", ".join(f"_ a{i}: A{i}" for i in range(n))
+    checks = "".join(f"\n        if named > {i} {{ fits = fits && matches(A{i}.self, at: {i}) }} else {{ key = appendingVariadicKey(A{i}.self, key) }}" for i in range(n))
+    offsets = "".join(f"\n        let o{i + 1} = o{i} + argumentSlotSize(MemoryLayout<A{i}>.size)" for i in range(n))
+    stores = "".join(f"\n                storeArgument(a{i}, to: base + o{i}, promoted: named <= {i})\n                list[{i}] = base + o{i}" for i in range(n))
+    return f'''
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<{generics}>({params}, returning: R.Type, checkingResult: Bool) -> R? {{
+        let named = argumentCodes.count
+        var fits = named <= {n} && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix{checks}
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else {{ return nil }}
+        let function = address
+        let o0 = 0{offsets}
+        return withUnsafeTemporaryAllocation(byteCount: o{n}, alignment: 16) {{ storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: {n}) {{ list in
+                let base = storage.baseAddress.unsafelyUnwrapped{stores}
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }}
+        }}
+    }}
 '''
 
 
@@ -773,12 +808,13 @@ def main():
 //
 // Fixed-arity overloads of the hot-path entry points. Swift does not unroll parameter-pack expansions,
 // so the variadic forms load each argument through a generic call; these straight-line forms are what
-// the compiler picks for 0 to {MAX} arguments, and what makes a call cost about what libffi costs.
+// the compiler picks for 0 to {MAX} arguments ({SLOT_MAX} for slots, {CALL_MAX} for CFunction.call), and what
+// makes a call cost about what libffi costs.
 
 import CFFIShim
-'''.replace("{MAX}", str(MAX))
+'''.replace("{MAX}", str(MAX)).replace("{SLOT_MAX}", str(SLOT_MAX)).replace("{CALL_MAX}", str(CALL_MAX))
     OUT.write_text(header + "".join(captured_class(n) for n in range(MAX + 1)) + "".join(block(n) for n in range(MAX + 1)) + "".join(slot_block(n) for n in range(SLOT_MAX + 1))
-                   + "".join(call_block(n) for n in range(MAX + 1))
+                   + "".join(call_block(n) for n in range(CALL_MAX + 1))
                    + "".join(shape_block(index, *shape) for index, shape in enumerate(SHAPES)))
 
 

@@ -63,6 +63,9 @@ bench_s32 bench_loop_context_s32(const void *f, void *context, int64_t n) {
 
 /* ---- Functions Swift calls (the "Calling C" section), here so Python's ctypes calls the same code. ---- */
 int64_t bench_add_i64(int64_t a, int64_t b) { return a + b; }
+int64_t bench_add8_i64(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e, int64_t f, int64_t g, int64_t h) {
+    return a + b + c + d + e + f + g + h;
+}
 double bench_add_f64(double a, double b) { return a + b; }
 
 int64_t bench_sum_variadic(int count, ...) {

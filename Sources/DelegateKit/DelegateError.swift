@@ -42,6 +42,10 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// A block delegate's typed table was asked for as another type than the one it was made for.
     /// Carries the call, the requested type and what the table is.
     case tableTypeMismatch(call: String, requested: String, actual: String)
+    /// A value given as a C function pointer has no C address: it is neither a ``CClosure``, a
+    /// ``CFunction`` nor a `@convention(c)` function. Carries the call and the value's type as the Swift
+    /// runtime spells it.
+    case notAFunctionPointer(call: String, type: String)
     /// A `@Slot` of a ``BlockDelegate`` does not fit its table. Carries the property
     /// (`CookieStream.onRead`), how the slot names its method (`"read"`, `\fx_plugin.transform`) and
     /// the error about the method itself (``signatureMismatch(method:protocol:expected:actual:)``,
@@ -123,6 +127,9 @@ extension DelegateError: CustomStringConvertible {
             return "\(call): `\(requested)` does not fit the closure's C signature `\(signature)`: \(reason)"
         case let .tableTypeMismatch(call, requested, actual):
             return "\(call): the table was asked for as \(requested), but it is \(actual)"
+        case let .notAFunctionPointer(call, type):
+            return "\(call): a `\(type)` is not a C function pointer; pass a CClosure (make one from a Swift closure), "
+                + "a CFunction or a @convention(c) function"
         case let .slotMismatch(property, slot, error):
             return "\(property) (@Slot(\(slot))): \(error)"
         case let .libraryNotFound(path, reason):

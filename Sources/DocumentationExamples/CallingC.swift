@@ -65,6 +65,33 @@ public func callWithOtherRunTimeValues() throws -> (eight: CDynamicValue, parsed
     return (eight, parsed)
 }
 
+/// `qsort` called through a `CFunction` with a `@convention(c)` comparator (typed call), then with a
+/// `CClosure` (run-time values). Returns the numbers after each sort.
+public func sortThroughCFunction() throws -> (ascending: [Int32], descending: [Int32]) {
+    // doc:begin cfunction-callbacks
+    let qsort = try CFunction("qsort", declaration: "void qsort(void *, size_t, size_t, int (*)(const void *, const void *))")
+    let ascending: @convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in
+        let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
+        return x < y ? -1 : x > y ? 1 : 0
+    }
+    let descending = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in
+        let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
+        return x < y ? 1 : x > y ? -1 : 0
+    }
+    var numbers: [Int32] = [3, 9, -4, 7]
+    try numbers.withUnsafeMutableBytes { bytes in
+        try qsort.call(bytes.baseAddress, bytes.count / 4, 4, ascending)                   // [-4, 3, 7, 9]
+    }
+    try numbers.withUnsafeMutableBytes { bytes in
+        let base = CDynamicValue.pointer(UInt(bitPattern: bytes.baseAddress))
+        _ = try qsort.call([base, .unsigned(4), .unsigned(4), .function(descending)])   // [9, 7, 3, -4]
+    }
+    // doc:end
+    var sortedUp = numbers
+    try sortedUp.withUnsafeMutableBytes { bytes in try qsort.call(bytes.baseAddress, bytes.count / 4, 4, ascending) }
+    return (sortedUp, numbers)
+}
+
 /// `qsort` inside a callback scope, then with a closure kept for one call. Returns both results.
 public func sortInScopes() throws -> (ascending: [Int32], descending: [Int32]) {
     var numbers: [Int32] = [3, 1, 2]

@@ -36,6 +36,18 @@ enum Benchmark {
         if let index = arguments.firstIndex(of: "--measure-churn") {
             return measureChurnOne(Array(arguments[(index + 1)...]))
         }
+        if arguments.contains("--calling-only") {
+            // Only the ways of calling C, timed (no callgrind, no report): quick to compare.
+            do {
+                for result in try CallingC.measure(calls: 2_000_000, rounds: 5) {
+                    print("\(result.kind.rawValue): \(result.nanoseconds.formatted(1)) ns")
+                }
+            } catch {
+                print("calling C failed: \(error)")
+                exit(1)
+            }
+            return
+        }
         if arguments.contains("--shapes-only") {
             // Only the common callback shapes (with callgrind unless --no-callgrind): quick to compare.
             var report = Report(calls: 2_000_000, rounds: 9)

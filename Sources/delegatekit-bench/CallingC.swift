@@ -3,15 +3,18 @@ import DelegateKit
 import Glibc
 
 /// Calling C from Swift: the same C function called directly (Swift imports it), through a `CFunction`
-/// with typed arguments (a direct call in registers where the register path exists), with run-time values
-/// (libffi's `ffi_call`), and raw `ffi_call` from C; and a variadic function through a `CFunction`.
+/// with typed arguments (a direct call in registers where the register path exists; eight arguments go
+/// through libffi), with run-time values (libffi's `ffi_call`), and raw `ffi_call` from C; and a variadic
+/// function through a `CFunction`, typed and with run-time values.
 enum CallingC {
     enum Kind: String, CaseIterable {
         case direct = "direct Swift call of the imported function"
         case rawFFICall = "raw libffi ffi_call, from C"
         case typed = "CFunction.call, typed"
+        case typed8 = "CFunction.call, typed, 8 arguments (libffi)"
         case runTime = "CFunction.call, run-time values"
         case variadic = "CFunction.call, variadic (2 int64 after the count)"
+        case runTimeVariadic = "CFunction.call, run-time values, variadic"
 
         var key: String { String(describing: self) }
     }
@@ -33,6 +36,13 @@ enum CallingC {
         case .typed:
             let add = try CFunction(address: addAddress, signature: CSignature(.int64, [.int64, .int64]), name: "bench_add_i64")
             for _ in 0..<n { accumulator = try add.call(accumulator, Int64(1)) }
+        case .typed8:
+            let add8 = try CFunction(
+                address: unsafeBitCast(bench_add8_i64 as @convention(c) (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64) -> Int64,
+                                       to: UnsafeRawPointer.self),
+                signature: CSignature(.int64, Array(repeating: .int64, count: 8)), name: "bench_add8_i64")
+            let zero: Int64 = 0
+            for _ in 0..<n { accumulator = try add8.call(accumulator, Int64(1), zero, zero, zero, zero, zero, zero) }
         case .runTime:
             let add = try CFunction(address: addAddress, signature: CSignature(.int64, [.int64, .int64]), name: "bench_add_i64")
             for _ in 0..<n {
@@ -42,6 +52,13 @@ enum CallingC {
         case .variadic:
             let sum = try CFunction(address: sumAddress, declaration: "int64_t (int, ...)", name: "bench_sum_variadic")
             for _ in 0..<n { accumulator = try sum.call(Int32(2), accumulator, Int64(1)) }
+        case .runTimeVariadic:
+            let sum = try CFunction(address: sumAddress, declaration: "int64_t (int, ...)", name: "bench_sum_variadic")
+            for _ in 0..<n {
+                guard case .signed(let total) = try sum.call([.signed(2), .signed(accumulator), .signed(1)], variadicTypes: [.int64, .int64])
+                else { return -1 }
+                accumulator = total
+            }
         }
         return accumulator
     }

@@ -185,6 +185,46 @@ import Testing
         #expect(none == 0)
     }
 
+    /// Typed variadic calls of up to 12 arguments store them straight-line, once a call with the same
+    /// types prepared them; longer ones take the general path. Both pass every kind as C promotes it, the
+    /// second and later calls as the first, and run-time values (found by the same key) agree.
+    @Test func variadicCallsAgreeOnEveryPath() throws {
+        let sum = try CFunction(address: fixture("fx_sum_variadic"), declaration: "double (const char *, ...)")
+        let expected = -3 + 200 - 300 + 1 + 0.5 + 2.25 + Double(Int(1) << 40) + 4096 + 0.125 - 9 + 7
+        func short() throws -> Double {
+            try "iiiiddlpLil".withCString { kinds in
+                try sum.call(
+                    kinds, Int8(-3), UInt8(200), Int16(-300), true, Float(0.5), 2.25, Int(1) << 40,
+                    UnsafeRawPointer(bitPattern: 4096), Float80(0.125), Int32(-9), Int(7))
+            }
+        }
+        func long() throws -> Double {  // 14 arguments: past the fixed-arity forms
+            try "iiiiddlpLilii".withCString { kinds in
+                try sum.call(
+                    kinds, Int8(-3), UInt8(200), Int16(-300), true, Float(0.5), 2.25, Int(1) << 40,
+                    UnsafeRawPointer(bitPattern: 4096), Float80(0.125), Int32(-9), Int(7), Int32(0), Int32(0))
+            }
+        }
+        for _ in 0..<3 {
+            #expect(try short() == expected)
+            #expect(try long() == expected)
+        }
+        for _ in 0..<3 {
+            let dynamic = try "iddl".withCString { kinds in
+                try sum.call(
+                    [.pointer(UInt(bitPattern: kinds)), .signed(-7), .floatingPoint(0.5), .floatingPoint(-0.25), .signed(1 << 40)],
+                    variadicTypes: [.int32, .double, .double, .int64])
+            }
+            #expect(dynamic == .floatingPoint(-7 + 0.25 + Double(1 << 40)))
+            let typed: Double = try "iddl".withCString { try sum.call($0, Int32(-7), 0.5, -0.25, Int64(1) << 40) }
+            #expect(typed == -7 + 0.25 + Double(1 << 40))
+        }
+        // A run-time value the variadic type cannot hold is refused on the keyed path too.
+        #expect(throws: DelegateError.valueMismatch(function: "the function at \(fixture("fx_sum_variadic"))", argument: 2, type: .int32, value: .signed(1 << 40))) {
+            try "i".withCString { try sum.call([.pointer(UInt(bitPattern: $0)), .signed(1 << 40)], variadicTypes: [.int32]) }
+        }
+    }
+
     /// `open(path, O_CREAT | O_WRONLY, 0640)`: the mode travels as a variadic `int`, and the file gets it
     /// (less the process's umask, read from /proc, since setting it would race the other tests).
     @Test func openHonoursTheMode() throws {

@@ -42,6 +42,8 @@ int64_t bench_threads_i64(const void *f, int64_t n, int threads);
 /* What the "Calling C" section calls from Swift: plain functions, a variadic one (adds `count` int64_t
    arguments), and raw libffi calling bench_add_i64(acc, 1) n times from C (ffi_call's own floor). */
 int64_t bench_add_i64(int64_t a, int64_t b);
+/* Eight arguments: more than the registers take, so a typed CFunction call goes through libffi. */
+int64_t bench_add8_i64(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e, int64_t f, int64_t g, int64_t h);
 double bench_add_f64(double a, double b);
 int64_t bench_sum_variadic(int count, ...);
 const void *bench_sum_variadic_address(void); /* Swift does not import variadic functions */

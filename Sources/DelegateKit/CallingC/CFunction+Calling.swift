@@ -32,7 +32,7 @@ extension CFunction {
         var fits = !checkingResult || (R.cType.scalarCode.map { $0 == layout.returnCode } ?? false)
         var index = 0
         for value in repeat each argument {
-            let code = type(of: value).cType.scalarCode
+            let code = staticType(of: value).cType.scalarCode
             fits = fits && index < layout.argumentCodes.count && code == layout.argumentCodes[index]
             index += 1
         }
@@ -43,7 +43,7 @@ extension CFunction {
             // Each value goes to the register its Swift type says; only when that is the register its C
             // type says do the signature's register counts bound how many there are.
             var agrees = !checkingResult || registerClassAgrees(R.self, signature.returnType)
-            for value in repeat each argument { agrees = agrees && registerClassAgrees(type(of: value), type(of: value).cType) }
+            for value in repeat each argument { agrees = agrees && registerClassAgrees(staticType(of: value), staticType(of: value).cType) }
             if agrees {
                 var registers = ArgumentRegisters()
                 for value in repeat each argument { registers.append(value) }
@@ -78,7 +78,7 @@ extension CFunction {
     @usableFromInline
     func check<each A: CValue, R: CValue>(_ argument: repeat each A, returning: R.Type, checkingResult: Bool) throws {
         var types: [CType] = []
-        for value in repeat each argument { types.append(try type(of: value).checkedCType()) }
+        for value in repeat each argument { types.append(try staticType(of: value).checkedCType()) }
         let result = checkingResult ? try R.checkedCType() : signature.returnType
         if let reason = mismatch(arguments: types, result: result) {
             throw DelegateError.callMismatch(
@@ -114,7 +114,7 @@ extension CFunction {
         var key = variadicKeyPrefix
         var count = 0
         for value in repeat each argument {
-            let type = type(of: value).cType
+            let type = staticType(of: value).cType
             if count < named {
                 fits = fits && type.scalarCode == layout.argumentCodes[count]
             } else {
@@ -139,7 +139,7 @@ extension CFunction {
         var types = signature.argumentTypes
         var count = 0
         for value in repeat each argument {
-            if count >= types.count { types.append(type(of: value).cType.promotedForVariadicCall) }
+            if count >= types.count { types.append(staticType(of: value).cType.promotedForVariadicCall) }
             count += 1
         }
         return try preparedVariadic(types)
@@ -174,7 +174,7 @@ func withArgumentSlots<each A: CValue, T>(
             var index = 0
             for value in repeat each argument {
                 if index < named {
-                    slot.storeBytes(of: value, as: type(of: value))
+                    slot.storeBytes(of: value, as: staticType(of: value))
                 } else {
                     storePromoted(value, to: slot)
                 }
@@ -189,6 +189,22 @@ func withArgumentSlots<each A: CValue, T>(
 
 @inlinable @inline(__always)
 func argumentSlotSize(_ size: Int) -> Int { (max(size, 8) + 15) / 16 * 16 }
+
+/// `key` with a `T` passed past a variadic function's named arguments (as C promotes it) appended.
+@inlinable @inline(__always)
+func appendingVariadicKey<T: CValue>(_: T.Type, _ key: UInt64?) -> UInt64? {
+    T.cType.promotedForVariadicCall.appendingKey(key)
+}
+
+/// Stores an argument in its slot; `promoted` past a variadic function's named arguments.
+@inlinable @inline(__always)
+func storeArgument<T: CValue>(_ value: T, to slot: UnsafeMutableRawPointer, promoted: Bool) {
+    if promoted {
+        storePromoted(value, to: slot)
+    } else {
+        slot.storeBytes(of: value, as: T.self)
+    }
+}
 
 /// Stores `value` at `address` as C's default argument promotions pass it (see
 /// ``CType/promotedForVariadicCall``): its slot has room for the wider value.

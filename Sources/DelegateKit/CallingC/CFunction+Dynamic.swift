@@ -15,9 +15,58 @@ extension CFunction {
     /// arguments, ``DelegateError/valueMismatch(function:argument:type:value:)`` for a value its type
     /// cannot hold, and ``DelegateError/variadicArgument(function:argument:type:reason:)`` for a variadic
     /// type C never passes.
+    @inlinable
     public func call(_ arguments: [CDynamicValue], variadicTypes: [CType] = []) throws -> CDynamicValue {
+        // Inlined, so that an array literal of arguments, which goes nowhere else, can live on the stack.
+        try arguments.withUnsafeBufferPointer { try call(values: $0, variadicTypes: variadicTypes) }
+    }
+
+    @usableFromInline
+    func call(values arguments: UnsafeBufferPointer<CDynamicValue>, variadicTypes: [CType]) throws -> CDynamicValue {
+        let (call, layout) = try preparedForRunTimeCall(arguments, variadicTypes: variadicTypes)
+        let function = address
+        let count = layout.arguments.count
+        // Only values inside the closures, so that they capture nothing reference counted.
+        var unfit = -1
+        let result = withUnsafeTemporaryAllocation(byteCount: layout.byteCount, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(count, 1)) { pointers in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                for index in 0..<count where unfit < 0 {
+                    let argument = layout.arguments[index]
+                    let slot = base + argument.offset
+                    if !arguments[index].store(argument.kind, to: slot) { unfit = index }
+                    pointers[index] = slot
+                }
+                if unfit >= 0 { return CDynamicValue.bytes([]) }
+                return call.call(function, arguments: pointers.baseAddress.unsafelyUnwrapped, minimumSize: 0) {
+                    CDynamicValue($0, layout.result)
+                }
+            }
+        }
+        if unfit >= 0 {
+            throw DelegateError.valueMismatch(
+                function: name, argument: unfit + 1, type: (signature.argumentTypes + variadicTypes)[unfit], value: arguments[unfit])
+        }
+        return result
+    }
+
+    /// The prepared call for run-time `arguments`: the function's own, or for a variadic one, the one for
+    /// these `variadicTypes`, found by a key made of the types alone when a call had them before (the
+    /// types were checked then); as values, valid for ever (prepared signatures are kept). Throws for a
+    /// wrong count, or variadic types C never passes.
+    private func preparedForRunTimeCall(_ arguments: UnsafeBufferPointer<CDynamicValue>, variadicTypes: [CType]) throws -> (LibffiCall, RunTimeLayout) {
+        let named = argumentCodes.count
+        if arguments.count == named + variadicTypes.count {
+            if !isVariadic, variadicTypes.isEmpty, let libffiCall, let runTimeLayout { return (libffiCall, runTimeLayout) }
+            if isVariadic {
+                var key = variadicKeyPrefix
+                for type in variadicTypes { key = type.appendingKey(key) }
+                if let key, let found = PreparedSignature.lookupUnretained(key) {
+                    return found._withUnsafeGuaranteedRef { ($0.libffiCall, $0.runTimeLayout) }
+                }
+            }
+        }
         let types = signature.argumentTypes + variadicTypes
-        let named = signature.argumentTypes.count
         if arguments.count != types.count || (!isVariadic && !variadicTypes.isEmpty) {
             let passes = variadicTypes.isEmpty ? "" : " (\(variadicTypes.count) variadic)"
             throw DelegateError.callMismatch(
@@ -39,65 +88,12 @@ extension CFunction {
                 throw DelegateError.invalidSignature(CSignature(signature.returnType, types), reason: "argument \(named + offset + 1) \(problem)")
             }
         }
-        let prepared = try isVariadic ? preparedVariadic(types) : self.prepared.unsafelyUnwrapped
-        let offsets = types.reduce(into: [0]) { offsets, type in offsets.append(offsets.last! + argumentSlotSize(type.size)) }
-        return try withUnsafeTemporaryAllocation(byteCount: max(offsets.last!, 1), alignment: 16) { storage in
-            try withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(types.count, 1)) { pointers in
-                let base = storage.baseAddress.unsafelyUnwrapped
-                for (index, value) in arguments.enumerated() {
-                    let slot = base + offsets[index]
-                    guard value.store(as: types[index], to: slot) else {
-                        throw DelegateError.valueMismatch(function: name, argument: index + 1, type: types[index], value: value)
-                    }
-                    pointers[index] = slot
-                }
-                return withResultBuffer(prepared) { result in
-                    prepared.call(address, result: result, arguments: pointers.baseAddress.unsafelyUnwrapped)
-                    return CDynamicValue(UnsafeRawPointer(result), signature.returnType)
-                }
-            }
-        }
+        let prepared = try preparedVariadic(types)
+        return (prepared.libffiCall, prepared.runTimeLayout)
     }
 }
 
 extension CDynamicValue {
-    /// Writes the value at `address` as C type `type`; false when the type cannot hold it (an integer out
-    /// of its range, a value of another kind, bytes of another size).
-    func store(as type: CType, to address: UnsafeMutableRawPointer) -> Bool {
-        func integer<T: FixedWidthInteger>(_: T.Type) -> Bool {
-            let value: T?
-            switch self {
-            case .signed(let signed): value = T(exactly: signed)
-            case .unsigned(let unsigned): value = T(exactly: unsigned)
-            default: value = nil
-            }
-            guard let value else { return false }
-            address.storeBytes(of: value, as: T.self)
-            return true
-        }
-        switch (type, self) {
-        case (.bool, .bool(let value)): address.storeBytes(of: value, as: Bool.self)
-        case (.int8, _): return integer(Int8.self)
-        case (.uint8, _): return integer(UInt8.self)
-        case (.int16, _): return integer(Int16.self)
-        case (.uint16, _): return integer(UInt16.self)
-        case (.int32, _): return integer(Int32.self)
-        case (.uint32, _): return integer(UInt32.self)
-        case (.int64, _): return integer(Int64.self)
-        case (.uint64, _), (.size, _): return integer(UInt64.self)
-        case (.float, .floatingPoint(let value)): address.storeBytes(of: Float(value), as: Float.self)
-        case (.double, .floatingPoint(let value)): address.storeBytes(of: value, as: Double.self)
-        #if arch(x86_64)
-        case (.longDouble, .floatingPoint(let value)): address.storeBytes(of: Float80(value), as: Float80.self)
-        #endif
-        case (.pointer, .pointer(let value)): address.storeBytes(of: value, as: UInt.self)
-        case (.structure, .bytes(let bytes)) where bytes.count == type.size:
-            address.copyMemory(from: bytes, byteCount: bytes.count)
-        default: return false
-        }
-        return true
-    }
-
     /// The C type a value of this kind most plainly has, for describing a call with too many arguments.
     var naturalType: CType {
         switch self {
@@ -107,6 +103,7 @@ extension CDynamicValue {
         case .floatingPoint: return .double
         case .pointer: return .pointer
         case .bytes(let bytes): return .structure(Array(repeating: .uint8, count: max(bytes.count, 1)))
+        case .closure: return .pointer
         }
     }
 }

@@ -32,6 +32,10 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     private let library: CLibrary?
     /// The prepared signature of every call; nil for a variadic function, whose calls each have their own.
     @usableFromInline let prepared: PreparedSignature?
+    /// `prepared`'s call interface as a value, which a typed call uses without counting references.
+    @usableFromInline let libffiCall: LibffiCall?
+    /// `prepared`'s layout of run-time values (``call(_:variadicTypes:)``).
+    let runTimeLayout: RunTimeLayout?
     /// The scalar codes a typed call is checked against.
     @usableFromInline let layout: InvocationLayout
     /// `layout`'s, held here too so that a typed call reads them without touching another object (which
@@ -94,6 +98,8 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
         } else {
             prepared = try PreparedSignature.prepared(signature)
         }
+        libffiCall = prepared?.libffiCall
+        runTimeLayout = prepared?.runTimeLayout
         layout = InvocationLayout(signature)
         argumentCodes = layout.argumentCodes
         returnCode = layout.returnCode

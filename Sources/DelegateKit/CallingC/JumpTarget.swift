@@ -128,7 +128,7 @@ extension CFunction {
     ) throws -> JumpOutcome<R> {
         guard let prepared, !isVariadic else {
             var types: [CType] = []
-            for value in repeat each argument { types.append(type(of: value).cType) }
+            for value in repeat each argument { types.append(staticType(of: value).cType) }
             throw DelegateError.callMismatch(
                 function: name, declaration: declaration, call: CSignature(R.cType, types),
                 reason: "a variadic function cannot be called catching jumps")

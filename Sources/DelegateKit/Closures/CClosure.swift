@@ -171,3 +171,11 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 }
 
+
+extension CClosure: Hashable {
+    /// Whether `a` and `b` are the same closure (one function pointer), as for any reference.
+    public static func == (a: CClosure, b: CClosure) -> Bool { a === b }
+
+    /// Hashes the closure's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -20,6 +20,8 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     let registerLayout: RegisterLayout?
     /// Bytes a result buffer needs: libffi reads and writes narrow integers as a whole register.
     @usableFromInline let resultBufferSize: Int
+    /// How a call with run-time values lays out its arguments (``CFunction/call(_:variadicTypes:)``).
+    let runTimeLayout: RunTimeLayout
 
     /// Whether closures of this signature take the register path.
     @usableFromInline var takesRegisters: Bool { registerLayout != nil }
@@ -58,10 +60,15 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         private func slot(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift) }
 
         func find(_ key: UInt64) -> PreparedSignature? {
+            findUnretained(key)?.takeUnretainedValue()
+        }
+
+        /// ``find(_:)`` without a retain: published signatures live for ever (`entries`).
+        func findUnretained(_ key: UInt64) -> Unmanaged<PreparedSignature>? {
             var index = slot(key)
             while true {
                 let stored = keys[index]
-                if stored == key { return values[index]?.takeUnretainedValue() }
+                if stored == key { return values[index] }
                 if stored == 0 { return nil }  // keys are never 0: every type code is non-zero
                 index = (index + 1) & (keys.count - 1)
             }
@@ -89,6 +96,23 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         guard let table = UnsafeRawPointer(bitPattern: keyed.load(ordering: .acquiring)) else { return nil }
         return Unmanaged<KeyedTable>.fromOpaque(table)._withUnsafeGuaranteedRef { $0.find(key) }
     }
+
+    /// ``lookup(_:)`` with no reference counted on the way (a call of C per lookup): published
+    /// signatures live for ever.
+    static func lookupUnretained(_ key: UInt64) -> Unmanaged<PreparedSignature>? {
+        guard let table = UnsafeRawPointer(bitPattern: keyed.load(ordering: .acquiring)) else { return nil }
+        return Unmanaged<KeyedTable>.fromOpaque(table)._withUnsafeGuaranteedRef { $0.findUnretained(key) }
+    }
+
+    /// The call interface of the signature with `key`, when prepared before.
+    @usableFromInline
+    static func lookupCall(_ key: UInt64) -> LibffiCall? {
+        lookupUnretained(key)?._withUnsafeGuaranteedRef { $0.libffiCall }
+    }
+
+    /// What ``call(_:result:arguments:)`` needs, as a value: code that holds it counts no references.
+    @usableFromInline
+    var libffiCall: LibffiCall { LibffiCall(cif: cif, resultBufferSize: resultBufferSize) }
 
     @usableFromInline
     static func prepared(_ signature: CSignature, fixedArgumentCount: Int? = nil, key: UInt64?) throws -> PreparedSignature {
@@ -126,6 +150,7 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         self.signature = signature
         resultBufferSize = max(signature.returnType.size, MemoryLayout<UInt64>.size)
         self.fixedArgumentCount = fixedArgumentCount
+        runTimeLayout = RunTimeLayout(signature)
         var storage: [UnsafeMutableRawPointer] = []
         let argumentTypes = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(
             capacity: max(signature.argumentTypes.count, 1))
@@ -152,6 +177,7 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     }
 
     deinit {
+        runTimeLayout.deallocate()
         cif.deallocate()
         for pointer in typeStorage { pointer.deallocate() }
     }
@@ -243,5 +269,54 @@ func withResultBuffer<R: CValue>(_ prepared: PreparedSignature, returning: R.Typ
         // A narrow integer arrives as a whole register; on a little-endian machine its low bytes, the
         // value itself, come first.
         return UnsafeRawPointer(result).loadUnaligned(as: R.self)
+    }
+}
+
+/// A prepared signature's call interface and result size, for calls of C: a value with no reference in
+/// it, so that the closures a call nests (argument storage, result buffer) retain and release nothing.
+/// Valid while its ``PreparedSignature`` lives (for ever, for those a ``CFunction`` or a key holds).
+@usableFromInline
+struct LibffiCall {
+    @usableFromInline let cif: UnsafeMutablePointer<ffi_cif>
+    @usableFromInline let resultBufferSize: Int
+
+    @usableFromInline
+    init(cif: UnsafeMutablePointer<ffi_cif>, resultBufferSize: Int) {
+        self.cif = cif
+        self.resultBufferSize = resultBufferSize
+    }
+
+    /// Calls `function` with `arguments` in libffi's form, and reads the result as an `R`: a zeroed
+    /// buffer of 16 bytes on the stack when the result fits (no call of memset), else one of its size.
+    @inlinable @inline(__always)
+    func call<R: CValue>(
+        _ function: UnsafeRawPointer, arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, returning: R.Type
+    ) -> R {
+        // A narrow integer arrives as a whole register; on a little-endian machine its low bytes, the
+        // value itself, come first.
+        call(function, arguments: arguments, minimumSize: MemoryLayout<R>.size) { $0.loadUnaligned(as: R.self) }
+    }
+
+    /// Calls `function`, then `read`s the result from a zeroed buffer of at least `minimumSize` bytes: 16
+    /// bytes on the stack when the result fits (no call of memset), else one of its size.
+    @inlinable @inline(__always)
+    func call<T>(
+        _ function: UnsafeRawPointer, arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, minimumSize: Int,
+        _ read: (UnsafeRawPointer) -> T
+    ) -> T {
+        if resultBufferSize <= 16 && minimumSize <= 16 {
+            var buffer: (UInt64, UInt64) = (0, 0)
+            return withUnsafeMutableBytes(of: &buffer) { buffer in
+                cffi_call(cif, function, buffer.baseAddress, arguments)
+                return read(UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped))
+            }
+        }
+        let size = max(resultBufferSize, minimumSize)
+        return withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { buffer in
+            let result = buffer.baseAddress.unsafelyUnwrapped
+            result.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+            cffi_call(cif, function, result, arguments)
+            return read(UnsafeRawPointer(result))
+        }
     }
 }

@@ -19,29 +19,30 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     case pointer(UInt)
     /// A struct's bytes.
     case bytes([UInt8])
+    /// A ``CClosure``'s function pointer, as an argument of pointer type: the value holds the closure, so
+    /// it lives as long as the call does. Written `try .function(closure)`; a call never returns it.
+    case closure(CClosure)
 
-    init(_ address: UnsafeRawPointer, _ type: CType) {
-        switch type {
-        case .bool: self = .bool(address.load(as: Bool.self))
-        case .int8: self = .signed(Int64(address.load(as: Int8.self)))
-        case .int16: self = .signed(Int64(address.loadUnaligned(as: Int16.self)))
-        case .int32: self = .signed(Int64(address.loadUnaligned(as: Int32.self)))
-        case .int64: self = .signed(address.loadUnaligned(as: Int64.self))
-        case .uint8: self = .unsigned(UInt64(address.load(as: UInt8.self)))
-        case .uint16: self = .unsigned(UInt64(address.loadUnaligned(as: UInt16.self)))
-        case .uint32: self = .unsigned(UInt64(address.loadUnaligned(as: UInt32.self)))
-        case .uint64, .size: self = .unsigned(address.loadUnaligned(as: UInt64.self))
-        case .float: self = .floatingPoint(Double(address.loadUnaligned(as: Float.self)))
-        case .double: self = .floatingPoint(address.loadUnaligned(as: Double.self))
-        case .longDouble:
-            #if arch(x86_64)
-            self = .floatingPoint(Double(address.loadUnaligned(as: Float80.self)))
-            #else
-            self = .bytes(Array(UnsafeRawBufferPointer(start: address, count: type.size)))
-            #endif
-        case .pointer: self = .pointer(UInt(bitPattern: address.loadUnaligned(as: UnsafeRawPointer?.self)))
-        case .void, .structure: self = .bytes(Array(UnsafeRawBufferPointer(start: address, count: type.size)))
+    /// A C function pointer as a pointer argument: a ``CClosure`` (held by the value, see
+    /// ``closure(_:)``), a ``CFunction`` (its address), or a `@convention(c)` function value.
+    ///
+    /// ```swift
+    /// try qsort.call([.pointer(base), .unsigned(count), .unsigned(8), .function(compare)])
+    /// ```
+    ///
+    /// - Throws: ``DelegateError/notAFunctionPointer(call:type:)`` for a value of any other type (a Swift
+    ///   closure, say, which has no C address: make it a ``CClosure``).
+    public static func function<F>(_ function: F) throws(DelegateError) -> CDynamicValue {
+        switch FunctionArgument(function) {
+        case .closure(let closure): return .closure(closure)
+        case .address(let address): return .pointer(UInt(bitPattern: address))
+        case nil: throw .notAFunctionPointer(call: "CDynamicValue.function(_:)", type: String(reflecting: F.self))
         }
+    }
+
+    /// The value of C type `type` at `address`.
+    init(_ address: UnsafeRawPointer, _ type: CType) {
+        self.init(address, RunTimeLayout.Kind(type))
     }
 
     /// The value as C's printf would show it: `42`, `0.5`, `0x7f…`, `NULL`, `{16 bytes}`.
@@ -53,6 +54,7 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
         case .floatingPoint(let value): return "\(value)"
         case .pointer(let address): return address == 0 ? "NULL" : "0x" + String(address, radix: 16)
         case .bytes(let bytes): return "{\(bytes.count) bytes}"
+        case .closure(let closure): return "0x" + String(UInt(bitPattern: closure.address), radix: 16)
         }
     }
 }

@@ -35,6 +35,12 @@ extension CValue {
     }
 }
 
+/// The static type of `value`, where code iterates a parameter pack: `type(of:)` there asks the runtime
+/// for the value's dynamic type (in case it is a class), a metadata lookup per argument; a `CValue` is a
+/// value type, so its static type is the one that counts, known when compiling.
+@inlinable @inline(__always)
+func staticType<T: CValue>(of _: T) -> T.Type { T.self }
+
 /// Swift's `Void` cannot conform to a protocol; this empty value stands in for it where a closure
 /// returning nothing is handled by the same code as one returning a value.
 @usableFromInline

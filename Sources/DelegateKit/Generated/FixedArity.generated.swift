@@ -2,7 +2,8 @@
 //
 // Fixed-arity overloads of the hot-path entry points. Swift does not unroll parameter-pack expansions,
 // so the variadic forms load each argument through a generic call; these straight-line forms are what
-// the compiler picks for 0 to 6 arguments, and what makes a call cost about what libffi costs.
+// the compiler picks for 0 to 6 arguments (12 for slots, 12 for CFunction.call), and what
+// makes a call cost about what libffi costs.
 
 import CFFIShim
 
@@ -3516,13 +3517,12 @@ extension CFunction {
             let registers = ArgumentRegisters()
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
             return try perform(returning: R.self, checkingResult: true)
         }
+        let function = address
         return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
-            return withResultBuffer(prepared, returning: R.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         }
     }
 
@@ -3539,13 +3539,12 @@ extension CFunction {
             let registers = ArgumentRegisters()
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
             return try perform(returning: CVoid.self, checkingResult: false)
         }
+        let function = address
         return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
-            return withResultBuffer(prepared, returning: CVoid.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
         }
     }
 }
@@ -3561,15 +3560,17 @@ extension CFunction {
             registers.append(a0)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, returning: R.self, checkingResult: true) {
+                return result
+            }
             return try perform(a0, returning: R.self, checkingResult: true)
         }
+        let function = address
         var v0 = a0
         return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
             list[0] = UnsafeMutableRawPointer(p0)
-            return withResultBuffer(prepared, returning: R.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } }
     }
 
@@ -3587,16 +3588,39 @@ extension CFunction {
             registers.append(a0)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
             return try perform(a0, returning: CVoid.self, checkingResult: false)
         }
+        let function = address
         var v0 = a0
         return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
             list[0] = UnsafeMutableRawPointer(p0)
-            return withResultBuffer(prepared, returning: CVoid.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
         } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, R: CValue>(_ a0: A0, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 1 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o1, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
     }
 }
 
@@ -3612,17 +3636,19 @@ extension CFunction {
             registers.append(a1)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, returning: R.self, checkingResult: true) {
+                return result
+            }
             return try perform(a0, a1, returning: R.self, checkingResult: true)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 2) { list in
             list[0] = UnsafeMutableRawPointer(p0)
             list[1] = UnsafeMutableRawPointer(p1)
-            return withResultBuffer(prepared, returning: R.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } }
     }
 
@@ -3641,18 +3667,45 @@ extension CFunction {
             registers.append(a1)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
             return try perform(a0, a1, returning: CVoid.self, checkingResult: false)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 2) { list in
             list[0] = UnsafeMutableRawPointer(p0)
             list[1] = UnsafeMutableRawPointer(p1)
-            return withResultBuffer(prepared, returning: CVoid.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
         } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, R: CValue>(_ a0: A0, _ a1: A1, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 2 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o2, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 2) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
     }
 }
 
@@ -3669,9 +3722,13 @@ extension CFunction {
             registers.append(a2)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, returning: R.self, checkingResult: true) {
+                return result
+            }
             return try perform(a0, a1, a2, returning: R.self, checkingResult: true)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -3679,9 +3736,7 @@ extension CFunction {
             list[0] = UnsafeMutableRawPointer(p0)
             list[1] = UnsafeMutableRawPointer(p1)
             list[2] = UnsafeMutableRawPointer(p2)
-            return withResultBuffer(prepared, returning: R.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } }
     }
 
@@ -3701,9 +3756,13 @@ extension CFunction {
             registers.append(a2)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
             return try perform(a0, a1, a2, returning: CVoid.self, checkingResult: false)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -3711,10 +3770,37 @@ extension CFunction {
             list[0] = UnsafeMutableRawPointer(p0)
             list[1] = UnsafeMutableRawPointer(p1)
             list[2] = UnsafeMutableRawPointer(p2)
-            return withResultBuffer(prepared, returning: CVoid.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
         } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 3 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o3, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 3) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
     }
 }
 
@@ -3732,9 +3818,13 @@ extension CFunction {
             registers.append(a3)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, returning: R.self, checkingResult: true) {
+                return result
+            }
             return try perform(a0, a1, a2, a3, returning: R.self, checkingResult: true)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -3744,9 +3834,7 @@ extension CFunction {
             list[1] = UnsafeMutableRawPointer(p1)
             list[2] = UnsafeMutableRawPointer(p2)
             list[3] = UnsafeMutableRawPointer(p3)
-            return withResultBuffer(prepared, returning: R.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } }
     }
 
@@ -3767,9 +3855,13 @@ extension CFunction {
             registers.append(a3)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
             return try perform(a0, a1, a2, a3, returning: CVoid.self, checkingResult: false)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -3779,10 +3871,41 @@ extension CFunction {
             list[1] = UnsafeMutableRawPointer(p1)
             list[2] = UnsafeMutableRawPointer(p2)
             list[3] = UnsafeMutableRawPointer(p3)
-            return withResultBuffer(prepared, returning: CVoid.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
         } } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 4 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        let o4 = o3 + argumentSlotSize(MemoryLayout<A3>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o4, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 4) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                storeArgument(a3, to: base + o3, promoted: named <= 3)
+                list[3] = base + o3
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
     }
 }
 
@@ -3801,9 +3924,13 @@ extension CFunction {
             registers.append(a4)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, returning: R.self, checkingResult: true) {
+                return result
+            }
             return try perform(a0, a1, a2, a3, a4, returning: R.self, checkingResult: true)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -3815,9 +3942,7 @@ extension CFunction {
             list[2] = UnsafeMutableRawPointer(p2)
             list[3] = UnsafeMutableRawPointer(p3)
             list[4] = UnsafeMutableRawPointer(p4)
-            return withResultBuffer(prepared, returning: R.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } }
     }
 
@@ -3839,9 +3964,13 @@ extension CFunction {
             registers.append(a4)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
             return try perform(a0, a1, a2, a3, a4, returning: CVoid.self, checkingResult: false)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -3853,10 +3982,45 @@ extension CFunction {
             list[2] = UnsafeMutableRawPointer(p2)
             list[3] = UnsafeMutableRawPointer(p3)
             list[4] = UnsafeMutableRawPointer(p4)
-            return withResultBuffer(prepared, returning: CVoid.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
         } } } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 5 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        let o4 = o3 + argumentSlotSize(MemoryLayout<A3>.size)
+        let o5 = o4 + argumentSlotSize(MemoryLayout<A4>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o5, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 5) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                storeArgument(a3, to: base + o3, promoted: named <= 3)
+                list[3] = base + o3
+                storeArgument(a4, to: base + o4, promoted: named <= 4)
+                list[4] = base + o4
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
     }
 }
 
@@ -3876,9 +4040,13 @@ extension CFunction {
             registers.append(a5)
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, returning: R.self, checkingResult: true) {
+                return result
+            }
             return try perform(a0, a1, a2, a3, a4, a5, returning: R.self, checkingResult: true)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -3892,9 +4060,7 @@ extension CFunction {
             list[3] = UnsafeMutableRawPointer(p3)
             list[4] = UnsafeMutableRawPointer(p4)
             list[5] = UnsafeMutableRawPointer(p5)
-            return withResultBuffer(prepared, returning: R.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } } }
     }
 
@@ -3917,9 +4083,13 @@ extension CFunction {
             registers.append(a5)
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
         }
-        guard fits, let prepared else {
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
             return try perform(a0, a1, a2, a3, a4, a5, returning: CVoid.self, checkingResult: false)
         }
+        let function = address
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -3933,10 +4103,1009 @@ extension CFunction {
             list[3] = UnsafeMutableRawPointer(p3)
             list[4] = UnsafeMutableRawPointer(p4)
             list[5] = UnsafeMutableRawPointer(p5)
-            return withResultBuffer(prepared, returning: CVoid.self) {
-                prepared.call(address, result: $0, arguments: list.baseAddress.unsafelyUnwrapped)
-            }
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
         } } } } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 6 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        let o4 = o3 + argumentSlotSize(MemoryLayout<A3>.size)
+        let o5 = o4 + argumentSlotSize(MemoryLayout<A4>.size)
+        let o6 = o5 + argumentSlotSize(MemoryLayout<A5>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o6, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 6) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                storeArgument(a3, to: base + o3, promoted: named <= 3)
+                list[3] = base + o3
+                storeArgument(a4, to: base + o4, promoted: named <= 4)
+                list[4] = base + o4
+                storeArgument(a5, to: base + o5, promoted: named <= 5)
+                list[5] = base + o5
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 7 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, returning: R.Type = R.self) throws -> R {
+        let fits = argumentCodes.count == 7 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, returning: R.self, checkingResult: true) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, returning: R.self, checkingResult: true)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 7) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+        } } } } } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6) throws {
+        _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6) throws -> CVoid {
+        let fits = argumentCodes.count == 7 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, returning: CVoid.self, checkingResult: false)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 7) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+        } } } } } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 7 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        let o4 = o3 + argumentSlotSize(MemoryLayout<A3>.size)
+        let o5 = o4 + argumentSlotSize(MemoryLayout<A4>.size)
+        let o6 = o5 + argumentSlotSize(MemoryLayout<A5>.size)
+        let o7 = o6 + argumentSlotSize(MemoryLayout<A6>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o7, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 7) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                storeArgument(a3, to: base + o3, promoted: named <= 3)
+                list[3] = base + o3
+                storeArgument(a4, to: base + o4, promoted: named <= 4)
+                list[4] = base + o4
+                storeArgument(a5, to: base + o5, promoted: named <= 5)
+                list[5] = base + o5
+                storeArgument(a6, to: base + o6, promoted: named <= 6)
+                list[6] = base + o6
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 8 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, returning: R.Type = R.self) throws -> R {
+        let fits = argumentCodes.count == 8 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, returning: R.self, checkingResult: true) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, returning: R.self, checkingResult: true)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 8) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+        } } } } } } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7) throws {
+        _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7) throws -> CVoid {
+        let fits = argumentCodes.count == 8 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, returning: CVoid.self, checkingResult: false)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 8) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+        } } } } } } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 8 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        let o4 = o3 + argumentSlotSize(MemoryLayout<A3>.size)
+        let o5 = o4 + argumentSlotSize(MemoryLayout<A4>.size)
+        let o6 = o5 + argumentSlotSize(MemoryLayout<A5>.size)
+        let o7 = o6 + argumentSlotSize(MemoryLayout<A6>.size)
+        let o8 = o7 + argumentSlotSize(MemoryLayout<A7>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o8, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 8) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                storeArgument(a3, to: base + o3, promoted: named <= 3)
+                list[3] = base + o3
+                storeArgument(a4, to: base + o4, promoted: named <= 4)
+                list[4] = base + o4
+                storeArgument(a5, to: base + o5, promoted: named <= 5)
+                list[5] = base + o5
+                storeArgument(a6, to: base + o6, promoted: named <= 6)
+                list[6] = base + o6
+                storeArgument(a7, to: base + o7, promoted: named <= 7)
+                list[7] = base + o7
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 9 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, returning: R.Type = R.self) throws -> R {
+        let fits = argumentCodes.count == 9 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            registers.append(a8)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: R.self, checkingResult: true) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: R.self, checkingResult: true)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        var v8 = a8
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 9) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            list[8] = UnsafeMutableRawPointer(p8)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+        } } } } } } } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8) throws {
+        _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7, a8)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8) throws -> CVoid {
+        let fits = argumentCodes.count == 9 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            registers.append(a8)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: CVoid.self, checkingResult: false)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        var v8 = a8
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 9) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            list[8] = UnsafeMutableRawPointer(p8)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+        } } } } } } } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 9 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
+        if named > 8 { fits = fits && matches(A8.self, at: 8) } else { key = appendingVariadicKey(A8.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        let o4 = o3 + argumentSlotSize(MemoryLayout<A3>.size)
+        let o5 = o4 + argumentSlotSize(MemoryLayout<A4>.size)
+        let o6 = o5 + argumentSlotSize(MemoryLayout<A5>.size)
+        let o7 = o6 + argumentSlotSize(MemoryLayout<A6>.size)
+        let o8 = o7 + argumentSlotSize(MemoryLayout<A7>.size)
+        let o9 = o8 + argumentSlotSize(MemoryLayout<A8>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o9, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 9) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                storeArgument(a3, to: base + o3, promoted: named <= 3)
+                list[3] = base + o3
+                storeArgument(a4, to: base + o4, promoted: named <= 4)
+                list[4] = base + o4
+                storeArgument(a5, to: base + o5, promoted: named <= 5)
+                list[5] = base + o5
+                storeArgument(a6, to: base + o6, promoted: named <= 6)
+                list[6] = base + o6
+                storeArgument(a7, to: base + o7, promoted: named <= 7)
+                list[7] = base + o7
+                storeArgument(a8, to: base + o8, promoted: named <= 8)
+                list[8] = base + o8
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 10 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, returning: R.Type = R.self) throws -> R {
+        let fits = argumentCodes.count == 10 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8) && matches(A9.self, at: 9)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) && registerClassAgrees(A9.self, A9.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            registers.append(a8)
+            registers.append(a9)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: R.self, checkingResult: true) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: R.self, checkingResult: true)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        var v8 = a8
+        var v9 = a9
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeMutablePointer(to: &v9) { p9 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 10) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            list[8] = UnsafeMutableRawPointer(p8)
+            list[9] = UnsafeMutableRawPointer(p9)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+        } } } } } } } } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9) throws {
+        _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9) throws -> CVoid {
+        let fits = argumentCodes.count == 10 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8) && matches(A9.self, at: 9)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) && registerClassAgrees(A9.self, A9.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            registers.append(a8)
+            registers.append(a9)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: CVoid.self, checkingResult: false)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        var v8 = a8
+        var v9 = a9
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeMutablePointer(to: &v9) { p9 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 10) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            list[8] = UnsafeMutableRawPointer(p8)
+            list[9] = UnsafeMutableRawPointer(p9)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+        } } } } } } } } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 10 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
+        if named > 8 { fits = fits && matches(A8.self, at: 8) } else { key = appendingVariadicKey(A8.self, key) }
+        if named > 9 { fits = fits && matches(A9.self, at: 9) } else { key = appendingVariadicKey(A9.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        let o4 = o3 + argumentSlotSize(MemoryLayout<A3>.size)
+        let o5 = o4 + argumentSlotSize(MemoryLayout<A4>.size)
+        let o6 = o5 + argumentSlotSize(MemoryLayout<A5>.size)
+        let o7 = o6 + argumentSlotSize(MemoryLayout<A6>.size)
+        let o8 = o7 + argumentSlotSize(MemoryLayout<A7>.size)
+        let o9 = o8 + argumentSlotSize(MemoryLayout<A8>.size)
+        let o10 = o9 + argumentSlotSize(MemoryLayout<A9>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o10, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 10) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                storeArgument(a3, to: base + o3, promoted: named <= 3)
+                list[3] = base + o3
+                storeArgument(a4, to: base + o4, promoted: named <= 4)
+                list[4] = base + o4
+                storeArgument(a5, to: base + o5, promoted: named <= 5)
+                list[5] = base + o5
+                storeArgument(a6, to: base + o6, promoted: named <= 6)
+                list[6] = base + o6
+                storeArgument(a7, to: base + o7, promoted: named <= 7)
+                list[7] = base + o7
+                storeArgument(a8, to: base + o8, promoted: named <= 8)
+                list[8] = base + o8
+                storeArgument(a9, to: base + o9, promoted: named <= 9)
+                list[9] = base + o9
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 11 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, returning: R.Type = R.self) throws -> R {
+        let fits = argumentCodes.count == 11 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8) && matches(A9.self, at: 9) && matches(A10.self, at: 10)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) && registerClassAgrees(A9.self, A9.cType) && registerClassAgrees(A10.self, A10.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            registers.append(a8)
+            registers.append(a9)
+            registers.append(a10)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: R.self, checkingResult: true) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: R.self, checkingResult: true)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        var v8 = a8
+        var v9 = a9
+        var v10 = a10
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeMutablePointer(to: &v9) { p9 in withUnsafeMutablePointer(to: &v10) { p10 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 11) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            list[8] = UnsafeMutableRawPointer(p8)
+            list[9] = UnsafeMutableRawPointer(p9)
+            list[10] = UnsafeMutableRawPointer(p10)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+        } } } } } } } } } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10) throws {
+        _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10) throws -> CVoid {
+        let fits = argumentCodes.count == 11 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8) && matches(A9.self, at: 9) && matches(A10.self, at: 10)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) && registerClassAgrees(A9.self, A9.cType) && registerClassAgrees(A10.self, A10.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            registers.append(a8)
+            registers.append(a9)
+            registers.append(a10)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: CVoid.self, checkingResult: false)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        var v8 = a8
+        var v9 = a9
+        var v10 = a10
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeMutablePointer(to: &v9) { p9 in withUnsafeMutablePointer(to: &v10) { p10 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 11) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            list[8] = UnsafeMutableRawPointer(p8)
+            list[9] = UnsafeMutableRawPointer(p9)
+            list[10] = UnsafeMutableRawPointer(p10)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+        } } } } } } } } } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 11 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
+        if named > 8 { fits = fits && matches(A8.self, at: 8) } else { key = appendingVariadicKey(A8.self, key) }
+        if named > 9 { fits = fits && matches(A9.self, at: 9) } else { key = appendingVariadicKey(A9.self, key) }
+        if named > 10 { fits = fits && matches(A10.self, at: 10) } else { key = appendingVariadicKey(A10.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        let o4 = o3 + argumentSlotSize(MemoryLayout<A3>.size)
+        let o5 = o4 + argumentSlotSize(MemoryLayout<A4>.size)
+        let o6 = o5 + argumentSlotSize(MemoryLayout<A5>.size)
+        let o7 = o6 + argumentSlotSize(MemoryLayout<A6>.size)
+        let o8 = o7 + argumentSlotSize(MemoryLayout<A7>.size)
+        let o9 = o8 + argumentSlotSize(MemoryLayout<A8>.size)
+        let o10 = o9 + argumentSlotSize(MemoryLayout<A9>.size)
+        let o11 = o10 + argumentSlotSize(MemoryLayout<A10>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o11, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 11) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                storeArgument(a3, to: base + o3, promoted: named <= 3)
+                list[3] = base + o3
+                storeArgument(a4, to: base + o4, promoted: named <= 4)
+                list[4] = base + o4
+                storeArgument(a5, to: base + o5, promoted: named <= 5)
+                list[5] = base + o5
+                storeArgument(a6, to: base + o6, promoted: named <= 6)
+                list[6] = base + o6
+                storeArgument(a7, to: base + o7, promoted: named <= 7)
+                list[7] = base + o7
+                storeArgument(a8, to: base + o8, promoted: named <= 8)
+                list[8] = base + o8
+                storeArgument(a9, to: base + o9, promoted: named <= 9)
+                list[9] = base + o9
+                storeArgument(a10, to: base + o10, promoted: named <= 10)
+                list[10] = base + o10
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
+    }
+}
+
+extension CFunction {
+    /// Calls the function with 12 typed arguments (fixed-arity form of the
+    /// variadic `call`, chosen by the compiler for speed).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11, returning: R.Type = R.self) throws -> R {
+        let fits = argumentCodes.count == 12 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8) && matches(A9.self, at: 9) && matches(A10.self, at: 10) && matches(A11.self, at: 11)
+        if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) && registerClassAgrees(A9.self, A9.cType) && registerClassAgrees(A10.self, A10.cType) && registerClassAgrees(A11.self, A11.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            registers.append(a8)
+            registers.append(a9)
+            registers.append(a10)
+            registers.append(a11)
+            if registers.fits { return resultValue(registers.call(address), as: R.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: R.self, checkingResult: true) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: R.self, checkingResult: true)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        var v8 = a8
+        var v9 = a9
+        var v10 = a10
+        var v11 = a11
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeMutablePointer(to: &v9) { p9 in withUnsafeMutablePointer(to: &v10) { p10 in withUnsafeMutablePointer(to: &v11) { p11 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 12) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            list[8] = UnsafeMutableRawPointer(p8)
+            list[9] = UnsafeMutableRawPointer(p9)
+            list[10] = UnsafeMutableRawPointer(p10)
+            list[11] = UnsafeMutableRawPointer(p11)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+        } } } } } } } } } } } } }
+    }
+
+    /// Calls the function, ignoring what it returns (fixed-arity form).
+    @inlinable
+    public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11) throws {
+        _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)
+    }
+
+    @inlinable
+    func callDiscardingResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11) throws -> CVoid {
+        let fits = argumentCodes.count == 12 && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8) && matches(A9.self, at: 9) && matches(A10.self, at: 10) && matches(A11.self, at: 11)
+        if fits && callsInRegisters && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) && registerClassAgrees(A9.self, A9.cType) && registerClassAgrees(A10.self, A10.cType) && registerClassAgrees(A11.self, A11.cType) {
+            var registers = ArgumentRegisters()
+            registers.append(a0)
+            registers.append(a1)
+            registers.append(a2)
+            registers.append(a3)
+            registers.append(a4)
+            registers.append(a5)
+            registers.append(a6)
+            registers.append(a7)
+            registers.append(a8)
+            registers.append(a9)
+            registers.append(a10)
+            registers.append(a11)
+            if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
+        }
+        guard fits, let libffiCall else {
+            if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: CVoid.self, checkingResult: false) {
+                return result
+            }
+            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: CVoid.self, checkingResult: false)
+        }
+        let function = address
+        var v0 = a0
+        var v1 = a1
+        var v2 = a2
+        var v3 = a3
+        var v4 = a4
+        var v5 = a5
+        var v6 = a6
+        var v7 = a7
+        var v8 = a8
+        var v9 = a9
+        var v10 = a10
+        var v11 = a11
+        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeMutablePointer(to: &v9) { p9 in withUnsafeMutablePointer(to: &v10) { p10 in withUnsafeMutablePointer(to: &v11) { p11 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 12) { list in
+            list[0] = UnsafeMutableRawPointer(p0)
+            list[1] = UnsafeMutableRawPointer(p1)
+            list[2] = UnsafeMutableRawPointer(p2)
+            list[3] = UnsafeMutableRawPointer(p3)
+            list[4] = UnsafeMutableRawPointer(p4)
+            list[5] = UnsafeMutableRawPointer(p5)
+            list[6] = UnsafeMutableRawPointer(p6)
+            list[7] = UnsafeMutableRawPointer(p7)
+            list[8] = UnsafeMutableRawPointer(p8)
+            list[9] = UnsafeMutableRawPointer(p9)
+            list[10] = UnsafeMutableRawPointer(p10)
+            list[11] = UnsafeMutableRawPointer(p11)
+            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+        } } } } } } } } } } } } }
+    }
+
+    /// A variadic function's call (fixed-arity form of `callVariadic`), or nil for the general path.
+    @inlinable
+    func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11, returning: R.Type, checkingResult: Bool) -> R? {
+        let named = argumentCodes.count
+        var fits = named <= 12 && (!checkingResult || returns(R.self))
+        var key = variadicKeyPrefix
+        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
+        if named > 8 { fits = fits && matches(A8.self, at: 8) } else { key = appendingVariadicKey(A8.self, key) }
+        if named > 9 { fits = fits && matches(A9.self, at: 9) } else { key = appendingVariadicKey(A9.self, key) }
+        if named > 10 { fits = fits && matches(A10.self, at: 10) } else { key = appendingVariadicKey(A10.self, key) }
+        if named > 11 { fits = fits && matches(A11.self, at: 11) } else { key = appendingVariadicKey(A11.self, key) }
+        guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
+        let function = address
+        let o0 = 0
+        let o1 = o0 + argumentSlotSize(MemoryLayout<A0>.size)
+        let o2 = o1 + argumentSlotSize(MemoryLayout<A1>.size)
+        let o3 = o2 + argumentSlotSize(MemoryLayout<A2>.size)
+        let o4 = o3 + argumentSlotSize(MemoryLayout<A3>.size)
+        let o5 = o4 + argumentSlotSize(MemoryLayout<A4>.size)
+        let o6 = o5 + argumentSlotSize(MemoryLayout<A5>.size)
+        let o7 = o6 + argumentSlotSize(MemoryLayout<A6>.size)
+        let o8 = o7 + argumentSlotSize(MemoryLayout<A7>.size)
+        let o9 = o8 + argumentSlotSize(MemoryLayout<A8>.size)
+        let o10 = o9 + argumentSlotSize(MemoryLayout<A9>.size)
+        let o11 = o10 + argumentSlotSize(MemoryLayout<A10>.size)
+        let o12 = o11 + argumentSlotSize(MemoryLayout<A11>.size)
+        return withUnsafeTemporaryAllocation(byteCount: o12, alignment: 16) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 12) { list in
+                let base = storage.baseAddress.unsafelyUnwrapped
+                storeArgument(a0, to: base + o0, promoted: named <= 0)
+                list[0] = base + o0
+                storeArgument(a1, to: base + o1, promoted: named <= 1)
+                list[1] = base + o1
+                storeArgument(a2, to: base + o2, promoted: named <= 2)
+                list[2] = base + o2
+                storeArgument(a3, to: base + o3, promoted: named <= 3)
+                list[3] = base + o3
+                storeArgument(a4, to: base + o4, promoted: named <= 4)
+                list[4] = base + o4
+                storeArgument(a5, to: base + o5, promoted: named <= 5)
+                list[5] = base + o5
+                storeArgument(a6, to: base + o6, promoted: named <= 6)
+                list[6] = base + o6
+                storeArgument(a7, to: base + o7, promoted: named <= 7)
+                list[7] = base + o7
+                storeArgument(a8, to: base + o8, promoted: named <= 8)
+                list[8] = base + o8
+                storeArgument(a9, to: base + o9, promoted: named <= 9)
+                list[9] = base + o9
+                storeArgument(a10, to: base + o10, promoted: named <= 10)
+                list[10] = base + o10
+                storeArgument(a11, to: base + o11, promoted: named <= 11)
+                list[11] = base + o11
+                return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+            }
+        }
     }
 }
 

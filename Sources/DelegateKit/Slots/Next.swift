@@ -73,7 +73,7 @@ func withArgumentArray<each A: CValue, T>(
             for value in repeat each argument {
                 let alignment = MemoryLayout.alignment(ofValue: value)
                 offset = (offset + alignment - 1) / alignment * alignment
-                (base + offset).storeBytes(of: value, as: type(of: value))
+                (base + offset).storeBytes(of: value, as: staticType(of: value))
                 pointers[index] = base + offset
                 offset += MemoryLayout.size(ofValue: value)
                 index += 1
