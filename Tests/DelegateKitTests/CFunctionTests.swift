@@ -220,7 +220,8 @@ import Testing
             #expect(typed == -7 + 0.25 + Double(1 << 40))
         }
         // A run-time value the variadic type cannot hold is refused on the keyed path too.
-        #expect(throws: DelegateError.valueMismatch(function: "the function at \(fixture("fx_sum_variadic"))", argument: 2, type: .int32, value: .signed(1 << 40))) {
+        let name = "the function at \(try fixture("fx_sum_variadic"))"
+        #expect(throws: DelegateError.valueMismatch(function: name, argument: 2, type: .int32, value: .signed(1 << 40))) {
             try "i".withCString { try sum.call([.pointer(UInt(bitPattern: $0)), .signed(1 << 40)], variadicTypes: [.int32]) }
         }
     }
