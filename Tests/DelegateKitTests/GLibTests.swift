@@ -32,6 +32,7 @@ let glibThreadsUnderThreadSanitizer = ConditionTrait.disabled(
     @Test(glibThreadsUnderThreadSanitizer) func oneShotsRunByAThreadPoolFedFromFourThreadsReleaseTheirCaptures() throws {
         final class Box: Sendable { let value: Int64; init(_ value: Int64) { self.value = value } }
         let total = Atomic<Int64>(0)
+        let pushed = Atomic<Int>(0)
         let weakBoxes = Mutex<[Weak]>([])
         // The pool's function: each item is a one-shot `void (*)(void)` to call.
         let work = try CClosure { (item: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in
@@ -47,11 +48,13 @@ let glibThreadsUnderThreadSanitizer = ConditionTrait.disabled(
                     weakBoxes.withLock { $0.append(Weak(box)) }
                     let item = try! CCallback.oneShot { total.add(box.value, ordering: .relaxed) }
                     g_thread_pool_push(pool.pointer, UnsafeMutableRawPointer(mutating: item.address), nil)
+                    pushed.add(1, ordering: .releasing)
                 }
             }
         }
         for feeder in feeders { feeder.start() }
-        #expect(eventually { weakBoxes.withLock { $0.count } == 100 })
+        // Every item pushed, not just made: a push after the pool is freed would be lost (or worse).
+        #expect(eventually { pushed.load(ordering: .acquiring) == 100 })
         g_thread_pool_free(pool.pointer, 0, 1)  // waits for every item and joins the pool's threads
         withExtendedLifetime(work) {}
         var expected: Int64 = 0
