@@ -76,6 +76,9 @@ import Testing
         let none: (@convention(c) (Int64) -> Int64)? = nil
         try setHandler.call(none, UnsafeMutableRawPointer?.none, UnsafeRawPointer?.none)
         #expect(fx_call_handler(5) == Int64.min, "a nil handler: the fixture answers INT64_MIN when it has none")
+        try setHandler.call(triple, UnsafeMutableRawPointer?.none, UnsafeRawPointer?.none)
+        try setHandler.call(CClosure?.none, UnsafeMutableRawPointer?.none, UnsafeRawPointer?.none)
+        #expect(fx_call_handler(5) == Int64.min, "a nil closure is NULL")
         #expect(try setHandler.call([.function(negate), .pointer(0), .pointer(0)]) == .bytes([]))
         #expect(fx_call_handler(6) == -6)
     }

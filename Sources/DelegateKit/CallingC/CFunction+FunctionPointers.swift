@@ -1,8 +1,8 @@
 extension CFunction {
     /// Calls the function with arguments among which are C function pointers, and returns its result as
     /// an `R`: a ``CClosure``, a ``CFunction`` or a `@convention(c)` function value goes where the
-    /// signature takes a pointer (a callback such as `qsort`'s comparator), the other arguments are
-    /// ``CValue``s as for ``call(_:returning:)``.
+    /// signature takes a pointer (a callback such as `qsort`'s comparator; a nil optional one is `NULL`),
+    /// the other arguments are ``CValue``s as for `call(_:returning:)`.
     ///
     /// ```swift
     /// let qsort = try CFunction("qsort", declaration: "void qsort(void *, size_t, size_t, int (*)(const void *, const void *))")

@@ -137,6 +137,8 @@ enum FunctionArgument {
             self = .address(function.address)
         } else if FunctionPointerType.isCFunctionPointer(F.self) {
             self = .address(UnsafeRawPointer(bitPattern: unsafeBitCast(value, to: UInt.self)))
+        } else if F.self == CClosure?.self || F.self == CFunction?.self {
+            self = .address(nil)  // a nil optional: the casts above unwrap one that holds something
         } else {
             return nil
         }
