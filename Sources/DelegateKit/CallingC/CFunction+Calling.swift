@@ -24,22 +24,22 @@ extension CFunction {
     func perform<each A: CValue, R: CValue>(
         _ argument: repeat each A, returning: R.Type, checkingResult: Bool
     ) throws -> R {
-        guard let prepared, !isVariadic else {
+        guard let libffiCall, !isVariadic else {
             return try callVariadic(repeat each argument, returning: R.self, checkingResult: checkingResult)
         }
         // One comparison per scalar once specialized; anything else (a struct, an `Int` for `size_t`, a
         // mistake) takes the full check, which throws when the call does not fit.
-        var fits = !checkingResult || (R.cType.scalarCode.map { $0 == layout.returnCode } ?? false)
+        var fits = !checkingResult || (R.cType.scalarCode.map { $0 == returnCode } ?? false)
         var index = 0
         for value in repeat each argument {
             let code = staticType(of: value).cType.scalarCode
-            fits = fits && index < layout.argumentCodes.count && code == layout.argumentCodes[index]
+            fits = fits && index < argumentCodes.count && code == argumentCodes[index]
             index += 1
         }
-        if !fits || index != layout.argumentCodes.count {
+        if !fits || index != argumentCodes.count {
             try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
         }
-        if prepared.takesRegisters {
+        if callsInRegisters {
             // Each value goes to the register its Swift type says; only when that is the register its C
             // type says do the signature's register counts bound how many there are.
             var agrees = !checkingResult || registerClassAgrees(R.self, signature.returnType)
@@ -50,10 +50,9 @@ extension CFunction {
                 if registers.fits { return resultValue(registers.call(address), as: R.self) }
             }
         }
+        let function = address
         return withArgumentArray(repeat each argument) { arguments in
-            withResultBuffer(prepared, returning: R.self) { result in
-                prepared.call(address, result: result, arguments: arguments)
-            }
+            libffiCall.call(function, arguments: arguments, returning: R.self)
         }
     }
 
@@ -109,14 +108,14 @@ extension CFunction {
     func callVariadic<each A: CValue, R: CValue>(
         _ argument: repeat each A, returning: R.Type, checkingResult: Bool
     ) throws -> R {
-        let named = layout.argumentCodes.count
+        let named = argumentCodes.count
         var fits = !checkingResult || returns(R.self)
         var key = variadicKeyPrefix
         var count = 0
         for value in repeat each argument {
             let type = staticType(of: value).cType
             if count < named {
-                fits = fits && type.scalarCode == layout.argumentCodes[count]
+                fits = fits && type.scalarCode == argumentCodes[count]
             } else {
                 key = type.promotedForVariadicCall.appendingKey(key)
             }
@@ -125,11 +124,10 @@ extension CFunction {
         if !fits || count < named {
             try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
         }
-        let prepared = try key.flatMap(PreparedSignature.lookup) ?? preparedVariadic(repeat each argument)
+        let call = try key.flatMap(PreparedSignature.lookupCall) ?? preparedVariadic(repeat each argument).libffiCall
+        let function = address
         return withArgumentSlots(promotingFrom: named, repeat each argument) { arguments in
-            withResultBuffer(prepared, returning: R.self) { result in
-                prepared.call(address, result: result, arguments: arguments)
-            }
+            call.call(function, arguments: arguments, returning: R.self)
         }
     }
 
