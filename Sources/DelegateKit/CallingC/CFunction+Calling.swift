@@ -113,11 +113,10 @@ extension CFunction {
         var key = variadicKeyPrefix
         var count = 0
         for value in repeat each argument {
-            let type = staticType(of: value).cType
             if count < named {
-                fits = fits && type.scalarCode == argumentCodes[count]
+                fits = fits && staticType(of: value).cType.scalarCode == argumentCodes[count]
             } else {
-                key = type.promotedForVariadicCall.appendingKey(key)
+                key = appendingVariadicKey(staticType(of: value), key)
             }
             count += 1
         }
@@ -146,11 +145,17 @@ extension CFunction {
     /// The prepared call of this variadic function with arguments of `types` (named ones first).
     func preparedVariadic(_ types: [CType]) throws -> PreparedSignature {
         let named = signature.argumentTypes.count
-        var key = variadicKeyPrefix
-        for type in types[named...] { key = type.appendingKey(key) }
-        return try PreparedSignature.prepared(key: key, fixedArgumentCount: named) {
+        return try PreparedSignature.prepared(key: variadicKey(types[named...]), fixedArgumentCount: named) {
             CSignature(signature.returnType, types)
         }
+    }
+
+    /// The key of this variadic function's prepared call with further arguments of C types `types` (as
+    /// C passes them), or nil when a type rules keys out (see ``PreparedSignature``).
+    func variadicKey<Types: Sequence<CType>>(_ types: Types) -> UInt64? {
+        var key = variadicKeyPrefix
+        for type in types { key = type.appendingKey(key) }
+        return key
     }
 }
 
@@ -171,11 +176,7 @@ func withArgumentSlots<each A: CValue, T>(
             var slot = storage.baseAddress.unsafelyUnwrapped
             var index = 0
             for value in repeat each argument {
-                if index < named {
-                    slot.storeBytes(of: value, as: staticType(of: value))
-                } else {
-                    storePromoted(value, to: slot)
-                }
+                storeArgument(value, to: slot, promoted: index >= named)
                 pointers[index] = slot
                 slot += argumentSlotSize(MemoryLayout.size(ofValue: value))
                 index += 1

@@ -1,3 +1,5 @@
+import CFFIShim
+
 extension CFunction {
     /// Calls the function with values known only at run time, each converted to the C type the signature
     /// gives it, and returns the result as a run-time value (`.bytes([])` for `void`).
@@ -38,8 +40,9 @@ extension CFunction {
                     pointers[index] = slot
                 }
                 if unfit >= 0 { return CDynamicValue.bytes([]) }
-                return call.call(function, arguments: pointers.baseAddress.unsafelyUnwrapped, minimumSize: 0) {
-                    CDynamicValue($0, layout.result)
+                return withResultBuffer(byteCount: call.resultBufferSize) { result in
+                    cffi_call(call.cif, function, result, pointers.baseAddress.unsafelyUnwrapped)
+                    return CDynamicValue(UnsafeRawPointer(result), layout.result)
                 }
             }
         }
@@ -59,9 +62,7 @@ extension CFunction {
         if arguments.count == named + variadicTypes.count {
             if !isVariadic, variadicTypes.isEmpty, let libffiCall, let runTimeLayout { return (libffiCall, runTimeLayout) }
             if isVariadic {
-                var key = variadicKeyPrefix
-                for type in variadicTypes { key = type.appendingKey(key) }
-                if let key, let found = PreparedSignature.lookupUnretained(key) {
+                if let key = variadicKey(variadicTypes), let found = PreparedSignature.lookupUnretained(key) {
                     return found._withUnsafeGuaranteedRef { ($0.libffiCall, $0.runTimeLayout) }
                 }
             }

@@ -45,7 +45,7 @@ extension CFunction {
             } else if let value = value as? any CValue {
                 let type = try Self.checkedType(of: value)
                 types.append(promoted ? type.promotedForVariadicCall : type)
-                stores.append(Self.store(value, promoted: promoted))
+                stores.append { storeArgument(value, to: $0, promoted: promoted) }
             } else {
                 if unfit == nil { unfit = (types.count, String(reflecting: Swift.type(of: value))) }
                 types.append(.void)
@@ -68,16 +68,10 @@ extension CFunction {
                     store(slot)
                     pointers[index] = slot
                 }
-                return withResultBuffer(prepared, returning: R.self) { result in
-                    prepared.call(address, result: result, arguments: pointers.baseAddress.unsafelyUnwrapped)
-                }
+                return prepared.libffiCall.call(address, arguments: pointers.baseAddress.unsafelyUnwrapped, returning: R.self)
             }
         }
     }
 
     private static func checkedType<T: CValue>(of _: T) throws -> CType { try T.checkedCType() }
-
-    private static func store<T: CValue>(_ value: T, promoted: Bool) -> (UnsafeMutableRawPointer) -> Void {
-        promoted ? { storePromoted(value, to: $0) } : { $0.storeBytes(of: value, as: T.self) }
-    }
 }

@@ -248,17 +248,29 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     }
 }
 
-/// Runs `body` with a zeroed buffer that libffi may write a result of `prepared` into, at least
-/// `minimumSize` bytes long. Always inlined: a call of C should cost no generic dispatch for its result.
+/// Runs `body` with a zeroed buffer of at least `byteCount` bytes that libffi may write a result into:
+/// two words on the stack, zeroed without a call of memset, when that is enough (every scalar; libffi
+/// stores a result with moves that need no more than 8-byte alignment), else 16-aligned memory of that
+/// size. Always inlined: a call of C should cost no generic dispatch for its result.
+@inlinable @inline(__always)
+func withResultBuffer<T>(byteCount: Int, _ body: (UnsafeMutableRawPointer) -> T) -> T {
+    if byteCount <= 16 {
+        var buffer: (UInt64, UInt64) = (0, 0)
+        return withUnsafeMutableBytes(of: &buffer) { body($0.baseAddress.unsafelyUnwrapped) }
+    }
+    return withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 16) {
+        let result = $0.baseAddress.unsafelyUnwrapped
+        result.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        return body(result)
+    }
+}
+
+/// ``withResultBuffer(byteCount:_:)`` for a result of `prepared`, at least `minimumSize` bytes long.
 @inlinable @inline(__always)
 func withResultBuffer<T>(
-    _ prepared: PreparedSignature, minimumSize: Int = 0, _ body: (UnsafeMutableRawPointer) throws -> T
-) rethrows -> T {
-    try withUnsafeTemporaryAllocation(byteCount: max(prepared.resultBufferSize, minimumSize), alignment: 16) {
-        let result = $0.baseAddress.unsafelyUnwrapped
-        result.initializeMemory(as: UInt8.self, repeating: 0, count: $0.count)
-        return try body(result)
-    }
+    _ prepared: PreparedSignature, minimumSize: Int = 0, _ body: (UnsafeMutableRawPointer) -> T
+) -> T {
+    withResultBuffer(byteCount: max(prepared.resultBufferSize, minimumSize), body)
 }
 
 /// Runs `body` with a zeroed result buffer for `prepared`, then reads the result as `R`.
@@ -286,37 +298,16 @@ struct LibffiCall {
         self.resultBufferSize = resultBufferSize
     }
 
-    /// Calls `function` with `arguments` in libffi's form, and reads the result as an `R`: a zeroed
-    /// buffer of 16 bytes on the stack when the result fits (no call of memset), else one of its size.
+    /// Calls `function` with `arguments` in libffi's form, and reads the result as an `R`.
     @inlinable @inline(__always)
     func call<R: CValue>(
         _ function: UnsafeRawPointer, arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, returning: R.Type
     ) -> R {
-        // A narrow integer arrives as a whole register; on a little-endian machine its low bytes, the
-        // value itself, come first.
-        call(function, arguments: arguments, minimumSize: MemoryLayout<R>.size) { $0.loadUnaligned(as: R.self) }
-    }
-
-    /// Calls `function`, then `read`s the result from a zeroed buffer of at least `minimumSize` bytes: 16
-    /// bytes on the stack when the result fits (no call of memset), else one of its size.
-    @inlinable @inline(__always)
-    func call<T>(
-        _ function: UnsafeRawPointer, arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, minimumSize: Int,
-        _ read: (UnsafeRawPointer) -> T
-    ) -> T {
-        if resultBufferSize <= 16 && minimumSize <= 16 {
-            var buffer: (UInt64, UInt64) = (0, 0)
-            return withUnsafeMutableBytes(of: &buffer) { buffer in
-                cffi_call(cif, function, buffer.baseAddress, arguments)
-                return read(UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped))
-            }
-        }
-        let size = max(resultBufferSize, minimumSize)
-        return withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { buffer in
-            let result = buffer.baseAddress.unsafelyUnwrapped
-            result.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        withResultBuffer(byteCount: max(resultBufferSize, MemoryLayout<R>.size)) { result in
             cffi_call(cif, function, result, arguments)
-            return read(UnsafeRawPointer(result))
+            // A narrow integer arrives as a whole register; on a little-endian machine its low bytes,
+            // the value itself, come first.
+            return UnsafeRawPointer(result).loadUnaligned(as: R.self)
         }
     }
 }
