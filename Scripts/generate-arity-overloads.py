@@ -26,13 +26,11 @@ def arity(n):
     return generics, types, args, checked, params, names
 
 
-def typed_thunk_body(n, void, shape=None):
-    """The body of `CallThunk.typed` for a closure of n arguments of types A0... returning R (or Void):
-    shared by the generic overloads and the common shapes', which name A0... and R by type aliases.
+def typed_thunk_body(n, void):
+    """The body of `CallThunk.typed` for a closure of n arguments of types A0... returning R (or Void).
     Both forms capture only `captured`, one object, which Swift then passes as each function's context as
-    it is: one allocation where a context per form would be two. For a generic overload that is a
-    `Captured` object; for a shape (`shape`: its class and constant widening) the shape's own object,
-    whose function type is concrete, which is also the closure's own register entry."""
+    it is: one allocation where a context per form would be two. The same object is the closure's own
+    register entry when its types are one of the common shapes (see `SHAPES`)."""
     _, _, args, _, _, _ = arity(n)
     prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
     key = "returnType.scalarCode"
@@ -46,16 +44,8 @@ def typed_thunk_body(n, void, shape=None):
     agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
     fn = "(" + ", ".join(f"A{i}" for i in range(n)) + ") -> " + ("Void" if void else "R")
     types = ", ".join(f"A{i}" for i in range(n))
-    if shape:
-        box, constant_widening = shape
-        make = f"let captured = {box}(closure)"
-        widening = constant_widening
-        direct = ", direct: RegisterPath.isAvailable ? captured : nil"
-    else:
-        make = (f"let captured = CapturedVoid{n}{'<' + types + '>' if n else ''}(closure)" if void
-                else f"let captured = Captured{n}<{', '.join([types, 'R']) if n else 'R'}>(closure, returnType.widening)")
-        widening = "captured.widening"
-        direct = ""
+    make = (f"let captured = CapturedVoid{n}{'<' + types + '>' if n else ''}(closure)" if void
+            else f"let captured = Captured{n}<{', '.join([types, 'R']) if n else 'R'}>(closure, returnType.widening)")
     if void:
         return f"""        let returnType = CType.void
 {prepare}
@@ -67,7 +57,7 @@ def typed_thunk_body(n, void, shape=None):
                 return .zero
             }}
         }}
-        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers{direct}) {{ [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, direct: captured.directEntry) {{ [captured] _, arguments in
             captured.closure({args})
         }}"""
     return f"""        let returnType = try R.checkedCType()
@@ -76,25 +66,34 @@ def typed_thunk_body(n, void, shape=None):
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
             registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                {reg_var}return registerResult(captured.closure({reg_args}), {widening})
+                {reg_var}return registerResult(captured.closure({reg_args}), captured.widening)
             }}
         }}
-        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers{direct}) {{ [captured] result, arguments in
-            storeResult(captured.closure({args}), to: result, {widening})
+        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, direct: captured.directEntry) {{ [captured] result, arguments in
+            storeResult(captured.closure({args}), to: result, captured.widening)
         }}"""
+
+
+def shape_lookup(n, result):
+    """What a `Captured` class of n arguments asks `CallbackShapes` for its entry."""
+    if not any(len(shape[0]) == n for shape in SHAPES):
+        return "nil"
+    return "CallbackShapes.entry(" + "".join(f"A{i}.self, " for i in range(n)) + f"returning: {result}.self)"
 
 
 def captured_class(n):
     """The objects the two forms of a generic typed thunk share as their context (see typed_thunk_body):
-    one for a result, one for none (a `() -> Void` stored as `() -> R` would be wrapped in a thunk)."""
+    one for a result, one for none (a `() -> Void` stored as `() -> R` would be wrapped in a thunk). Each
+    is a `_DirectEntry` whose entry is its shape's, when its types are one of `SHAPES`."""
     types = ", ".join(f"A{i}" for i in range(n))
     counted = f"{n} argument{'' if n == 1 else 's'}"
     return f"""
 /// What both forms of a typed thunk of {counted} run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
-/// array and register forms capturing this share one allocation.
+/// array and register forms capturing this share one allocation. For one of the common callback shapes
+/// it is also the closure's own register entry (see ``CallbackShapes``).
 @usableFromInline
-final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: @unchecked Sendable {{  // Immutable; the closure is @Sendable.
+final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: _DirectEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable ({types}) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -102,17 +101,19 @@ final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: @unchecked Sen
     init(_ closure: @escaping @Sendable ({types}) -> R, _ widening: ReturnWidening) {{
         self.closure = closure
         self.widening = widening
+        super.init(shapeEntry: {shape_lookup(n, "R")})
     }}
 }}
 
 /// ``Captured{n}`` for a closure of {counted} that returns nothing.
 @usableFromInline
-final class CapturedVoid{n}{'<' + types + '>' if n else ''}: @unchecked Sendable {{  // Immutable; the closure is @Sendable.
+final class CapturedVoid{n}{'<' + types + '>' if n else ''}: _DirectEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable ({types}) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable ({types}) -> Void) {{
         self.closure = closure
+        super.init(shapeEntry: {shape_lookup(n, "Void")})
     }}
 }}
 """
@@ -303,13 +304,14 @@ extension DynamicDelegate {{
         _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
         errorHandler: @escaping @Sendable (any Error, String) -> Void,
         _ body: @escaping @Sendable {fn_r_throws}
-    ) throws -> Registration where R: Sendable {{
-        try push(method, key: key, once: false, .plain(CallThunk.typed {{ ({params}) -> R in
+    ) throws -> Registration {{
+        let fallback = Fallback(fallback)
+        return try push(method, key: key, once: false, .plain(CallThunk.typed {{ ({params}) -> R in
             do {{
                 return try body({names})
             }} catch {{
                 errorHandler(error, method)
-                return fallback
+                return fallback.value
             }}
         }}))
     }}
@@ -687,120 +689,80 @@ def variadic_call(n):
 '''
 
 
-# The callback shapes C libraries use most, each with non-generic overloads. A closure handed to a
-# generic parameter is compiled in its most general form, taking its arguments by address, so the
-# register form stores each register to memory to call it; a closure literal handed to a parameter of one
-# exact function type takes them in registers, as C passes them. Swift prefers a non-generic overload to
-# a generic one that matches as well, so nothing changes in how users write their closures.
+# The callback shapes C libraries use most, each with a register entry of its own: code written for the
+# shape's concrete types, which reads each argument from its register and calls the user's closure with
+# no conversion between (a generic thunk's register form goes through a closure made for any types). The
+# generic overloads find it by the closure's types, a comparison of constants once specialized, so there
+# is no overload per shape: overloads that differ only in their closure's result type make a closure
+# of several statements and no `return` ambiguous.
 SHAPES = [
     (["UnsafeRawPointer?", "UnsafeRawPointer?"], "Int32", "int (const void *, const void *)",
-     "a comparator (`qsort`, `bsearch`, `tsearch`)"),
+     "a comparator (`qsort`, `bsearch`, `tsearch`)", "comparator"),
     (["UnsafeMutableRawPointer?"], "Void", "void (void *)",
-     "a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`)"),
+     "a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`)", "destroy"),
     (["UnsafeMutableRawPointer?"], "Int32", "int (void *)",
-     "a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`)"),
+     "a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`)", "context"),
     (["UnsafeMutableRawPointer?"], "UnsafeMutableRawPointer?", "void *(void *)",
-     "a thread's start routine (`pthread_create`)"),
+     "a thread's start routine (`pthread_create`)", "threadStart"),
     (["UnsafeMutableRawPointer?", "Int32"], "Int32", "int (void *, int)",
-     "a context and a count (`sqlite3_busy_handler`)"),
+     "a context and a count (`sqlite3_busy_handler`)", "busy"),
     (["UnsafeMutableRawPointer?", "UnsafeMutableRawPointer?"], "Void", "void (void *, void *)",
-     "an element and a context (`GFunc` for `g_list_foreach`)"),
+     "an element and a context (`GFunc` for `g_list_foreach`)", "foreach"),
 ]
 
 
-def shape_block(index, args, ret, c_name, use):
-    n = len(args)
-    box = f"ExactShape{index}"
-    fn = f"({', '.join(args)}) -> {ret}"
-    void = ret == "Void"
-    aliases = "".join(f"        typealias A{i} = {t}\n" for i, t in enumerate(args))
-    widening = {"Int32": ".signExtend32", "UnsafeMutableRawPointer?": ".none"}.get(ret)
-    thunk = ("" if void else f"        typealias R = {ret}\n") + aliases + typed_thunk_body(n, void, (box, widening))
-    reg_args = ", ".join("arguments.next()" for _ in range(n))
-    typed_plain = "" if void else f", typed: Plain{n}(body)"
-    call = f"box.closure({reg_args})"
-    entry_result = "        _ = " + call + "\n            return cffi_registers(integer: 0, sse: 0)" if void \
-        else f"        return registerResult({call}, {widening}).registers"
-    return f'''
-// MARK: `{c_name}`, {use}
-
-/// A closure of the shape `{c_name}` with its own register entry (see ``_DirectEntry``).
-@usableFromInline
-final class {box}: _DirectEntry, @unchecked Sendable {{  // Immutable.
-    @usableFromInline let closure: @Sendable {fn}
-
-    @usableFromInline
-    init(_ closure: @escaping @Sendable {fn}) {{
-        self.closure = closure
-        super.init(entry: {box}.entry)
+def lookup(n, lines):
+    """`CallbackShapes.entry` for closures of n arguments."""
+    generics = ", ".join([f"A{i}" for i in range(n)] + ["R"])
+    params = "".join(f"_: A{i}.Type, " for i in range(n))
+    return f"""
+    /// The entry of the shape of these types, if they are one: a constant once specialized (the
+    /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
+    @inlinable
+    static func entry<{generics}>({params}returning _: R.Type) -> cffi_register_entry? {{
+{"".join(lines)}        return nil
     }}
+"""
 
-    private static let entry: cffi_register_entry = {{ i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+
+def shapes_block():
+    """`CallbackShapes`: each shape's entry, and the lookup the `Captured` classes make by function type."""
+    entries = []
+    checks = {}
+    for args, ret, c_name, use, name in SHAPES:
+        n = len(args)
+        void = ret == "Void"
+        fn = f"({', '.join(args)}) -> {ret}"
+        box = f"CapturedVoid{n}<{', '.join(args)}>" if void else f"Captured{n}<{', '.join(args + [ret])}>"
+        reg_args = ", ".join("arguments.next()" for _ in range(n))
+        widening = {"Int32": ".signExtend32", "UnsafeMutableRawPointer?": ".none"}.get(ret)
+        call = f"box.closure({reg_args})"
+        result = (f"            {call}\n            return RegisterResult.zero.registers" if void
+                  else f"            return registerResult({call}, {widening}).registers")
+        entries.append(f"""
+    /// `{c_name}`, {use}: the entry of a ``{box.split('<')[0]}`` of these types.
+    @usableFromInline
+    static let {name}: cffi_register_entry = {{ i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<{box}>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {{ box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-    {entry_result}
+{result}
         }}
     }}
-}}
+""")
+        checks.setdefault(n, []).append(
+            f"        if {' && '.join(f'A{i}.self == ({t}).self' for i, t in enumerate(args))} && R.self == ({ret}).self {{ return {name} }}\n")
+    return f"""
+// MARK: The common callback shapes
 
-extension CallThunk {{
-    /// `typed(_:)` for `{c_name}`, not generic (see `CClosure.init(_:)` for this shape).
-    @usableFromInline
-    static func typed(_ closure: @escaping @Sendable {fn}) throws -> CallThunk {{
-{thunk}
-    }}
-}}
-
-extension CClosure {{
-    /// A C function pointer of the shape `{c_name}`: {use}.
-    ///
-    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
-    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
-    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
-    /// nothing changes in how the closure is written.
-    public convenience init(_ body: @escaping @Sendable {fn}) throws {{
-        try self.init(thunk: CallThunk.typed(body))
-    }}
-}}
-
-extension CCallback {{
-    /// A one-shot C function pointer of the shape `{c_name}` (the exact overload of `oneShot(_:)`; see
-    /// `CClosure.init(_:)` for this shape).
-    public static func oneShot(_ body: @escaping @Sendable {fn}) throws -> CCallback {{
-        try OneShot.make(CallThunk.typed(body))
-    }}
-}}
-
-extension NotifiedCallback {{
-    /// A C function pointer of the shape `{c_name}` that C releases (the exact overload of `init(_:)`).
-    public init(_ body: @escaping @Sendable {fn}) throws {{
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }}
-}}
-
-extension DynamicDelegate {{
-    /// Implements `method`, of the shape `{c_name}` (the exact overload of `implement`; see
-    /// `CClosure.init(_:)` for this shape).
-    @discardableResult
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable {fn}
-    ) throws -> Registration {{
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)){typed_plain})
-    }}
-}}
-
-extension TypedDelegate {{
-    /// Implements the member `member`, of the shape `{c_name}` (the exact overload of the key-path
-    /// `implement`).
-    @discardableResult
-    public func implement<Member>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable {fn}
-    ) throws -> Registration {{
-        try implement(methodName(member, closureType: SwiftTypeName.functionType({", ".join(f"({t}).self" for t in args)}, returning: ({ret}).self)), key: key, once: once, body)
-    }}
-}}
-'''
+/// The callback shapes C libraries use most, each with a register entry of its own (see
+/// ``_DirectEntry``): code written for the shape's concrete types, which takes each argument from the
+/// register C passed it in and calls the user's closure, with no generic conversion between. A typed
+/// thunk's ``Captured1`` or ``Captured2`` (or `Void` form) of one of these function types is that entry's
+/// context.
+@usableFromInline
+enum CallbackShapes {{
+{"".join(entries)}{"".join(lookup(n, lines) for n, lines in sorted(checks.items()))}}}
+"""
 
 
 def main():
@@ -815,7 +777,7 @@ import CFFIShim
 '''.replace("{MAX}", str(MAX)).replace("{SLOT_MAX}", str(SLOT_MAX)).replace("{CALL_MAX}", str(CALL_MAX))
     OUT.write_text(header + "".join(captured_class(n) for n in range(MAX + 1)) + "".join(block(n) for n in range(MAX + 1)) + "".join(slot_block(n) for n in range(SLOT_MAX + 1))
                    + "".join(call_block(n) for n in range(CALL_MAX + 1))
-                   + "".join(shape_block(index, *shape) for index, shape in enumerate(SHAPES)))
+                   + shapes_block())
 
 
 if __name__ == "__main__":

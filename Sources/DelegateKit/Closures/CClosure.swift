@@ -46,6 +46,10 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// The C signature of ``address``.
     public var signature: CSignature { prepared.signature }
 
+    /// The register entry the code enters with its own context, when it has one (a common shape's, or
+    /// `#CClosure`'s): what the spelling matrix checks each shape reaches.
+    var ownEntry: cffi_register_entry? { directContext?.entry }
+
     /// A closure running `thunk`; one made for the user (`joinsScope`) is kept by the current
     /// ``withCallbackScope(_:)`` until it ends.
     @usableFromInline

@@ -6,24 +6,37 @@ import CFFIShim
 /// specialized conversion make three (see ``RegisterPath``).
 ///
 /// Only a non-generic function can be a `@convention(c)` entry that calls a closure of known types, and
-/// only where the closure's types are written can such a function be formed. Two places do: the exact
-/// overloads of the common callback shapes (a subclass per shape, generated; see `CClosure.init(_:)` for
-/// `int (const void *, const void *)`), and the `#CClosure` macro of the DelegateKitMacros package, whose
-/// expansion declares a subclass in the user's module for the literal's signature. A ``CClosure`` whose
-/// code enters in registers uses it; every other user of a thunk (slot stubs, plans, one-shots, libffi's
-/// path) ignores it.
+/// only where the closure's types are written can such a function be formed. Two places do: the common
+/// callback shapes (`CallbackShapes`, generated: an entry per shape, whose context is the typed thunk's
+/// captured closure, found by the generic overloads when their types are the shape's), and the
+/// `#CClosure` macro of the DelegateKitMacros package, whose expansion declares a subclass in the user's
+/// module for the literal's signature. A ``CClosure`` whose code enters in registers uses it; every other
+/// user of a thunk (slot stubs, plans, one-shots, libffi's path) ignores it.
 ///
 /// Public only for `#CClosure`'s expansion, as ``_DirectRegisters`` and ``CClosure/init(_:_direct:)``: not
 /// API to use by hand.
-open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only a `let` @Sendable closure.
-    /// Entered by the trampoline with this object as its context pointer.
-    let entry: cffi_register_entry
+open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`s: a @Sendable closure.
+    /// Entered by the trampoline with this object as its context pointer; none for a typed thunk's
+    /// captured closure whose types are not one of the shapes.
+    @usableFromInline let entry: cffi_register_entry?
 
     /// An entry that C's trampoline calls with the argument registers and this object as `context`
     /// (between the fifth integer register and the first SSE one): it reads its arguments with a
     /// ``_DirectRegisters`` and returns ``_DirectRegisters/result(_:)``.
     public init(entry: cffi_register_entry) {
         self.entry = entry
+    }
+
+    /// A typed thunk's captured closure, whose entry is its shape's (see ``CallbackShapes``), if any.
+    @usableFromInline
+    init(shapeEntry: cffi_register_entry?) {
+        entry = shapeEntry
+    }
+
+    /// This object as a ``CallThunk``'s direct entry: when it has an entry and the register path is on.
+    @inlinable
+    var directEntry: _DirectEntry? {
+        entry != nil && RegisterPath.isAvailable ? self : nil
     }
 }
 

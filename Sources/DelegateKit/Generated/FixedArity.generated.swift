@@ -9,9 +9,10 @@ import CFFIShim
 
 /// What both forms of a typed thunk of 0 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
-/// array and register forms capturing this share one allocation.
+/// array and register forms capturing this share one allocation. For one of the common callback shapes
+/// it is also the closure's own register entry (see ``CallbackShapes``).
 @usableFromInline
-final class Captured0<R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured0<R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable () -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -19,25 +20,28 @@ final class Captured0<R>: @unchecked Sendable {  // Immutable; the closure is @S
     init(_ closure: @escaping @Sendable () -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
+        super.init(shapeEntry: nil)
     }
 }
 
 /// ``Captured0`` for a closure of 0 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid0: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid0: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable () -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable () -> Void) {
         self.closure = closure
+        super.init(shapeEntry: nil)
     }
 }
 
 /// What both forms of a typed thunk of 1 argument run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
-/// array and register forms capturing this share one allocation.
+/// array and register forms capturing this share one allocation. For one of the common callback shapes
+/// it is also the closure's own register entry (see ``CallbackShapes``).
 @usableFromInline
-final class Captured1<A0, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured1<A0, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -45,25 +49,28 @@ final class Captured1<A0, R>: @unchecked Sendable {  // Immutable; the closure i
     init(_ closure: @escaping @Sendable (A0) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
+        super.init(shapeEntry: CallbackShapes.entry(A0.self, returning: R.self))
     }
 }
 
 /// ``Captured1`` for a closure of 1 argument that returns nothing.
 @usableFromInline
-final class CapturedVoid1<A0>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid1<A0>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0) -> Void) {
         self.closure = closure
+        super.init(shapeEntry: CallbackShapes.entry(A0.self, returning: Void.self))
     }
 }
 
 /// What both forms of a typed thunk of 2 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
-/// array and register forms capturing this share one allocation.
+/// array and register forms capturing this share one allocation. For one of the common callback shapes
+/// it is also the closure's own register entry (see ``CallbackShapes``).
 @usableFromInline
-final class Captured2<A0, A1, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured2<A0, A1, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -71,25 +78,28 @@ final class Captured2<A0, A1, R>: @unchecked Sendable {  // Immutable; the closu
     init(_ closure: @escaping @Sendable (A0, A1) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
+        super.init(shapeEntry: CallbackShapes.entry(A0.self, A1.self, returning: R.self))
     }
 }
 
 /// ``Captured2`` for a closure of 2 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid2<A0, A1>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid2<A0, A1>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1) -> Void) {
         self.closure = closure
+        super.init(shapeEntry: CallbackShapes.entry(A0.self, A1.self, returning: Void.self))
     }
 }
 
 /// What both forms of a typed thunk of 3 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
-/// array and register forms capturing this share one allocation.
+/// array and register forms capturing this share one allocation. For one of the common callback shapes
+/// it is also the closure's own register entry (see ``CallbackShapes``).
 @usableFromInline
-final class Captured3<A0, A1, A2, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured3<A0, A1, A2, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -97,25 +107,28 @@ final class Captured3<A0, A1, A2, R>: @unchecked Sendable {  // Immutable; the c
     init(_ closure: @escaping @Sendable (A0, A1, A2) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
+        super.init(shapeEntry: nil)
     }
 }
 
 /// ``Captured3`` for a closure of 3 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid3<A0, A1, A2>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid3<A0, A1, A2>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2) -> Void) {
         self.closure = closure
+        super.init(shapeEntry: nil)
     }
 }
 
 /// What both forms of a typed thunk of 4 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
-/// array and register forms capturing this share one allocation.
+/// array and register forms capturing this share one allocation. For one of the common callback shapes
+/// it is also the closure's own register entry (see ``CallbackShapes``).
 @usableFromInline
-final class Captured4<A0, A1, A2, A3, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured4<A0, A1, A2, A3, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -123,25 +136,28 @@ final class Captured4<A0, A1, A2, A3, R>: @unchecked Sendable {  // Immutable; t
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
+        super.init(shapeEntry: nil)
     }
 }
 
 /// ``Captured4`` for a closure of 4 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid4<A0, A1, A2, A3>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid4<A0, A1, A2, A3>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> Void) {
         self.closure = closure
+        super.init(shapeEntry: nil)
     }
 }
 
 /// What both forms of a typed thunk of 5 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
-/// array and register forms capturing this share one allocation.
+/// array and register forms capturing this share one allocation. For one of the common callback shapes
+/// it is also the closure's own register entry (see ``CallbackShapes``).
 @usableFromInline
-final class Captured5<A0, A1, A2, A3, A4, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured5<A0, A1, A2, A3, A4, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -149,25 +165,28 @@ final class Captured5<A0, A1, A2, A3, A4, R>: @unchecked Sendable {  // Immutabl
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
+        super.init(shapeEntry: nil)
     }
 }
 
 /// ``Captured5`` for a closure of 5 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid5<A0, A1, A2, A3, A4>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid5<A0, A1, A2, A3, A4>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) {
         self.closure = closure
+        super.init(shapeEntry: nil)
     }
 }
 
 /// What both forms of a typed thunk of 6 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
-/// array and register forms capturing this share one allocation.
+/// array and register forms capturing this share one allocation. For one of the common callback shapes
+/// it is also the closure's own register entry (see ``CallbackShapes``).
 @usableFromInline
-final class Captured6<A0, A1, A2, A3, A4, A5, R>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured6<A0, A1, A2, A3, A4, A5, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -175,17 +194,19 @@ final class Captured6<A0, A1, A2, A3, A4, A5, R>: @unchecked Sendable {  // Immu
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
+        super.init(shapeEntry: nil)
     }
 }
 
 /// ``Captured6`` for a closure of 6 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid6<A0, A1, A2, A3, A4, A5>: @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid6<A0, A1, A2, A3, A4, A5>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) {
         self.closure = closure
+        super.init(shapeEntry: nil)
     }
 }
 
@@ -203,7 +224,7 @@ extension CallThunk {
                 return registerResult(captured.closure(), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(), to: result, captured.widening)
         }
     }
@@ -220,7 +241,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure()
         }
     }
@@ -364,13 +385,14 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
         errorHandler: @escaping @Sendable (any Error, String) -> Void,
         _ body: @escaping @Sendable () throws -> R
-    ) throws -> Registration where R: Sendable {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { () -> R in
+    ) throws -> Registration {
+        let fallback = Fallback(fallback)
+        return try push(method, key: key, once: false, .plain(CallThunk.typed { () -> R in
             do {
                 return try body()
             } catch {
                 errorHandler(error, method)
-                return fallback
+                return fallback.value
             }
         }))
     }
@@ -571,7 +593,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
         }
     }
@@ -590,7 +612,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0))
         }
     }
@@ -740,13 +762,14 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
         errorHandler: @escaping @Sendable (any Error, String) -> Void,
         _ body: @escaping @Sendable (A0) throws -> R
-    ) throws -> Registration where R: Sendable {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0) -> R in
+    ) throws -> Registration {
+        let fallback = Fallback(fallback)
+        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0) -> R in
             do {
                 return try body(a0)
             } catch {
                 errorHandler(error, method)
-                return fallback
+                return fallback.value
             }
         }))
     }
@@ -952,7 +975,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
         }
     }
@@ -972,7 +995,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1))
         }
     }
@@ -1125,13 +1148,14 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
         errorHandler: @escaping @Sendable (any Error, String) -> Void,
         _ body: @escaping @Sendable (A0, A1) throws -> R
-    ) throws -> Registration where R: Sendable {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) -> R in
+    ) throws -> Registration {
+        let fallback = Fallback(fallback)
+        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) -> R in
             do {
                 return try body(a0, a1)
             } catch {
                 errorHandler(error, method)
-                return fallback
+                return fallback.value
             }
         }))
     }
@@ -1341,7 +1365,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, captured.widening)
         }
     }
@@ -1362,7 +1386,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
@@ -1518,13 +1542,14 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
         errorHandler: @escaping @Sendable (any Error, String) -> Void,
         _ body: @escaping @Sendable (A0, A1, A2) throws -> R
-    ) throws -> Registration where R: Sendable {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in
+    ) throws -> Registration {
+        let fallback = Fallback(fallback)
+        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in
             do {
                 return try body(a0, a1, a2)
             } catch {
                 errorHandler(error, method)
-                return fallback
+                return fallback.value
             }
         }))
     }
@@ -1738,7 +1763,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, captured.widening)
         }
     }
@@ -1760,7 +1785,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
@@ -1919,13 +1944,14 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
         errorHandler: @escaping @Sendable (any Error, String) -> Void,
         _ body: @escaping @Sendable (A0, A1, A2, A3) throws -> R
-    ) throws -> Registration where R: Sendable {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
+    ) throws -> Registration {
+        let fallback = Fallback(fallback)
+        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
             do {
                 return try body(a0, a1, a2, a3)
             } catch {
                 errorHandler(error, method)
-                return fallback
+                return fallback.value
             }
         }))
     }
@@ -2143,7 +2169,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, captured.widening)
         }
     }
@@ -2166,7 +2192,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
@@ -2328,13 +2354,14 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
         errorHandler: @escaping @Sendable (any Error, String) -> Void,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) throws -> R
-    ) throws -> Registration where R: Sendable {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
+    ) throws -> Registration {
+        let fallback = Fallback(fallback)
+        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
             do {
                 return try body(a0, a1, a2, a3, a4)
             } catch {
                 errorHandler(error, method)
-                return fallback
+                return fallback.value
             }
         }))
     }
@@ -2556,7 +2583,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), captured.widening)
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, captured.widening)
         }
     }
@@ -2580,7 +2607,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }
@@ -2745,13 +2772,14 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
         errorHandler: @escaping @Sendable (any Error, String) -> Void,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) throws -> R
-    ) throws -> Registration where R: Sendable {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
+    ) throws -> Registration {
+        let fallback = Fallback(fallback)
+        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
             do {
                 return try body(a0, a1, a2, a3, a4, a5)
             } catch {
                 errorHandler(error, method)
-                return fallback
+                return fallback.value
             }
         }))
     }
@@ -5109,574 +5137,89 @@ extension CFunction {
     }
 }
 
-// MARK: `int (const void *, const void *)`, a comparator (`qsort`, `bsearch`, `tsearch`)
+// MARK: The common callback shapes
 
-/// A closure of the shape `int (const void *, const void *)` with its own register entry (see ``_DirectEntry``).
+/// The callback shapes C libraries use most, each with a register entry of its own (see
+/// ``_DirectEntry``): code written for the shape's concrete types, which takes each argument from the
+/// register C passed it in and calls the user's closure, with no generic conversion between. A typed
+/// thunk's ``Captured1`` or ``Captured2`` (or `Void` form) of one of these function types is that entry's
+/// context.
 @usableFromInline
-final class ExactShape0: _DirectEntry, @unchecked Sendable {  // Immutable.
-    @usableFromInline let closure: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
+enum CallbackShapes {
 
+    /// `int (const void *, const void *)`, a comparator (`qsort`, `bsearch`, `tsearch`): the entry of a ``Captured2`` of these types.
     @usableFromInline
-    init(_ closure: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) {
-        self.closure = closure
-        super.init(entry: ExactShape0.entry)
-    }
-
-    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-        Unmanaged<ExactShape0>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+    static let comparator: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<Captured2<UnsafeRawPointer?, UnsafeRawPointer?, Int32>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
             return registerResult(box.closure(arguments.next(), arguments.next()), .signExtend32).registers
         }
     }
-}
 
-extension CallThunk {
-    /// `typed(_:)` for `int (const void *, const void *)`, not generic (see `CClosure.init(_:)` for this shape).
+    /// `void (void *)`, a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`): the entry of a ``CapturedVoid1`` of these types.
     @usableFromInline
-    static func typed(_ closure: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) throws -> CallThunk {
-        typealias R = Int32
-        typealias A0 = UnsafeRawPointer?
-        typealias A1 = UnsafeRawPointer?
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        let captured = ExactShape0(closure)
-        var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next()), .signExtend32)
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, .signExtend32)
-        }
-    }
-}
-
-extension CClosure {
-    /// A C function pointer of the shape `int (const void *, const void *)`: a comparator (`qsort`, `bsearch`, `tsearch`).
-    ///
-    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
-    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
-    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
-    /// nothing changes in how the closure is written.
-    public convenience init(_ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-}
-
-extension CCallback {
-    /// A one-shot C function pointer of the shape `int (const void *, const void *)` (the exact overload of `oneShot(_:)`; see
-    /// `CClosure.init(_:)` for this shape).
-    public static func oneShot(_ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-}
-
-extension NotifiedCallback {
-    /// A C function pointer of the shape `int (const void *, const void *)` that C releases (the exact overload of `init(_:)`).
-    public init(_ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-}
-
-extension DynamicDelegate {
-    /// Implements `method`, of the shape `int (const void *, const void *)` (the exact overload of `implement`; see
-    /// `CClosure.init(_:)` for this shape).
-    @discardableResult
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain2(body))
-    }
-}
-
-extension TypedDelegate {
-    /// Implements the member `member`, of the shape `int (const void *, const void *)` (the exact overload of the key-path
-    /// `implement`).
-    @discardableResult
-    public func implement<Member>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeRawPointer?).self, (UnsafeRawPointer?).self, returning: (Int32).self)), key: key, once: once, body)
-    }
-}
-
-// MARK: `void (void *)`, a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`)
-
-/// A closure of the shape `void (void *)` with its own register entry (see ``_DirectEntry``).
-@usableFromInline
-final class ExactShape1: _DirectEntry, @unchecked Sendable {  // Immutable.
-    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?) -> Void
-
-    @usableFromInline
-    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) {
-        self.closure = closure
-        super.init(entry: ExactShape1.entry)
-    }
-
-    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-        Unmanaged<ExactShape1>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+    static let destroy: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<CapturedVoid1<UnsafeMutableRawPointer?>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            _ = box.closure(arguments.next())
-            return cffi_registers(integer: 0, sse: 0)
+            box.closure(arguments.next())
+            return RegisterResult.zero.registers
         }
     }
-}
 
-extension CallThunk {
-    /// `typed(_:)` for `void (void *)`, not generic (see `CClosure.init(_:)` for this shape).
+    /// `int (void *)`, a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`): the entry of a ``Captured1`` of these types.
     @usableFromInline
-    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) throws -> CallThunk {
-        typealias A0 = UnsafeMutableRawPointer?
-        let returnType = CType.void
-        let a0 = try A0.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        let captured = ExactShape1(closure)
-        var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                captured.closure(arguments.next())
-                return .zero
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] _, arguments in
-            captured.closure(argument(arguments, 0))
-        }
-    }
-}
-
-extension CClosure {
-    /// A C function pointer of the shape `void (void *)`: a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`).
-    ///
-    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
-    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
-    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
-    /// nothing changes in how the closure is written.
-    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-}
-
-extension CCallback {
-    /// A one-shot C function pointer of the shape `void (void *)` (the exact overload of `oneShot(_:)`; see
-    /// `CClosure.init(_:)` for this shape).
-    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-}
-
-extension NotifiedCallback {
-    /// A C function pointer of the shape `void (void *)` that C releases (the exact overload of `init(_:)`).
-    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-}
-
-extension DynamicDelegate {
-    /// Implements `method`, of the shape `void (void *)` (the exact overload of `implement`; see
-    /// `CClosure.init(_:)` for this shape).
-    @discardableResult
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
-    }
-}
-
-extension TypedDelegate {
-    /// Implements the member `member`, of the shape `void (void *)` (the exact overload of the key-path
-    /// `implement`).
-    @discardableResult
-    public func implement<Member>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Void
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, returning: (Void).self)), key: key, once: once, body)
-    }
-}
-
-// MARK: `int (void *)`, a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`)
-
-/// A closure of the shape `int (void *)` with its own register entry (see ``_DirectEntry``).
-@usableFromInline
-final class ExactShape2: _DirectEntry, @unchecked Sendable {  // Immutable.
-    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?) -> Int32
-
-    @usableFromInline
-    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) {
-        self.closure = closure
-        super.init(entry: ExactShape2.entry)
-    }
-
-    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-        Unmanaged<ExactShape2>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+    static let context: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<Captured1<UnsafeMutableRawPointer?, Int32>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
             return registerResult(box.closure(arguments.next()), .signExtend32).registers
         }
     }
-}
 
-extension CallThunk {
-    /// `typed(_:)` for `int (void *)`, not generic (see `CClosure.init(_:)` for this shape).
+    /// `void *(void *)`, a thread's start routine (`pthread_create`): the entry of a ``Captured1`` of these types.
     @usableFromInline
-    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) throws -> CallThunk {
-        typealias R = Int32
-        typealias A0 = UnsafeMutableRawPointer?
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        let captured = ExactShape2(closure)
-        var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next()), .signExtend32)
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0)), to: result, .signExtend32)
-        }
-    }
-}
-
-extension CClosure {
-    /// A C function pointer of the shape `int (void *)`: a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`).
-    ///
-    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
-    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
-    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
-    /// nothing changes in how the closure is written.
-    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-}
-
-extension CCallback {
-    /// A one-shot C function pointer of the shape `int (void *)` (the exact overload of `oneShot(_:)`; see
-    /// `CClosure.init(_:)` for this shape).
-    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-}
-
-extension NotifiedCallback {
-    /// A C function pointer of the shape `int (void *)` that C releases (the exact overload of `init(_:)`).
-    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-}
-
-extension DynamicDelegate {
-    /// Implements `method`, of the shape `int (void *)` (the exact overload of `implement`; see
-    /// `CClosure.init(_:)` for this shape).
-    @discardableResult
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain1(body))
-    }
-}
-
-extension TypedDelegate {
-    /// Implements the member `member`, of the shape `int (void *)` (the exact overload of the key-path
-    /// `implement`).
-    @discardableResult
-    public func implement<Member>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> Int32
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, returning: (Int32).self)), key: key, once: once, body)
-    }
-}
-
-// MARK: `void *(void *)`, a thread's start routine (`pthread_create`)
-
-/// A closure of the shape `void *(void *)` with its own register entry (see ``_DirectEntry``).
-@usableFromInline
-final class ExactShape3: _DirectEntry, @unchecked Sendable {  // Immutable.
-    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
-
-    @usableFromInline
-    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) {
-        self.closure = closure
-        super.init(entry: ExactShape3.entry)
-    }
-
-    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-        Unmanaged<ExactShape3>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+    static let threadStart: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<Captured1<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
             return registerResult(box.closure(arguments.next()), .none).registers
         }
     }
-}
 
-extension CallThunk {
-    /// `typed(_:)` for `void *(void *)`, not generic (see `CClosure.init(_:)` for this shape).
+    /// `int (void *, int)`, a context and a count (`sqlite3_busy_handler`): the entry of a ``Captured2`` of these types.
     @usableFromInline
-    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) throws -> CallThunk {
-        typealias R = UnsafeMutableRawPointer?
-        typealias A0 = UnsafeMutableRawPointer?
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        let captured = ExactShape3(closure)
-        var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next()), .none)
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0)), to: result, .none)
-        }
-    }
-}
-
-extension CClosure {
-    /// A C function pointer of the shape `void *(void *)`: a thread's start routine (`pthread_create`).
-    ///
-    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
-    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
-    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
-    /// nothing changes in how the closure is written.
-    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-}
-
-extension CCallback {
-    /// A one-shot C function pointer of the shape `void *(void *)` (the exact overload of `oneShot(_:)`; see
-    /// `CClosure.init(_:)` for this shape).
-    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-}
-
-extension NotifiedCallback {
-    /// A C function pointer of the shape `void *(void *)` that C releases (the exact overload of `init(_:)`).
-    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-}
-
-extension DynamicDelegate {
-    /// Implements `method`, of the shape `void *(void *)` (the exact overload of `implement`; see
-    /// `CClosure.init(_:)` for this shape).
-    @discardableResult
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain1(body))
-    }
-}
-
-extension TypedDelegate {
-    /// Implements the member `member`, of the shape `void *(void *)` (the exact overload of the key-path
-    /// `implement`).
-    @discardableResult
-    public func implement<Member>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, returning: (UnsafeMutableRawPointer?).self)), key: key, once: once, body)
-    }
-}
-
-// MARK: `int (void *, int)`, a context and a count (`sqlite3_busy_handler`)
-
-/// A closure of the shape `int (void *, int)` with its own register entry (see ``_DirectEntry``).
-@usableFromInline
-final class ExactShape4: _DirectEntry, @unchecked Sendable {  // Immutable.
-    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
-
-    @usableFromInline
-    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) {
-        self.closure = closure
-        super.init(entry: ExactShape4.entry)
-    }
-
-    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-        Unmanaged<ExactShape4>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+    static let busy: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<Captured2<UnsafeMutableRawPointer?, Int32, Int32>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
             return registerResult(box.closure(arguments.next(), arguments.next()), .signExtend32).registers
         }
     }
-}
 
-extension CallThunk {
-    /// `typed(_:)` for `int (void *, int)`, not generic (see `CClosure.init(_:)` for this shape).
+    /// `void (void *, void *)`, an element and a context (`GFunc` for `g_list_foreach`): the entry of a ``CapturedVoid2`` of these types.
     @usableFromInline
-    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) throws -> CallThunk {
-        typealias R = Int32
-        typealias A0 = UnsafeMutableRawPointer?
-        typealias A1 = Int32
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        let captured = ExactShape4(closure)
-        var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next()), .signExtend32)
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, .signExtend32)
-        }
-    }
-}
-
-extension CClosure {
-    /// A C function pointer of the shape `int (void *, int)`: a context and a count (`sqlite3_busy_handler`).
-    ///
-    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
-    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
-    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
-    /// nothing changes in how the closure is written.
-    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-}
-
-extension CCallback {
-    /// A one-shot C function pointer of the shape `int (void *, int)` (the exact overload of `oneShot(_:)`; see
-    /// `CClosure.init(_:)` for this shape).
-    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-}
-
-extension NotifiedCallback {
-    /// A C function pointer of the shape `int (void *, int)` that C releases (the exact overload of `init(_:)`).
-    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-}
-
-extension DynamicDelegate {
-    /// Implements `method`, of the shape `int (void *, int)` (the exact overload of `implement`; see
-    /// `CClosure.init(_:)` for this shape).
-    @discardableResult
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain2(body))
-    }
-}
-
-extension TypedDelegate {
-    /// Implements the member `member`, of the shape `int (void *, int)` (the exact overload of the key-path
-    /// `implement`).
-    @discardableResult
-    public func implement<Member>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, (Int32).self, returning: (Int32).self)), key: key, once: once, body)
-    }
-}
-
-// MARK: `void (void *, void *)`, an element and a context (`GFunc` for `g_list_foreach`)
-
-/// A closure of the shape `void (void *, void *)` with its own register entry (see ``_DirectEntry``).
-@usableFromInline
-final class ExactShape5: _DirectEntry, @unchecked Sendable {  // Immutable.
-    @usableFromInline let closure: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
-
-    @usableFromInline
-    init(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) {
-        self.closure = closure
-        super.init(entry: ExactShape5.entry)
-    }
-
-    private static let entry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-        Unmanaged<ExactShape5>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
+    static let foreach: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        Unmanaged<CapturedVoid2<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            _ = box.closure(arguments.next(), arguments.next())
-            return cffi_registers(integer: 0, sse: 0)
+            box.closure(arguments.next(), arguments.next())
+            return RegisterResult.zero.registers
         }
     }
-}
 
-extension CallThunk {
-    /// `typed(_:)` for `void (void *, void *)`, not generic (see `CClosure.init(_:)` for this shape).
-    @usableFromInline
-    static func typed(_ closure: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) throws -> CallThunk {
-        typealias A0 = UnsafeMutableRawPointer?
-        typealias A1 = UnsafeMutableRawPointer?
-        let returnType = CType.void
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        let captured = ExactShape5(closure)
-        var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                captured.closure(arguments.next(), arguments.next())
-                return .zero
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, direct: RegisterPath.isAvailable ? captured : nil) { [captured] _, arguments in
-            captured.closure(argument(arguments, 0), argument(arguments, 1))
-        }
+    /// The entry of the shape of these types, if they are one: a constant once specialized (the
+    /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
+    @inlinable
+    static func entry<A0, R>(_: A0.Type, returning _: R.Type) -> cffi_register_entry? {
+        if A0.self == (UnsafeMutableRawPointer?).self && R.self == (Void).self { return destroy }
+        if A0.self == (UnsafeMutableRawPointer?).self && R.self == (Int32).self { return context }
+        if A0.self == (UnsafeMutableRawPointer?).self && R.self == (UnsafeMutableRawPointer?).self { return threadStart }
+        return nil
     }
-}
 
-extension CClosure {
-    /// A C function pointer of the shape `void (void *, void *)`: an element and a context (`GFunc` for `g_list_foreach`).
-    ///
-    /// One of the shapes C libraries use most, with an overload of its own: not generic, so that a
-    /// closure literal of exactly these types is compiled to take its arguments as C passes them, and a
-    /// call reaches it with no conversion between. Swift picks it whenever the closure's types match;
-    /// nothing changes in how the closure is written.
-    public convenience init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-}
-
-extension CCallback {
-    /// A one-shot C function pointer of the shape `void (void *, void *)` (the exact overload of `oneShot(_:)`; see
-    /// `CClosure.init(_:)` for this shape).
-    public static func oneShot(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-}
-
-extension NotifiedCallback {
-    /// A C function pointer of the shape `void (void *, void *)` that C releases (the exact overload of `init(_:)`).
-    public init(_ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-}
-
-extension DynamicDelegate {
-    /// Implements `method`, of the shape `void (void *, void *)` (the exact overload of `implement`; see
-    /// `CClosure.init(_:)` for this shape).
-    @discardableResult
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
-    }
-}
-
-extension TypedDelegate {
-    /// Implements the member `member`, of the shape `void (void *, void *)` (the exact overload of the key-path
-    /// `implement`).
-    @discardableResult
-    public func implement<Member>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType((UnsafeMutableRawPointer?).self, (UnsafeMutableRawPointer?).self, returning: (Void).self)), key: key, once: once, body)
+    /// The entry of the shape of these types, if they are one: a constant once specialized (the
+    /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
+    @inlinable
+    static func entry<A0, A1, R>(_: A0.Type, _: A1.Type, returning _: R.Type) -> cffi_register_entry? {
+        if A0.self == (UnsafeRawPointer?).self && A1.self == (UnsafeRawPointer?).self && R.self == (Int32).self { return comparator }
+        if A0.self == (UnsafeMutableRawPointer?).self && A1.self == (Int32).self && R.self == (Int32).self { return busy }
+        if A0.self == (UnsafeMutableRawPointer?).self && A1.self == (UnsafeMutableRawPointer?).self && R.self == (Void).self { return foreach }
+        return nil
     }
 }
