@@ -309,6 +309,14 @@ static void *fx_complete_all(void *argument) {
     return (void *)(intptr_t)count;
 }
 
+int fx_cancel_operations(void) {
+    pthread_mutex_lock(&fx_pending_lock);
+    int count = fx_pending_count;
+    fx_pending_count = 0;
+    pthread_mutex_unlock(&fx_pending_lock);
+    return count;
+}
+
 int fx_complete_operations(int32_t status) {
     pthread_t thread;
     void *count = NULL;

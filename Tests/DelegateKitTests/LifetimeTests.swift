@@ -31,6 +31,36 @@ final class Tracked: Sendable {
         _ = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in }
     }
 
+    @Test func aOneShotCNeverCallsIsDiscardedWithItsCaptures() throws {
+        weak var weakTracked: Tracked?
+        let runs = Counter()
+        let done: CCallback
+        do {
+            let tracked = Tracked(5)
+            weakTracked = tracked
+            done = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in runs.increment(by: Int(tracked.value)) }
+        }
+        fx_start_operation(done.functionPointer(), nil)
+        #expect(fx_cancel_operations() == 1)  // C dropped it uncalled, and says so
+        #expect(weakTracked != nil)  // C may still have called it, as far as DelegateKit knows
+        #expect(done.discard())
+        #expect(weakTracked == nil)
+        #expect(!done.discard())  // once
+        #expect(runs.value == 0)
+
+        // One C called releases itself; discarding it afterwards does nothing.
+        let called = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in runs.increment() }
+        fx_start_operation(called.functionPointer(), nil)
+        #expect(fx_complete_operations(0) == 1)
+        #expect(!called.discard())
+        #expect(runs.value == 1)
+
+        // A notified callback's CCallback is not a one-shot: C releases it through its destroy function.
+        let notified = try NotifiedCallback { (value: Int64) -> Int64 in value }
+        #expect(!notified.callback.discard())
+        notified.release()
+    }
+
     @Test func aSecondCallOfAOneShotRunsNothing() throws {
         let runs = Counter()
         let done = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in runs.increment() }

@@ -114,6 +114,23 @@ extension CCallback {
     public static func oneShot<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
+
+    /// Releases a one-shot callback that C will never call, with its code and everything its closure
+    /// captured: the operation it was made for never started (`curl_multi_add_handle` failed), or was
+    /// cancelled before the callback ran and C says it will not run it (`uv_cancel` returned 0 for a work
+    /// request, whose work callback then never runs).
+    ///
+    /// Returns `true` when it released the callback; `false` when C already called it (the call releases
+    /// it), when it was discarded already, or when it is not a one-shot (a ``NotifiedCallback``'s
+    /// ``NotifiedCallback/callback``, which C releases through its destroy notification).
+    ///
+    /// - Important: Call it only once C cannot call the callback any more: its code is freed, and a call
+    ///   after that jumps into freed memory. A callback C is still running is not released (this returns
+    ///   `false`), but one C calls *after* this returned `true` is a bug this cannot catch.
+    @discardableResult
+    public func discard() -> Bool {
+        OneShot.discard(address)
+    }
 }
 
 extension NotifiedCallback {

@@ -154,6 +154,9 @@ typedef void (*fx_completion)(void *user_data, int32_t status);
 void fx_start_operation(fx_completion done, void *user_data);
 /* Completes every pending operation on a new thread and waits for it; returns how many completed. */
 int fx_complete_operations(int32_t status);
+/* Cancels every pending operation without calling its completion, as libuv's uv_cancel drops a work
+   request's work callback; returns how many it dropped. */
+int fx_cancel_operations(void);
 void fx_set_handler(int64_t (*handler)(int64_t), void *user_data, void (*destroy)(void *));
 int64_t fx_call_handler(int64_t value);
 void fx_clear_handler(void);
