@@ -192,7 +192,7 @@ final class SharedPointer: Sendable {
 
     @Test func aSlotsStreamFinishesWhenTheDelegateGoesAway() async throws {
         var delegate: TypedDelegate<fx_plugin>? = TypedDelegate(for: fx_plugin.self)
-        let calls = try delegate!.calls(of: "transform", .before) { (_: UnsafeMutableRawPointer?, value: Int64) in value }
+        let calls = try delegate!.calls(of: "transform", timing: .before) { (_: UnsafeMutableRawPointer?, value: Int64) in value }
         try delegate!.implement(\fx_plugin.transform) { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value }
         var called = false
         _ = fx_plugin_transform(delegate!.typedTable, nil, 7, &called)

@@ -1,5 +1,5 @@
 /// What feeds a stream of C calls (``CClosure/makeStream(of:bufferingPolicy:_:)``,
-/// ``DynamicDelegate/calls(of:_:bufferingPolicy:_:)``): held by the closure that yields, so that the
+/// ``DynamicDelegate/calls(of:timing:bufferingPolicy:_:)``): held by the closure that yields, so that the
 /// stream finishes when that closure is released (C is done with it, or the delegate went away) instead
 /// of leaving its reader waiting forever.
 @usableFromInline

@@ -23,7 +23,7 @@ extension DynamicDelegate {
     /// - Throws: As `observe(_:_:owner:_:)` when the argument types are not the method's.
     @inlinable
     public func calls<each A: CValue, Element: Sendable>(
-        of method: String, _ timing: ObservationTiming = .after,
+        of method: String, timing: ObservationTiming = .after,
         bufferingPolicy: AsyncStream<Element>.Continuation.BufferingPolicy = .unbounded,
         _ transform: @escaping @Sendable (repeat each A) -> Element
     ) throws -> AsyncStream<Element> {
