@@ -1,0 +1,535 @@
+#!/usr/bin/env python3
+"""The closure-spelling matrix: every ordinary way to write a closure, for every entry point that takes
+one, for the common C callback shapes.
+
+Why: which overload Swift picks for a closure literal depends on how the literal is written. A closure of
+several statements with no result type written has no result type until one is chosen for it, so two
+overloads that differ only in their closure's result type make it ambiguous; an overload added for speed
+once broke every such `void (void *)` closure. Any change to an overload set goes through this matrix.
+
+    python3 Scripts/spelling-matrix.py
+        writes Tests/DelegateKitTests/SpellingMatrix/*.generated.swift: every case, run by `swift test`,
+        which checks the C signature each case makes and that the common shapes reach their own entry.
+    python3 Scripts/spelling-matrix.py --typecheck [--jobs N]
+        type-checks every case on its own, one compiler run per case, against the debug build's modules
+        (`swift build --target DelegateKit` first), and lists every case that does not compile: one
+        compiler run over many files stops reporting after the first file with an error.
+"""
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "Tests/DelegateKitTests/SpellingMatrix"
+
+
+class Shape:
+    def __init__(self, name, c, params, result, value, fallback, entry=None):
+        self.name = name            # the method, member and property name
+        self.c = c                  # the C signature
+        self.params = params        # [(name, Swift type)]
+        self.result = result        # Swift result type, "Void" for none
+        self.value = value          # a statement (void) or an expression of `result` using the parameters
+        self.fallback = fallback    # the same without the parameters
+        self.entry = entry          # the shape's own register entry in CallbackShapes, if it has one
+
+    @property
+    def void(self):
+        return self.result == "Void"
+
+    @property
+    def types(self):
+        return ", ".join(t for _, t in self.params)
+
+
+# The six shapes with an entry of their own, and common generic ones.
+SHAPES = [
+    Shape("comparator", "int (const void *, const void *)", [("a", "UnsafeRawPointer?"), ("b", "UnsafeRawPointer?")],
+          "Int32", "probe.compare(a, b)", "probe.int32", "comparator"),
+    Shape("destroy", "void (void *)", [("p", "UnsafeMutableRawPointer?")], "Void", "probe.free(p)", "probe.free(nil)",
+          "destroy"),
+    Shape("context", "int (void *)", [("p", "UnsafeMutableRawPointer?")], "Int32", "probe.count(p)", "probe.int32",
+          "context"),
+    Shape("threadStart", "void *(void *)", [("p", "UnsafeMutableRawPointer?")], "UnsafeMutableRawPointer?",
+          "probe.pass(p)", "probe.pointer", "threadStart"),
+    Shape("busy", "int (void *, int)", [("p", "UnsafeMutableRawPointer?"), ("count", "Int32")], "Int32",
+          "probe.retry(p, count)", "probe.int32", "busy"),
+    Shape("foreach", "void (void *, void *)", [("element", "UnsafeMutableRawPointer?"), ("data", "UnsafeMutableRawPointer?")],
+          "Void", "probe.visit(element, data)", "probe.free(nil)", "foreach"),
+    Shape("tick", "void (void)", [], "Void", "probe.tick()", "probe.tick()"),
+    Shape("sum", "int64_t (int64_t, int64_t)", [("a", "Int64"), ("b", "Int64")], "Int64", "a &+ b", "probe.int64"),
+    Shape("scale", "double (double)", [("x", "Double")], "Double", "x * probe.factor", "probe.factor"),
+    Shape("handle", "int (struct opaque *)", [("handle", "OpaquePointer?")], "Int32", "probe.close(handle)", "probe.int32"),
+]
+
+
+def parameters(shape, underscore=False, prefix=()):
+    items = list(prefix) + [f"_: {t}" if underscore else f"{n}: {t}" for n, t in shape.params]
+    return "(" + ", ".join(items) + ")"
+
+
+class Body:
+    """How a closure's body is written: what it returns (the C result, an element, nothing) and with what."""
+    def __init__(self, result, value, fallback, statement):
+        self.result, self.value, self.fallback, self.statement = result, value, fallback, statement
+
+
+def c_body(shape):
+    """A closure that is the C function: it returns the shape's result."""
+    if shape.void:
+        return Body("Void", None, None, (shape.value, shape.fallback))
+    return Body(shape.result, shape.value, shape.fallback, None)
+
+
+def void_body(shape):
+    """A closure that returns nothing whatever the shape returns (an observer)."""
+    if shape.void:
+        return c_body(shape)
+    arguments = ", ".join(n for n, _ in shape.params)
+    return Body("Void", None, None, (f"probe.see({arguments})", "probe.see()"))
+
+
+def element_body(shape):
+    """A closure that returns an element made of the arguments (a stream, `withCCallback`'s `receive`)."""
+    arguments = ", ".join(n for n, _ in shape.params)
+    return Body("Int", f"probe.element({arguments})", "probe.element()", None)
+
+
+# The spellings: (name, function of (shape, body, prefix, value_type) -> literal or None when it does not
+# apply). `prefix` holds leading parameters of the entry point's own (`Next`, the receiver).
+def single(shape, body, prefix):
+    params = parameters(shape, prefix=prefix[0])
+    return closure(params, None, body.statement[0] if body.statement else body.value, empty=not prefix[0] and not shape.params)
+
+
+def several(shape, body, prefix, typed=False):
+    params = parameters(shape, prefix=prefix[0])
+    result = body.result if typed else None
+    if body.statement:
+        return closure(params, result, f"probe.note(); {body.statement[0]}", empty=not prefix[0] and not shape.params)
+    return closure(params, result, f"probe.note(); return {body.value}", empty=not prefix[0] and not shape.params)
+
+
+def underscore(shape, body, prefix):
+    if not shape.params:
+        return None
+    params = parameters(shape, underscore=True, prefix=prefix[1])
+    if body.statement:
+        return closure(params, None, f"probe.note(); {body.statement[1]}")
+    return closure(params, None, f"probe.note(); return {body.fallback}")
+
+
+def discarded_first(shape, body, prefix):
+    params = parameters(shape, prefix=prefix[0])
+    first = "probe.calls.add(1, ordering: .relaxed)"
+    rest = body.statement[0] if body.statement else f"return {body.value}"
+    return closure(params, None, f"{first}; {rest}", empty=not prefix[0] and not shape.params)
+
+
+def early_return(shape, body, prefix):
+    params = parameters(shape, prefix=prefix[0])
+    if body.statement:
+        return closure(params, None, f"if probe.stopped {{ return }}; {body.statement[0]}", empty=not prefix[0] and not shape.params)
+    return closure(params, None, f"if probe.stopped {{ return {body.fallback} }}; return {body.value}",
+                   empty=not prefix[0] and not shape.params)
+
+
+def capture_list(shape, body, prefix):
+    params = parameters(shape, prefix=prefix[0])
+    rest = body.statement[0] if body.statement else f"return {body.value}"
+    return closure(params, None, f"probe.note(); {rest}", capture="[probe] ")
+
+
+def closure(params, result, text, capture="", empty=False):
+    if empty and not capture and result is None:
+        return "{ " + text + " }"
+    arrow = f" -> {result}" if result else ""
+    return "{ " + capture + params + arrow + " in " + text + " }"
+
+
+SPELLINGS = [
+    ("a single expression", single),
+    ("several statements", lambda s, b, p: several(s, b, p)),
+    ("several statements, result type written", lambda s, b, p: several(s, b, p, typed=True)),
+    ("unused parameters as _", underscore),
+    ("a first statement whose value is discarded", discarded_first),
+    ("an early return", early_return),
+    ("a capture list", capture_list),
+    ("a closure value in a let", None),  # made by each entry point: the value's type is written in full
+]
+
+
+class EntryPoint:
+    """An entry point: `hand(shape, closure, literal)` gives the statements that hand `closure` (a literal,
+    or the name of a closure value when `literal` is false) over and end by returning what to check;
+    `body` says what the closure returns; `prefix` gives its own leading parameters, named and unnamed."""
+    def __init__(self, name, body, hand, prefix=lambda shape: ((), ()), value_type=None, expected=None, sendable=True):
+        self.name, self.body, self.hand, self.prefix = name, body, hand, prefix
+        self.value_type = value_type or (lambda shape, body: function_type(shape, body))
+        self.expected = expected or (lambda shape: shape.c)
+        self.sendable = sendable
+
+
+def call(head, arguments, closure, literal):
+    """`head(arguments) { closure }` for a literal (a trailing closure, as users write it), else
+    `head(arguments, closure)`."""
+    if literal:
+        return f"{head}({', '.join(arguments)}) {closure}" if arguments else f"{head} {closure}"
+    return f"{head}({', '.join(arguments + [closure])})"
+
+
+def function_type(shape, body, prefix=""):
+    types = ", ".join(([prefix] if prefix else []) + [t for _, t in shape.params])
+    return f"({types}) -> {body.result}"
+
+
+def throwing(shape, body, prefix=""):
+    return function_type(shape, body, prefix).replace(") ->", ") throws ->", 1)
+
+
+def next_type(shape):
+    return f"Next<{', '.join([t for _, t in shape.params] + [shape.result])}>"
+
+
+def next_prefix(shape):
+    return ((f"next: {next_type(shape)}",), (f"_: {next_type(shape)}",))
+
+
+def own_entry(shape):
+    return f".{shape.entry}" if shape.entry else "nil"
+
+
+def void_c(shape):
+    """The signature of a callback returning nothing with the shape's parameters (a stream's)."""
+    names = {"UnsafeRawPointer?": "const void *", "UnsafeMutableRawPointer?": "void *", "Int32": "int",
+             "Int64": "int64_t", "Double": "double", "OpaquePointer?": "struct opaque *"}
+    return "void (" + (", ".join(names[t] for _, t in shape.params) or "void") + ")"
+
+
+def quoted(shape):
+    return '"' + shape.name + '"'
+
+
+def key_path(shape):
+    return "\\." + shape.name
+
+
+def then(*lines):
+    return "\n" + "\n".join(lines)
+
+
+ENTRY_POINTS = [
+    EntryPoint("CClosure", c_body, lambda s, c, l:
+               "let closure = try " + call("CClosure", [], c, l)
+               + then(f"try expectOwnEntry(closure, {own_entry(s)})", "return closure.signature")),
+    EntryPoint("CCallback.oneShot", c_body, lambda s, c, l:
+               "let callback = try " + call("CCallback.oneShot", [], c, l)
+               + then("defer { callback.discard() }", "return callback.signature")),
+    EntryPoint("NotifiedCallback", c_body, lambda s, c, l:
+               "let notified = try " + call("NotifiedCallback", [], c, l)
+               + then("defer { notified.release() }", f"try expectOwnEntry(notified, {own_entry(s)})",
+                      "return notified.callback.signature")),
+    EntryPoint("implement by name", c_body, lambda s, c, l:
+               "try " + call("delegate.implement", [quoted(s)], c, l)
+               + then(f"return try implemented({quoted(s)}, in: delegate)")),
+    EntryPoint("implement by key path", c_body, lambda s, c, l:
+               "try " + call("typed.implement", [key_path(s)], c, l)
+               + then(f"return try implemented({quoted(s)}, in: typed)")),
+    EntryPoint("implement with an error handler", c_body, lambda s, c, l:
+               "try " + call("delegate.implement", [quoted(s)] + ([] if s.void else [f"returningOnError: {s.fallback}"])
+                             + ["errorHandler: { _, _ in }"], c, l)
+               + then(f"return try implemented({quoted(s)}, in: delegate)"),
+               value_type=throwing),
+    EntryPoint("override by name", c_body, lambda s, c, l:
+               "try " + call("delegate.override", [quoted(s)], c, l)
+               + then(f"return try implemented({quoted(s)}, in: delegate)"),
+               prefix=next_prefix, value_type=lambda s, b: function_type(s, b, next_type(s))),
+    EntryPoint("override by key path", c_body, lambda s, c, l:
+               "try " + call("typed.override", [key_path(s)], c, l)
+               + then(f"return try implemented({quoted(s)}, in: typed)"),
+               prefix=next_prefix, value_type=lambda s, b: function_type(s, b, next_type(s))),
+    EntryPoint("observe", void_body, lambda s, c, l:
+               "let token = try " + call("delegate.observe", [quoted(s), ".after"], c, l)
+               + then("token.cancel()", f"return try declared({quoted(s)})")),
+    EntryPoint("@Slot", c_body, lambda s, c, l:
+               f"slots.{s.name} = {c}" + then(f"return try implemented({quoted(s)}, in: slots.dynamicDelegate)"),
+               sendable=False),
+    EntryPoint("BlockDelegate.implement", c_body, lambda s, c, l:
+               "try " + call("slots.implement", [quoted(s)], c, l)
+               + then(f"return try implemented({quoted(s)}, in: slots.dynamicDelegate)"),
+               prefix=lambda s: (("owner: SpellingSlots",), ("_: SpellingSlots",)),
+               value_type=lambda s, b: function_type(s, b, "SpellingSlots"), sendable=False),
+    EntryPoint("withCCallback", element_body, lambda s, c, l:
+               "return try await refusedCallbackSignature { start in"
+               + then(f"    _ = try await withCCallback(start, receive: {c})", "}"),
+               value_type=throwing, expected=void_c),
+    EntryPoint("CClosure.makeStream", element_body, lambda s, c, l:
+               "let (_, closure) = try " + call("CClosure.makeStream", [], c, l) + then("return closure.signature"),
+               expected=void_c),
+    EntryPoint("NotifiedCallback.makeStream", element_body, lambda s, c, l:
+               "let (_, notified) = try " + call("NotifiedCallback.makeStream", [], c, l)
+               + then("defer { notified.release() }", "return notified.callback.signature"),
+               expected=void_c),
+    EntryPoint("calls(of:)", element_body, lambda s, c, l:
+               "_ = try " + call("delegate.calls", [f"of: {quoted(s)}"], c, l) + then(f"return try declared({quoted(s)})")),
+]
+
+
+def cases():
+    """Every (entry point, shape, spelling, code) of the matrix."""
+    for entry in ENTRY_POINTS:
+        for shape in SHAPES:
+            body = entry.body(shape)
+            prefix = entry.prefix(shape)
+            for spelling, write in SPELLINGS:
+                if write is None:
+                    attribute = "@Sendable " if entry.sendable else ""
+                    names = [p.split(":")[0] for p in prefix[0]] + [n for n, _ in shape.params]
+                    rest = body.statement[0] if body.statement else f"return {body.value}"
+                    literal = "{ " + (", ".join(names) + " in " if names else "") + f"probe.note(); {rest}" + " }"
+                    code = f"let body: {attribute}{entry.value_type(shape, body)} = {literal}\n" + entry.hand(shape, "body", False)
+                else:
+                    literal = write(shape, body, prefix)
+                    if literal is None:
+                        continue
+                    code = entry.hand(shape, literal, True)
+                yield entry, shape, spelling, code
+
+
+PRELUDE = '''
+/// What the closures of the spelling matrix read and call: each returns a value of one C type, so that a
+/// closure's result type is the one its C shape says wherever Swift infers it from the body.
+final class SpellingProbe: Sendable {
+    let calls = Atomic<Int>(0)
+    let notes = Atomic<Int>(0)
+    var stopped: Bool { calls.load(ordering: .relaxed) < 0 }
+    var int32: Int32 { 1 }
+    var int64: Int64 { 2 }
+    var factor: Double { 1.5 }
+    var pointer: UnsafeMutableRawPointer? { nil }
+    func note() { notes.add(1, ordering: .relaxed) }
+    func compare(_ a: UnsafeRawPointer?, _ b: UnsafeRawPointer?) -> Int32 { a == b ? 0 : 1 }
+    func free(_ p: UnsafeMutableRawPointer?) { _ = p }
+    func count(_ p: UnsafeMutableRawPointer?) -> Int32 { p == nil ? 0 : 1 }
+    func pass(_ p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? { p }
+    func retry(_ p: UnsafeMutableRawPointer?, _ count: Int32) -> Int32 { count }
+    func visit(_ element: UnsafeMutableRawPointer?, _ data: UnsafeMutableRawPointer?) { _ = (element, data) }
+    func tick() { note() }
+    func close(_ handle: OpaquePointer?) -> Int32 { handle == nil ? 0 : 1 }
+    func see(_ values: Any?...) { _ = values }
+    func element(_ values: Any?...) -> Int { values.count }
+}
+
+/// The shapes as a C table: a struct of `@convention(c)` members, for the key-path entry points.
+struct SpellingTable {
+    var comparator: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32)?
+    var destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+    var context: (@convention(c) (UnsafeMutableRawPointer?) -> Int32)?
+    var threadStart: (@convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?)?
+    var busy: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32)?
+    var foreach: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void)?
+    var tick: (@convention(c) () -> Void)?
+    var sum: (@convention(c) (Int64, Int64) -> Int64)?
+    var scale: (@convention(c) (Double) -> Double)?
+    var handle: (@convention(c) (OpaquePointer?) -> Int32)?
+}
+
+/// The same table for the by-name entry points.
+let spellingDescriptor = ProtocolDescriptor(name: "spelling_table", methods: [
+%DESCRIPTOR%
+])
+
+/// The shapes as `@Slot` properties.
+final class SpellingSlots: BlockDelegate {
+%SLOTS%
+    init() { super.init(protocol: spellingDescriptor) }
+}
+
+/// Why a case of the spelling matrix failed, when it compiled.
+struct SpellingMismatch: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The common shapes' own register entries (`CallbackShapes`).
+enum OwnEntry {
+    case comparator, destroy, context, threadStart, busy, foreach
+
+    var address: UnsafeRawPointer {
+        let entry: cffi_register_entry
+        switch self {
+        case .comparator: entry = CallbackShapes.comparator
+        case .destroy: entry = CallbackShapes.destroy
+        case .context: entry = CallbackShapes.context
+        case .threadStart: entry = CallbackShapes.threadStart
+        case .busy: entry = CallbackShapes.busy
+        case .foreach: entry = CallbackShapes.foreach
+        }
+        return unsafeBitCast(entry, to: UnsafeRawPointer.self)
+    }
+}
+
+/// Throws unless `closure` enters `expected`, its shape's own entry, where the register path is on (and
+/// no entry of its own where it is off, or for a closure of no common shape).
+func expectOwnEntry(_ closure: CClosure, _ expected: OwnEntry?) throws {
+    let actual = closure.ownEntry.map { unsafeBitCast($0, to: UnsafeRawPointer.self) }
+    let wanted = RegisterPath.isAvailable ? expected?.address : nil
+    guard actual == wanted else {
+        throw SpellingMismatch(description: "`\\(closure.signature)` enters \\(actual.map { "\\($0)" } ?? "no entry of its own"), "
+            + "not \\(wanted.map { "\\(expected!) at \\($0)" } ?? "no entry of its own")")
+    }
+}
+
+/// ``expectOwnEntry(_:_:)`` for the closure a notified callback hands C.
+func expectOwnEntry(_ notified: NotifiedCallback, _ expected: OwnEntry?) throws {
+    try expectOwnEntry(Unmanaged<CClosure>.fromOpaque(notified.userData).takeUnretainedValue(), expected)
+}
+
+/// The signature of `method`, which the closure handed to `delegate` must now implement.
+func implemented(_ method: String, in delegate: DynamicDelegate) throws -> CSignature {
+    guard delegate.responds(to: method) else { throw SpellingMismatch(description: "'\\(method)' does not respond") }
+    return try declared(method)
+}
+
+/// The signature `spellingDescriptor` gives `method`.
+func declared(_ method: String) throws -> CSignature {
+    guard let signature = spellingDescriptor.method(named: method)?.signature else {
+        throw SpellingMismatch(description: "no method '\\(method)'")
+    }
+    return signature
+}
+
+/// The signature of the callback `withCCallback` hands its `start`, which refuses it: `body` is the
+/// `withCCallback` call with `start` as its start.
+func refusedCallbackSignature(
+    _ body: ((CCallback) throws -> Void) async throws -> Void
+) async throws -> CSignature {
+    var signature: CSignature?
+    do {
+        try await body { callback in
+            signature = callback.signature
+            throw SpellingRefusal()
+        }
+    } catch is SpellingRefusal {}
+    guard let signature else { throw SpellingMismatch(description: "withCCallback did not start") }
+    return signature
+}
+
+struct SpellingRefusal: Error {}
+'''
+
+
+def prelude():
+    descriptor = ",\n".join(
+        f'    MethodDescriptor(name: "{s.name}", signature: try! CSignature(parsing: "{s.c}"))' for s in SHAPES)
+    slots = "\n".join(f'    @Slot("{s.name}") var {s.name}: (({s.types}) -> {s.result})?' for s in SHAPES)
+    return PRELUDE.replace("%DESCRIPTOR%", descriptor).replace("%SLOTS%", slots)
+
+
+# What a case's code may use besides the prelude: set up per case.
+CONTEXT = '''
+    let probe = SpellingProbe()
+    let delegate = DynamicDelegate(protocol: spellingDescriptor)
+    let typed = TypedDelegate(for: SpellingTable.self)
+    let slots = SpellingSlots()
+'''
+
+IMPORTS = "import CFFIShim\n@testable import DelegateKit\nimport Synchronization\n"
+
+
+def indent(text, spaces):
+    return "\n".join((" " * spaces + line) if line else line for line in text.split("\n"))
+
+
+def case_function(index, code):
+    return (f"func spellingCase{index}() async throws -> CSignature {{{CONTEXT}    _ = (probe, delegate, typed, slots)\n"
+            f"{indent(code, 4)}\n}}\n")
+
+
+def swift_string(text):
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def write():
+    OUT.mkdir(parents=True, exist_ok=True)
+    header = "// Generated by Scripts/spelling-matrix.py: do not edit; change the script and run it again.\n\n" + IMPORTS
+    (OUT / "SpellingMatrixPrelude.generated.swift").write_text(header + prelude())
+    by_entry = {}
+    for entry, shape, spelling, code in cases():
+        by_entry.setdefault(entry.name, []).append((entry, shape, spelling, code))
+    written = {"SpellingMatrixPrelude.generated.swift"}
+    for number, (name, items) in enumerate(by_entry.items()):
+        functions, rows = [], []
+        for index, (entry, shape, spelling, code) in enumerate(items):
+            function = f"spelling{number}_{index}"
+            functions.append(f"    static func {function}() async throws -> CSignature {{{indent(CONTEXT, 4)}"
+                             f"        _ = (probe, delegate, typed, slots)\n{indent(code, 8)}\n    }}\n")
+            rows.append(f'        SpellingCase(entryPoint: "{swift_string(name)}", shape: "{shape.c}", spelling: "{spelling}",\n'
+                        f'                     expected: "{entry.expected(shape)}", run: {function}),')
+        file_name = f"SpellingMatrix{number:02d}.generated.swift"
+        written.add(file_name)
+        (OUT / file_name).write_text(
+            header + f"\n/// The spelling matrix's cases for {name}.\nenum SpellingMatrix{number:02d} {{\n"
+            + f"    static let cases: [SpellingCase] = [\n" + "\n".join(rows) + "\n    ]\n\n"
+            + "\n".join(functions) + "}\n")
+    cases_list = " + ".join(f"SpellingMatrix{n:02d}.cases" for n in range(len(by_entry)))
+    (OUT / "SpellingMatrixCases.generated.swift").write_text(
+        header + f"\n/// Every case of the spelling matrix.\nlet spellingMatrix: [SpellingCase] = {cases_list}\n")
+    written.add("SpellingMatrixCases.generated.swift")
+    for stale in OUT.glob("*.generated.swift"):
+        if stale.name not in written:
+            stale.unlink()
+    print(f"{sum(len(v) for v in by_entry.values())} cases in {len(by_entry)} entry points")
+
+
+def typecheck(jobs):
+    bin_path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    modules = pathlib.Path(bin_path) / "Modules"
+    shim_map = pathlib.Path(bin_path) / "CFFIShim.build/module.modulemap"
+    if not (modules / "DelegateKit.swiftmodule").exists():
+        sys.exit(f"error: no DelegateKit module in {modules}: run `swift build --target DelegateKit` first")
+    flags = ["-typecheck", "-swift-version", "6", "-I", str(modules), "-Xcc", f"-fmodule-map-file={shim_map}",
+             "-Xcc", f"-I{ROOT / 'CFFIShim/include'}"]
+    all_cases = list(cases())
+    with tempfile.TemporaryDirectory(prefix="spelling-matrix-") as directory:
+        directory = pathlib.Path(directory)
+        (directory / "prelude.swift").write_text(IMPORTS + prelude())
+
+        def check(item):
+            index, (entry, shape, spelling, code) = item
+            path = directory / f"case{index}.swift"
+            path.write_text(IMPORTS + case_function(index, code))
+            result = subprocess.run(["swiftc"] + flags + [str(directory / "prelude.swift"), str(path)],
+                                    capture_output=True, text=True)
+            return item, result
+
+        failures = []
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for (index, (entry, shape, spelling, code)), result in pool.map(check, enumerate(all_cases)):
+                if result.returncode != 0:
+                    errors = [line for line in result.stderr.splitlines() if ": error:" in line]
+                    failures.append(f"- {entry.name}, `{shape.c}`, {spelling}:\n{indent(code, 6)}\n"
+                                    + "\n".join("      " + e.split(": error: ", 1)[1] for e in errors[:3]))
+    print(f"{len(all_cases) - len(failures)} of {len(all_cases)} cases type-check")
+    if failures:
+        print("\n".join(failures))
+        sys.exit(1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--typecheck", action="store_true")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    arguments = parser.parse_args()
+    if arguments.typecheck:
+        typecheck(arguments.jobs)
+    else:
+        write()
+
+
+if __name__ == "__main__":
+    main()

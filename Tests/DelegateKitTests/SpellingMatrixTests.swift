@@ -1,0 +1,37 @@
+@testable import DelegateKit
+import Testing
+
+/// One case of the closure-spelling matrix (`Scripts/spelling-matrix.py`, which writes the cases into
+/// `SpellingMatrix/` and type-checks each on its own in CI): a closure written one ordinary way, handed to
+/// one entry point.
+struct SpellingCase: Sendable, CustomTestStringConvertible {
+    let entryPoint: String
+    let shape: String
+    let spelling: String
+    /// The C signature the closure must get: the shape's, or `void` with its parameters for a stream.
+    let expected: String
+    /// Makes the closure and hands it over; returns the signature it got.
+    let run: @Sendable () async throws -> CSignature
+
+    var testDescription: String { "\(entryPoint), `\(shape)`, \(spelling)" }
+}
+
+@Suite struct SpellingMatrixTests {
+    /// Every case compiles (or this file would not), gets the C signature of its shape (a closure whose
+    /// result type Swift inferred otherwise would get another, or be refused by the method), and a
+    /// `CClosure` or `NotifiedCallback` of a common shape enters that shape's own register entry however
+    /// it was written.
+    @Test(arguments: spellingMatrix)
+    func everySpellingGetsItsShapesSignature(_ spellingCase: SpellingCase) async throws {
+        let signature = try await spellingCase.run()
+        #expect(signature == (try CSignature(parsing: spellingCase.expected)))
+    }
+
+    /// The matrix covers what it says: every entry point, and the six shapes with an entry of their own.
+    @Test func theMatrixCoversEveryEntryPointAndShape() {
+        #expect(Set(spellingMatrix.map(\.entryPoint)).count == 15)
+        #expect(Set(spellingMatrix.map(\.shape)).count == 10)
+        #expect(Set(spellingMatrix.map(\.spelling)).count == 8)
+        #expect(spellingMatrix.count > 1_000)
+    }
+}
