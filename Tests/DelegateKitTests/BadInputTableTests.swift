@@ -20,6 +20,8 @@ let runDeclaredTwice = ProtocolDescriptor(name: "twice", methods: [
 
 let transformSignature = CSignature(.int64, [.pointer, .int64])
 
+let voidArgumentReason = "argument 1 is void, which only a return type may be (a function without arguments has an empty list: `[]`)"
+
 /// One misuse the API detects: the call that makes it, and the exact error it produces.
 struct Misuse: Sendable, CustomTestStringConvertible {
     let name: String
@@ -211,6 +213,24 @@ let misuses: [Misuse] = [
         action: { _ = try CClosure(signature: CSignature(.int32, [.int32, .void])) { _ in } },
         expected: .invalidSignature(CSignature(.int32, [.int32, .void]), reason: "argument 2 is void, which only a return type may be"),
         message: "C signature `int32_t (int32_t, void)` cannot be used: argument 2 is void, which only a return type may be"),
+    Misuse(
+        // `CSignature(.int32, [])` is spelled `int32_t (void)` too: preparing it first must not let this in.
+        name: "a single void argument, once the signature without arguments was prepared",
+        action: {
+            _ = try CClosure(signature: CSignature(.int32, [])) { _ in }
+            _ = try CClosure(signature: CSignature(.int32, [.void])) { _ in }
+        },
+        expected: .invalidSignature(CSignature(.int32, [.void]), reason: voidArgumentReason),
+        message: "C signature `int32_t (void)` cannot be used: \(voidArgumentReason)"),
+    Misuse(
+        name: "a single void argument for a C function, once the one without arguments was prepared",
+        action: {
+            let rand = try CLibrary.process.address(of: "rand")
+            _ = try CFunction(address: rand, signature: CSignature(.int32, []))
+            _ = try CFunction(address: rand, signature: CSignature(.int32, [.void]))
+        },
+        expected: .invalidSignature(CSignature(.int32, [.void]), reason: voidArgumentReason),
+        message: "C signature `int32_t (void)` cannot be used: \(voidArgumentReason)"),
     Misuse(
         name: "a signature returning a struct with no members",
         action: { _ = try CClosure(signature: CSignature(.structure([]), [])) { _ in } },

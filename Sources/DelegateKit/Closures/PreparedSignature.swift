@@ -132,7 +132,10 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
 
     /// The shared prepared form of `signature`, made on first use.
     static func prepared(_ signature: CSignature, fixedArgumentCount: Int? = nil) throws -> PreparedSignature {
-        let spelling = signature.description + (fixedArgumentCount.map { " variadic after \($0)" } ?? "")
+        // Not `description`, which writes no arguments and a `void` one alike, `(void)`: the one is valid,
+        // the other refused, and must stay so whichever was prepared first.
+        let spelling = "\(signature.returnType) (" + signature.argumentTypes.map(\.description).joined(separator: ", ") + ")"
+            + (fixedArgumentCount.map { " variadic after \($0)" } ?? "")
         if let cached = cache.withLock({ $0[spelling] }) { return cached }
         let made = try PreparedSignature(signature, fixedArgumentCount: fixedArgumentCount)
         // Two threads may race to prepare the same signature: the first one stored wins, so every

@@ -53,7 +53,9 @@ extension CSignature {
     func validate() throws {
         for (index, type) in argumentTypes.enumerated() {
             if let problem = type.problemAsValue() {
-                throw DelegateError.invalidSignature(self, reason: "argument \(index + 1) \(problem)")
+                // `[.void]` reads as C's `(void)`, which means no argument: say how to write that.
+                let hint = argumentTypes == [.void] ? " (a function without arguments has an empty list: `[]`)" : ""
+                throw DelegateError.invalidSignature(self, reason: "argument \(index + 1) \(problem)\(hint)")
             }
         }
         if returnType != .void, let problem = returnType.problemAsValue() {
