@@ -24,6 +24,11 @@ import Testing
          CSignature(.uint64, [.int64, .int64, .int64, .uint8, .int16, .uint32])),
         ("const volatile int * const (* const)(FILE *)", CSignature(.pointer, [.pointer])),
         ("int (compare)(const void *, const void *)", CSignature(.int32, [.pointer, .pointer])),
+        // Header lines as users paste them: a typedef of a function-pointer type is that type.
+        ("typedef int (*lua_CFunction)(lua_State *L);", CSignature(.int32, [.pointer])),
+        ("typedef size_t (*curl_write_callback)(char *, size_t, size_t, void *);",
+         CSignature(.size, [.pointer, .size, .size, .pointer])),
+        ("typedef void (*xmlGenericErrorFunc)(void *ctx, const char *msg)", CSignature(.void, [.pointer, .pointer])),
     ])
     func parses(_ text: String, _ expected: CSignature) throws {
         #expect(try CSignature(parsing: text) == expected)
@@ -56,6 +61,24 @@ import Testing
         ("int (*)(int)[4]", 1, 8, "a function cannot return an array"),
         ("int (struct tag { int x; })", 1, 17, "a struct body is not allowed in a signature; "
             + "give its layout in `typedefs:` (\"struct tag\": .structure([…])) and write `struct tag`"),
+        // Words C reserves are never read as names: `double _Complex` is not `double`.
+        ("double cabs(double _Complex)", 1, 20, "'_Complex' is not supported: DelegateKit has no C type for complex numbers"),
+        ("float _Imaginary (void)", 1, 7, "'_Imaginary' is not supported: DelegateKit has no C type for complex numbers"),
+        ("unsigned __int128 (unsigned __int128)", 1, 10, "'__int128' is not supported: DelegateKit has no C type for 128-bit integers"),
+        ("int f(__uint128_t x)", 1, 7, "'__uint128_t' is not supported: DelegateKit has no C type for 128-bit integers"),
+        ("__float128 (void)", 1, 1, "'__float128' is not supported: DelegateKit has no C type for this floating-point format"),
+        ("int (int typedef)", 1, 10, "'typedef' can only begin a declaration, as in `typedef int (*callback)(void *);`"),
+        ("int (sizeof)", 1, 6, "'sizeof' is a C keyword, not part of a type"),
+        // An unknown word before the type: a header's export or calling-convention macro.
+        ("CURL_EXTERN CURLcode curl_easy_setopt(CURL *curl, CURLoption option, ...);", 1, 1,
+         "'CURL_EXTERN' is not a type DelegateKit knows, and 'CURLcode' follows it: if it is a macro (an export or "
+            + "calling-convention macro), leave it out"),
+        ("LUA_API int (lua_gettop) (lua_State *L);", 1, 1,
+         "'LUA_API' is not a type DelegateKit knows, and 'int' follows it: if it is a macro (an export or "
+            + "calling-convention macro), leave it out"),
+        ("CURL_EXTERN struct curl_slist *curl_slist_append(struct curl_slist *, const char *);", 1, 1,
+         "'CURL_EXTERN' is not a type DelegateKit knows, and 'struct' follows it: if it is a macro (an export or "
+            + "calling-convention macro), leave it out"),
     ])
     func refuses(_ text: String, _ line: Int, _ column: Int, _ message: String) throws {
         let error = #expect(throws: DelegateError.self) { _ = try CSignature(parsing: text) }

@@ -68,10 +68,18 @@ struct CDeclarationParser {
     /// Swift calls may be variadic; one a closure implements may not). The signature holds the named
     /// arguments.
     mutating func parseFunction(allowingVariadic: Bool) throws -> (signature: CSignature, isVariadic: Bool) {
+        // A header's typedef of a function-pointer type (`typedef int (*lua_CFunction)(lua_State *L);`)
+        // declares the type it names: read it as that type.
+        if case .identifier("typedef") = current.kind { position += 1 }
         let start = current
         let base = try parseSpecifiers()
-        let (declared, _) = try parseDeclarator(base, allowName: true)
+        let (declared, name) = try parseDeclarator(base, allowName: true)
         if case .punctuation(";") = current.kind { position += 1 }
+        if let (word, at) = unknownName(base), let name, case .identifier = current.kind {
+            // `CURL_EXTERN CURLcode curl_easy_setopt(…)`: the unknown first word was read as the type and
+            // the real type as the name.
+            throw macroWord(word, before: "'\(name)'", at: at)
+        }
         try expectEnd()
         switch declared {
         case .function(let result, let parameters, let variadic, let at),
@@ -222,6 +230,35 @@ struct CDeclarationParser {
         while case .identifier(let name) = current.kind, Self.attributeWords.contains(name) { try skipAttribute() }
     }
 
+    /// Words C reserves that DelegateKit cannot read as part of a type, and why: read as names, they
+    /// would change the type silently (`double _Complex` as `double`).
+    private static let unsupportedWords: [String: String] = {
+        var words: [String: String] = [:]
+        for word in ["_Complex", "_Imaginary", "__complex__", "_Complex_I"] {
+            words[word] = "is not supported: DelegateKit has no C type for complex numbers"
+        }
+        for word in ["__int128", "__int128_t", "__uint128_t"] {
+            words[word] = "is not supported: DelegateKit has no C type for 128-bit integers"
+        }
+        for word in ["_Float16", "__fp16", "_Float128", "__float128", "_Float64x", "__ibm128", "_Decimal32", "_Decimal64", "_Decimal128"] {
+            words[word] = "is not supported: DelegateKit has no C type for this floating-point format"
+        }
+        words["_BitInt"] = "is not supported: DelegateKit has no C type for bit-precise integers"
+        words["_Atomic"] = "is not supported: write the type without it (an atomic type's layout is the compiler's choice)"
+        words["_Alignas"] = "is not supported: an alignment specifier changes a layout DelegateKit computes"
+        for word in ["typeof", "__typeof__", "__typeof", "typeof_unqual"] {
+            words[word] = "is not supported: write the type itself"
+        }
+        words["typedef"] = "can only begin a declaration, as in `typedef int (*callback)(void *);`"
+        for word in [
+            "auto", "break", "case", "continue", "default", "do", "else", "for", "goto", "if", "return", "sizeof",
+            "switch", "while", "_Alignof", "_Generic", "_Static_assert", "_Thread_local", "__thread", "asm", "__asm__",
+        ] {
+            words[word] = "is a C keyword, not part of a type"
+        }
+        return words
+    }()
+
     private static let baseWords: Set<String> = [
         "void", "char", "short", "int", "long", "signed", "unsigned", "float", "double", "_Bool", "bool",
         "__signed__",
@@ -240,15 +277,21 @@ struct CDeclarationParser {
         var words: [String: Int] = [:]
         var named: Declared?
         loop: while case .identifier(let name) = current.kind {
+            if let reason = Self.unsupportedWords[name] {
+                // Read as a name, `double _Complex` would be `double` and `unsigned __int128` `unsigned`.
+                throw syntax("'\(name)' \(reason)", at: current)
+            }
             if Self.attributeWords.contains(name) {
                 try skipAttribute()
             } else if Self.qualifiers.contains(name) {
                 position += 1
             } else if Self.baseWords.contains(name) {
+                if let (word, at) = unknownName(named) { throw macroWord(word, before: "'\(name)'", at: at) }
                 guard named == nil else { throw syntax("'\(name)' cannot be combined with the type before it", at: current) }
                 words[name == "__signed__" ? "signed" : name, default: 0] += 1
                 position += 1
             } else if name == "struct" || name == "union" || name == "enum" {
+                if let (word, at) = unknownName(named) { throw macroWord(word, before: "'\(name)'", at: at) }
                 guard named == nil, words.isEmpty else { throw syntax("'\(name)' cannot follow another type", at: current) }
                 let keyword = current
                 position += 1
@@ -604,6 +647,20 @@ struct CDeclarationParser {
 
     private func expectEnd() throws {
         guard case .end = current.kind else { throw error("the end of the declaration", at: current) }
+    }
+
+    /// The name and token of `declared` when it is a name nobody declared (not a `union tag`).
+    private func unknownName(_ declared: Declared?) -> (String, CLexer.Token)? {
+        guard case .incomplete(let name, let at)? = declared, !name.hasPrefix("union ") else { return nil }
+        return (name, at)
+    }
+
+    /// An unknown name before the declaration's type, read as that type: most likely a macro of the
+    /// header's (an export or calling-convention macro such as `CURL_EXTERN` or `LUA_API`).
+    private func macroWord(_ word: String, before next: String, at token: CLexer.Token) -> DelegateError {
+        syntax(
+            "'\(word)' is not a type DelegateKit knows, and \(next) follows it: if it is a macro (an export or "
+                + "calling-convention macro), leave it out", at: token)
     }
 
     private func error(_ expected: String, at token: CLexer.Token) -> DelegateError {
