@@ -16,12 +16,14 @@ import Testing
 @Suite struct JPEGTests {
     enum Scenario: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
         case theExampleDecodesAndReportsBadData, libjpegsOwnPatternWithTheSetjmpInC, theDocumentationExample
+        case aVoidFunctionCalledCatchingJumpsReadsLikeAnyCall
 
         var run: (_ libffi: Bool) throws -> Void {
             switch self {
             case .theExampleDecodesAndReportsBadData: return JPEGTests.theExampleDecodesAndReportsBadData
             case .libjpegsOwnPatternWithTheSetjmpInC: return JPEGTests.libjpegsOwnPatternWithTheSetjmpInC
             case .theDocumentationExample: return JPEGTests.theDocumentationExample
+            case .aVoidFunctionCalledCatchingJumpsReadsLikeAnyCall: return JPEGTests.aVoidFunctionCalledCatchingJumpsReadsLikeAnyCall
             }
         }
 
@@ -115,6 +117,31 @@ import Testing
         check(decode(truncated) == (0, 32, 24), "the truncated JPEG, lenient")
         check(decode(JPEGDecoder.sample) == (0, 32, 24), "the sample, changed")
         check(try errors.waitForRemovedCalls(timeout: .seconds(10)), "removed handlers still run")
+    }
+
+    /// `jpeg_CreateDecompress` returns `void` and reports a wrong library version through `error_exit`:
+    /// called catching jumps with `returning: Void.self`, as a function returning a value is called.
+    static func aVoidFunctionCalledCatchingJumpsReadsLikeAnyCall(libffi: Bool) throws {
+        let target = JumpTarget()
+        var standard = jpeg_error_mgr()
+        let errors = TypedDelegate(for: jpeg_error_mgr.self, wrapping: jpeg_std_error(&standard))
+        try errors.implement(\.error_exit) { (info: j_common_ptr?) in
+            longjmp(info!.pointee.client_data!.assumingMemoryBound(to: __jmp_buf_tag.self), 7)
+        }
+        let create = try CFunction(
+            "jpeg_CreateDecompress", declaration: "void jpeg_CreateDecompress(struct jpeg_decompress_struct *, int, size_t)")
+        let destroy = try CFunction("jpeg_destroy_decompress", declaration: "void jpeg_destroy_decompress(struct jpeg_decompress_struct *)")
+        var decoder = jpeg_decompress_struct()
+        decoder.err = errors.typedTable
+        decoder.client_data = UnsafeMutableRawPointer(target.buffer)
+        let size = MemoryLayout<jpeg_decompress_struct>.size
+        try withUnsafeMutablePointer(to: &decoder) { info in
+            let refused = try create.call(catchingJumpsTo: target, info, Int32(JPEG_LIB_VERSION) + 1, size, returning: Void.self)
+            check({ if case .jumped(7) = refused { true } else { false } }(), "a wrong version returned: \(refused)")
+            let made = try create.call(catchingJumpsTo: target, info, Int32(JPEG_LIB_VERSION), size, returning: Void.self)
+            check(made.value != nil, "the right version jumped: \(made)")
+            try destroy.call(info, returning: Void.self)
+        }
     }
 
     /// The README's libjpeg example (DocumentationExamples/Jumps.swift).

@@ -20,6 +20,13 @@ extension CFunction {
         _ = try perform(repeat each argument, returning: CVoid.self, checkingResult: false)
     }
 
+    /// Calls a function that returns `void`, said as for a function that returns a value:
+    /// `try free.call(pointer, returning: Void.self)`. The same as ``call(_:)``.
+    @inlinable
+    public func call<each A: CValue>(_ argument: repeat each A, returning: Void.Type) throws {
+        _ = try perform(repeat each argument, returning: CVoid.self, checkingResult: false)
+    }
+
     @inlinable
     func perform<each A: CValue, R: CValue>(
         _ argument: repeat each A, returning: R.Type, checkingResult: Bool
