@@ -2,6 +2,7 @@ import DelegateKit
 import DelegateKitFixtures
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// Calling C from Swift through `CFunction`: glibc's variadic functions, the fixture's functions of every
@@ -101,6 +102,31 @@ import Testing
         #expect(result == fx_ref_ld(Float80(1) + tiny, 0))
         #expect(result != 1)  // a double would have rounded it away
     }
+
+    #if arch(x86_64)
+    /// A `long double` as a run-time value keeps all 64 bits of its significand, both ways; a `double`
+    /// would lose 11. It may be given as a `Float80`, a `Double` (held exactly) or its own bytes.
+    @Test func longDoubleRunTimeValuesKeepTheirPrecision() throws {
+        let tiny = Float80(sign: .plus, exponent: -63, significand: 1)
+        let function = try CFunction(address: fixture("fx_ref_ld"), declaration: "long double (long double, long double)")
+        #expect(try function.call([.longDouble(1 + tiny), .longDouble(0)]) == .longDouble(1 + tiny))
+        #expect(try function.call([.longDouble(1 + tiny), .floatingPoint(1)]) == .longDouble(tiny))
+        let bytes = withUnsafeBytes(of: 1 + tiny) { Array($0) }
+        #expect(try function.call([.bytes(bytes), .longDouble(tiny)]) == .longDouble(1))
+        // What a slot of that signature is called with and returns, as an observer of every slot sees it.
+        let delegate = DynamicDelegate(protocol: ProtocolDescriptor(name: "ld", methods: [
+            MethodDescriptor(name: "subtract", signature: function.signature)
+        ]))
+        try delegate.implement("subtract") { (a: Float80, b: Float80) -> Float80 in a - b }
+        let seen = Mutex<[ObservedCall]>([])
+        let token = delegate.observeAll { call in seen.withLock { $0.append(call) } }
+        let slot = try CFunction(address: delegate.table.load(as: UnsafeRawPointer.self), signature: function.signature)
+        #expect(try slot.call([.longDouble(1 + tiny), .longDouble(tiny)]) == .longDouble(1))
+        token.cancel()
+        #expect(seen.withLock { $0.map(\.arguments) } == [[.longDouble(1 + tiny), .longDouble(tiny)]])
+        #expect(seen.withLock { $0.map(\.returnValue) } == [.longDouble(1)])
+    }
+    #endif
 
     @Test func structsByValueInAndOut() throws {
         func check<S: CValue>(_ name: String, _ a: S, _ b: S, direct: (S, S) -> S, sourceLocation: SourceLocation = #_sourceLocation) throws {

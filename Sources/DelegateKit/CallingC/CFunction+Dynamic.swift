@@ -102,6 +102,9 @@ extension CDynamicValue {
         case .signed: return .int64
         case .unsigned: return .uint64
         case .floatingPoint: return .double
+        #if arch(x86_64)
+        case .longDouble: return .longDouble
+        #endif
         case .pointer: return .pointer
         case .bytes(let bytes): return .structure(Array(repeating: .uint8, count: max(bytes.count, 1)))
         case .closure: return .pointer

@@ -88,8 +88,11 @@ extension CDynamicValue {
         case (.float, .floatingPoint(let value)): address.storeBytes(of: Float(value), as: Float.self)
         case (.double, .floatingPoint(let value)): address.storeBytes(of: value, as: Double.self)
         #if arch(x86_64)
+        case (.longDouble, .longDouble(let value)): address.storeBytes(of: value, as: Float80.self)
         case (.longDouble, .floatingPoint(let value)): address.storeBytes(of: Float80(value), as: Float80.self)
         #endif
+        case (.longDouble, .bytes(let bytes)) where bytes.count == CType.longDouble.size:
+            address.copyMemory(from: bytes, byteCount: bytes.count)
         case (.pointer, .pointer(let value)): address.storeBytes(of: value, as: UInt.self)
         case (.pointer, .closure(let closure)): address.storeBytes(of: closure.address, as: UnsafeRawPointer.self)
         case (.bytes(let size), .bytes(let bytes)) where bytes.count == size:
@@ -116,7 +119,7 @@ extension CDynamicValue {
         case .double: self = .floatingPoint(address.loadUnaligned(as: Double.self))
         case .longDouble:
             #if arch(x86_64)
-            self = .floatingPoint(Double(address.loadUnaligned(as: Float80.self)))
+            self = .longDouble(address.loadUnaligned(as: Float80.self))
             #else
             self = .bytes(Array(UnsafeRawBufferPointer(start: address, count: CType.longDouble.size)))
             #endif

@@ -2,10 +2,13 @@
 /// (``CFunction/call(_:variadicTypes:)``), and an argument or result of an ``ObservedCall``.
 ///
 /// Each case holds a kind of C value at its widest: every signed integer type is ``signed(_:)``, every
-/// unsigned one (and `size_t`) ``unsigned(_:)``, `float`, `double` and `long double` are
-/// ``floatingPoint(_:)``, a pointer is its address (``pointer(_:)``, 0 for `NULL`) and a struct its bytes
-/// (``bytes(_:)``). Passed to a function, a value is converted to the argument's C type, and one the type
-/// cannot hold (a negative value for an unsigned type, 300 for `uint8_t`) throws.
+/// unsigned one (and `size_t`) ``unsigned(_:)``, `float` and `double` are ``floatingPoint(_:)``, a pointer
+/// is its address (``pointer(_:)``, 0 for `NULL`) and a struct its bytes (``bytes(_:)``). A `long double`
+/// is exact: ``longDouble(_:)`` on x86_64, where Swift has `Float80`; its bytes elsewhere (aarch64
+/// Linux's is a 128-bit quad, which Swift has no type for). Passed to a function, a value is converted to
+/// the argument's C type, and one the type cannot hold (a negative value for an unsigned type, 300 for
+/// `uint8_t`) throws; a `long double` argument also takes a ``floatingPoint(_:)``, which it holds
+/// exactly, or its own bytes.
 public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     /// `bool`.
     case bool(Bool)
@@ -13,8 +16,12 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     case signed(Int64)
     /// An unsigned integer of any width (`size_t` too).
     case unsigned(UInt64)
-    /// `float`, `double` or `long double`, as a `Double`.
+    /// `float` or `double`, as a `Double`; as an argument, a `long double` too.
     case floatingPoint(Double)
+    #if arch(x86_64)
+    /// `long double`, x86's 80-bit extended format, all 64 bits of its significand.
+    case longDouble(Float80)
+    #endif
     /// A pointer's address (0 for NULL).
     case pointer(UInt)
     /// A struct's bytes.
@@ -52,6 +59,9 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
         case .signed(let value): return "\(value)"
         case .unsigned(let value): return "\(value)"
         case .floatingPoint(let value): return "\(value)"
+        #if arch(x86_64)
+        case .longDouble(let value): return "\(value)"
+        #endif
         case .pointer(let address): return address == 0 ? "NULL" : "0x" + String(address, radix: 16)
         case .bytes(let bytes): return "{\(bytes.count) bytes}"
         case .closure(let closure): return "0x" + String(UInt(bitPattern: closure.address), radix: 16)
