@@ -14,6 +14,7 @@ enum Misuse: String, CaseIterable {
     case argumentOfAnotherType = "argument-of-another-type"
     case argumentOutOfRange = "argument-out-of-range"
     case returnValueOfAnotherType = "return-value-of-another-type"
+    case returnBytesOfAnotherSize = "return-bytes-of-another-size"
     case jumpWithNoCallArmed = "jump-with-no-call-armed"
     case erasedPointerOfNoFunctionType = "erased-pointer-of-no-function-type"
     case destroyNotifyOfAnotherType = "destroy-notify-of-another-type"
@@ -40,6 +41,8 @@ enum Misuse: String, CaseIterable {
             try callTransform { call in _ = call.argument(2, as: Int64.self) }
         case .returnValueOfAnotherType:
             try callTransform { call in call.setReturnValue(Int32(1)) }
+        case .returnBytesOfAnotherSize:
+            try callTransform { call in withUnsafeBytes(of: Int32(1)) { call.setReturnBytes($0) } }
         case .jumpWithNoCallArmed:
             JumpTarget().jump()
         case .erasedPointerOfNoFunctionType:

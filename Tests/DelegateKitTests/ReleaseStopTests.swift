@@ -35,6 +35,8 @@ import Testing
          "argument index 2 is out of range for C signature `int64_t (void *, int64_t)`"),
         ("return-value-of-another-type",
          "`int64_t (void *, int64_t)` returns `int64_t`, not `int32_t` (Int32)"),
+        ("return-bytes-of-another-size",
+         "`int64_t (void *, int64_t)` returns 8 bytes, not 4 (CInvocation.setReturnBytes)"),
         ("jump-with-no-call-armed",
          "JumpTarget.jump(_:) was called with no call catching jumps to it running on this thread: "
             + "jump only from inside CFunction.call(catchingJumpsTo:…), on its thread"),

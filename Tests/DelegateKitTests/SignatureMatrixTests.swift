@@ -117,6 +117,40 @@ import Testing
         }
         #expect(fx_call_i8(narrow.address, -100, 27) == -127)
     }
+
+    /// Structs in and out of a run-time closure as bytes, with no Swift type stating their layout: the
+    /// layout is the signature's, parsed from C.
+    @Test func dynamicClosureReadsAndReturnsStructsAsBytes() throws {
+        // `SPair`: { uint8_t tag; double value; }, the tags added and the values multiplied.
+        let pair = try CSignature(parsing: "struct pair (struct pair, struct pair)", typedefs: ["struct pair": .structure([.uint8, .double])])
+        let combine = try CClosure(signature: pair) { invocation in
+            let a = invocation.argumentBytes(0), b = invocation.argumentBytes(1)
+            #expect(a.count == 16 && b.count == 16)
+            var result = [UInt8](repeating: 0, count: 16)
+            result[0] = a[0] &+ b[0]
+            let value = a.loadUnaligned(fromByteOffset: 8, as: Double.self) * b.loadUnaligned(fromByteOffset: 8, as: Double.self)
+            withUnsafeBytes(of: value) { result.replaceSubrange(8..<16, with: $0) }
+            result.withUnsafeBytes { invocation.setReturnBytes($0) }
+        }
+        let combined = fx_call_SPair(combine.address, SPair(tag: 2, value: 1.5), SPair(tag: 3, value: -4))
+        #expect(combined.tag == 5 && combined.value == -6)
+
+        // `N2`, nested and 32 bytes: the second argument handed back whole.
+        let second = try CClosure(signature: CSignature(N2.cType, [N2.cType, N2.cType])) { invocation in
+            invocation.setReturnBytes(invocation.argumentBytes(1))
+        }
+        let a = sample(N2.self, seed: 3), b = sample(N2.self, seed: 4)
+        var count = 0
+        let fields = Array(UnsafeBufferPointer(start: fx_fields_N2(&count), count: count))
+        #expect(sameFields(fx_call_N2(second.address, a, b), b, fields: fields))
+
+        // A narrow integer set by its one byte is widened as libffi widens it.
+        let narrow = try CClosure(signature: CSignature(.int8, [.int8, .int8])) { invocation in
+            let difference = invocation.argumentBytes(0).load(as: Int8.self) &- invocation.argumentBytes(1).load(as: Int8.self)
+            withUnsafeBytes(of: difference) { invocation.setReturnBytes($0) }
+        }
+        #expect(fx_call_i8(narrow.address, -100, 27) == -127)
+    }
 }
 
 /// One struct of the fixture, run through a closure from C.

@@ -56,6 +56,36 @@ public struct CInvocation {
         return UnsafeRawPointer(arguments[index].unsafelyUnwrapped)
     }
 
+    /// The bytes of the argument at `index`, as many as its C type has: a struct by value read without a
+    /// Swift type that states its layout (see ``CValue``). Valid only during the call.
+    public func argumentBytes(_ index: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: argumentAddress(index), count: signature.argumentTypes[index].size)
+    }
+
+    /// Sets the value C receives from its bytes, which must be exactly as many as the return type has: a
+    /// struct returned without a Swift type that states its layout. An integer narrower than a register
+    /// is widened as libffi widens it.
+    ///
+    /// ```swift
+    /// // `struct { uint8_t tag; double value; } (int)`, the result built byte by byte
+    /// var bytes = [UInt8](repeating: 0, count: 16)
+    /// bytes[0] = 7
+    /// withUnsafeBytes(of: 2.5) { bytes.replaceSubrange(8..<16, with: $0) }
+    /// bytes.withUnsafeBytes { invocation.setReturnBytes($0) }
+    /// ```
+    ///
+    /// Another number of bytes stops the program with a message naming the signature, as a wrong type for
+    /// ``setReturnValue(_:)`` does.
+    public func setReturnBytes(_ bytes: UnsafeRawBufferPointer) {
+        let signature = signature
+        require(
+            bytes.count == signature.returnType.size && signature.returnType != .void,
+            "`\(signature)` returns \(signature.returnType == .void ? "nothing" : "\(signature.returnType.size) bytes"), "
+                + "not \(bytes.count) (CInvocation.setReturnBytes)")
+        if let base = bytes.baseAddress { result.copyMemory(from: base, byteCount: bytes.count) }
+        layout._withUnsafeGuaranteedRef { $0.widening }.apply(to: result)
+    }
+
     /// Sets the value C receives when the closure returns; its C type must be the signature's return type.
     /// A closure that never sets it returns zero (or NULL, or an all-zero struct).
     @inlinable
