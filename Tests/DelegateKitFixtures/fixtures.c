@@ -517,6 +517,10 @@ FX_RAW(fx_raw_u8, uint8_t)
 FX_RAW(fx_raw_i16, int16_t)
 FX_RAW(fx_raw_bool, bool)
 
+/* An imported C enum by value, in and out: fx_kind has no negative constant, so C gives it an unsigned
+   type and Swift imports it with a UInt32 raw value. */
+fx_kind fx_next_kind(fx_kind kind) { return kind == FX_LD ? FX_U8 : (fx_kind)(kind + 1); }
+
 const void *fx_function(const char *name) {
     static const struct { const char *name; const void *address; } functions[] = {
 #define FX_SCALAR_ENTRY(NAME, T) {"fx_ref_" #NAME, (const void *)fx_ref_##NAME},
@@ -529,6 +533,7 @@ const void *fx_function(const char *name) {
         {"fx_raw_u8", (const void *)fx_raw_u8},
         {"fx_raw_i16", (const void *)fx_raw_i16},
         {"fx_raw_bool", (const void *)fx_raw_bool},
+        {"fx_next_kind", (const void *)fx_next_kind},
     };
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) return functions[i].address;

@@ -1,4 +1,5 @@
 import DelegateKit
+import DelegateKitFixtures
 import Glibc
 import Synchronization
 import Testing
@@ -8,11 +9,35 @@ import Testing
 // not part of, writes `extension VISIT: @retroactive CValue {}` (Swift 6 warns without it); inside
 // DelegateKit's own package the compiler refuses `@retroactive`, since CValue is declared here.
 extension VISIT: CValue {}
+extension fx_kind: CValue {}
 
 /// twalk's action: `void (*)(const void *node, VISIT which, int depth)`, as Swift imports it.
 typealias TreeAction = @convention(c) (UnsafeRawPointer?, VISIT, Int32) -> Void
 
 @Suite struct RawRepresentableCValueTests {
+    /// A C enum declared `int` (as a header's typedef reads to a user) does not take the enum Swift
+    /// imported with a `UInt32` raw value: the error says why and what to write instead, which works.
+    @Test func anEnumDeclaredIntSaysToDeclareItUnsigned() throws {
+        let next = try CFunction(address: fixture("fx_next_kind"), declaration: "fx_kind fx_next_kind(fx_kind)",
+                                 typedefs: ["fx_kind": .int32], name: "fx_next_kind")
+        let hint = "; `fx_kind` is a C enum Swift imports as `uint32_t` (C gives an enum with no negative constant an "
+            + "unsigned type); declare it `uint32_t` (in `typedefs:`, `\"fx_kind\": .uint32`), or pass its raw value converted"
+        let argument = #expect(throws: DelegateError.self) { _ = try next.call(FX_F32, returning: Int32.self) }
+        #expect(argument?.description == "'fx_next_kind' has C signature `int32_t (int32_t)`, but the call has C signature "
+            + "`int32_t (uint32_t)`: argument 1 is `uint32_t`, where the function takes `int32_t`\(hint)")
+        let result = #expect(throws: DelegateError.self) { _ = try next.call(Int32(bitPattern: FX_F32.rawValue), returning: fx_kind.self) }
+        #expect(result?.description == "'fx_next_kind' has C signature `int32_t (int32_t)`, but the call has C signature "
+            + "`uint32_t (int32_t)`: the result is asked for as `uint32_t`, but the function returns `int32_t`\(hint)")
+
+        let declaredUnsigned = try CFunction(address: fixture("fx_next_kind"), declaration: "fx_kind fx_next_kind(fx_kind)",
+                                             typedefs: ["fx_kind": .uint32])
+        #expect(try declaredUnsigned.call(FX_F32, returning: fx_kind.self) == FX_F64)
+        #expect(try declaredUnsigned.call(FX_LD, returning: fx_kind.self) == FX_U8)
+        // An `enum tag` is an `int` unless `typedefs:` says otherwise.
+        #expect(try CSignature(parsing: "enum kind next(enum kind)") == CSignature(.int32, [.int32]))
+        #expect(try CSignature(parsing: "enum kind next(enum kind)", typedefs: ["enum kind": .uint32]) == CSignature(.uint32, [.uint32]))
+    }
+
     @Test func anImportedCEnumTravelsAsItsRawValue() {
         #expect(VISIT.cType == .uint32)
         #expect(VISIT.cType == UInt32.cType)

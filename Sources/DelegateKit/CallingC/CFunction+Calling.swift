@@ -84,26 +84,34 @@ extension CFunction {
     @usableFromInline
     func check<each A: CValue, R: CValue>(_ argument: repeat each A, returning: R.Type, checkingResult: Bool) throws {
         var types: [CType] = []
-        for value in repeat each argument { types.append(try staticType(of: value).checkedCType()) }
+        var swiftTypes: [Any.Type] = []
+        for value in repeat each argument {
+            types.append(try staticType(of: value).checkedCType())
+            swiftTypes.append(staticType(of: value))
+        }
         let result = checkingResult ? try R.checkedCType() : signature.returnType
-        if let reason = mismatch(arguments: types, result: result) {
+        if let reason = mismatch(arguments: types, result: result, swiftTypes: swiftTypes + [R.self]) {
             throw DelegateError.callMismatch(
                 function: name, declaration: declaration, call: CSignature(result, types), reason: reason)
         }
     }
 
     /// Why arguments of C types `types` and a result of `result` do not fit the signature, or nil.
-    func mismatch(arguments types: [CType], result: CType) -> String? {
+    /// `swiftTypes`, the arguments' Swift types and then the result's, when known, explain an imported
+    /// C enum.
+    func mismatch(arguments types: [CType], result: CType, swiftTypes: [Any.Type] = []) -> String? {
         let named = signature.argumentTypes.count
         if isVariadic ? types.count < named : types.count != named {
             let takes = "it takes \(isVariadic ? "at least " : "")\(named) \(named == 1 ? "argument" : "arguments")"
             return "\(takes), the call passes \(types.count)"
         }
         for (index, expected) in signature.argumentTypes.enumerated() where !expected.accepts(types[index]) {
-            return "argument \(index + 1) is `\(types[index])`, where the function takes `\(expected)`"
+            let hint = swiftTypes.indices.contains(index) ? enumHint(swiftTypes[index], types[index], expected) : ""
+            return "argument \(index + 1) is `\(types[index])`, where the function takes `\(expected)`\(hint)"
         }
         if !signature.returnType.accepts(result) {
-            return "the result is asked for as `\(result)`, but the function returns `\(signature.returnType)`"
+            let hint = swiftTypes.count == types.count + 1 ? enumHint(swiftTypes[types.count], result, signature.returnType) : ""
+            return "the result is asked for as `\(result)`, but the function returns `\(signature.returnType)`\(hint)"
         }
         return nil
     }
@@ -240,4 +248,16 @@ extension CType {
         default: return self
         }
     }
+}
+
+/// What to write when a C enum Swift imported meets the other signedness of its width: C gives an enum
+/// with no negative constant the type `unsigned int`, so Swift imports `CURLcode` with a `UInt32` raw
+/// value, where a declaration (or a `typedefs:` entry) that says `int` makes it `int32_t`.
+func enumHint(_ swiftType: Any.Type, _ actual: CType, _ declared: CType) -> String {
+    guard swiftType is any RawRepresentable.Type, actual.size == declared.size, actual.isInteger, declared.isInteger,
+        actual != declared
+    else { return "" }
+    let name = String(describing: swiftType)
+    return "; `\(name)` is a C enum Swift imports as `\(actual)` (C gives an enum with no negative constant an unsigned "
+        + "type); declare it `\(actual)` (in `typedefs:`, `\"\(name)\": \(actual.spelledInSwift)`), or pass its raw value converted"
 }

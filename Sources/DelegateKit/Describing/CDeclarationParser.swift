@@ -325,7 +325,9 @@ struct CDeclarationParser {
                 }
                 guard let tag else { throw error("a name or '{' after '\(name)'", at: current) }
                 switch name {
-                case "enum": named = .type(.int32)
+                // C passes an enum as an `int` unless `typedefs:` says otherwise: one Swift imports with a
+                // `UInt32` raw value (no negative constant) is `"enum tag": .uint32`.
+                case "enum": named = .type(typedefs["enum \(tag)"] ?? .int32)
                 case "struct": named = .record(tag, at: keyword)
                 default: named = .incomplete("union \(tag)", at: keyword)
                 }

@@ -88,6 +88,8 @@ typedef struct { long double value; int32_t tag; } SLongDouble;
 
 typedef enum { FX_U8, FX_U16, FX_I32, FX_I64, FX_F32, FX_F64, FX_LD } fx_kind;
 typedef struct { size_t offset; fx_kind kind; } fx_field;
+/* The kind after `kind`, in a circle: an enum by value in and out. */
+fx_kind fx_next_kind(fx_kind kind);
 
 #define FX_DECLARE_STRUCT(S) \
     S fx_call_##S(const void *f, S a, S b); \
