@@ -142,6 +142,16 @@ import Testing
         return problems
     }
 
+    /// The README says which libffi DelegateKit is tested with: the one these tests run with is among them
+    /// (CI installs Debian's), so the claim is what CI proves.
+    @Test func theReadmeNamesTheLibffiTheTestsRunWith() throws {
+        let query = run("/usr/bin/env", ["pkg-config", "--modversion", "libffi"])
+        #expect(query.termination == .exit(0), "pkg-config: \(query.output)")
+        let version = query.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let claim = try Self.read("README.md").split(separator: "\n").first { $0.hasPrefix("- Tested with libffi") }
+        #expect(!version.isEmpty && claim?.contains(version) == true, "the README's \(claim ?? "(no claim)") does not name libffi \(version)")
+    }
+
     @Test func everySwiftBlockOfTheDocsIsCompiledCode() throws {
         let blocks = try Self.allBlocks()
         let regions = try Self.allRegions()
