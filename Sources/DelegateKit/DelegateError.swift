@@ -71,7 +71,7 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// (a closure waiting for its own removal to finish), which could never end. Carries the method and
     /// the protocol of that call.
     case waitingForOwnCall(method: String, protocol: String)
-    /// ``CFunction/call(catchingJumpsTo:_:returning:)`` was given a ``JumpTarget`` that another call
+    /// ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>`` was given a ``JumpTarget`` that another call
     /// catching jumps still uses; a jump would reach only one of them. Carries the function's name.
     case jumpTargetInUse(function: String)
 }

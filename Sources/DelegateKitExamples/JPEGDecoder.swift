@@ -6,7 +6,7 @@ import Glibc
 /// site, as libjpeg requires: its `error_exit` must never return.
 ///
 /// C users of libjpeg call `setjmp` before decoding and `longjmp` back from their `error_exit`. Swift cannot
-/// call `setjmp`, so every libjpeg call that can fail goes through ``CFunction/call(catchingJumpsTo:_:returning:)``
+/// call `setjmp`, so every libjpeg call that can fail goes through ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>``
 /// with a ``JumpTarget``: the jump lands there, the call returns ``JumpOutcome/jumped(_:)``, and the decoder
 /// throws the message libjpeg formatted. The error manager is a `TypedDelegate<jpeg_error_mgr>` wrapping
 /// libjpeg's standard one, with `error_exit` (and `emit_message`, so that corrupt-data warnings are errors

@@ -27,6 +27,30 @@ struct SpellingCase: Sendable, CustomTestStringConvertible {
         #expect(signature == (try CSignature(parsing: spellingCase.expected)))
     }
 
+    /// What the README says to watch: a closure that states no result type and returns only literals
+    /// gets Swift's default literal type, `Int` (`int64_t`), whatever C shape it was meant for; a method
+    /// of another signature refuses it.
+    @Test func aClosureReturningOnlyLiteralsGetsSwiftsDefaultLiteralType() throws {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in
+            if p == nil { return 0 }
+            return 1
+        }
+        #expect(closure.signature == CSignature(.int64, [.pointer]))
+        let delegate = DynamicDelegate(protocol: spellingDescriptor)
+        let error = #expect(throws: DelegateError.self) {
+            try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in
+                if p == nil { return 0 }
+                return 1
+            }
+        }
+        #expect(error == .signatureMismatch(
+            method: "context", protocol: "spelling_table", expected: CSignature(.int32, [.pointer]), actual: CSignature(.int64, [.pointer])))
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) -> Int32 in
+            if p == nil { return 0 }
+            return 1
+        }
+    }
+
     /// The matrix covers what it says: every entry point, and the six shapes with an entry of their own.
     @Test func theMatrixCoversEveryEntryPointAndShape() {
         #expect(Set(spellingMatrix.map(\.entryPoint)).count == 15)

@@ -21,7 +21,7 @@ extension CFunction {
     }
 
     /// Calls a function that returns `void`, said as for a function that returns a value:
-    /// `try free.call(pointer, returning: Void.self)`. The same as ``call(_:)``.
+    /// `try free.call(pointer, returning: Void.self)`. The same as `call(_:)` without it.
     @inlinable
     public func call<each A: CValue>(_ argument: repeat each A, returning: Void.Type) throws {
         _ = try perform(repeat each argument, returning: CVoid.self, checkingResult: false)

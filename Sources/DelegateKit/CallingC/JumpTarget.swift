@@ -7,7 +7,7 @@ import Synchronization
 /// Some C libraries require an error callback never to return: libjpeg's `error_exit`, libpng's
 /// `png_error`, Lua's `lua_error`. Their C users call the library at a `setjmp` site and `longjmp` back to
 /// it from the callback. Swift cannot call `setjmp`, so DelegateKit holds the site: call the library's
-/// function through ``CFunction/call(catchingJumpsTo:_:returning:)`` with a target, and let the callback
+/// function through ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>`` with a target, and let the callback
 /// (a ``CClosure``, or a slot of a ``DynamicDelegate``) call ``jump(_:)``. The call then returns
 /// ``JumpOutcome/jumped(_:)`` instead of the function's result.
 ///
@@ -39,7 +39,7 @@ import Synchronization
 /// a jumping closure that touches anything it captured (``jump(_:)`` on a captured target included) leaks
 /// it, and stays alive after its removal: reach what it needs through the library's context pointer, as
 /// above. The caller's frames are not skipped: the jump lands inside
-/// ``CFunction/call(catchingJumpsTo:_:returning:)``, which returns normally.
+/// ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>``, which returns normally.
 ///
 /// A target serves one call at a time, on the thread making it; jumping to it at any other time stops
 /// the program with a message, as the C behavior would be undefined.
@@ -84,7 +84,7 @@ public final class JumpTarget: @unchecked Sendable {  // The buffer is touched o
     }
 }
 
-/// How a call catching jumps ended (``CFunction/call(catchingJumpsTo:_:returning:)``).
+/// How a call catching jumps ended (``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>``).
 public enum JumpOutcome<Value> {
     /// The function returned this result.
     case returned(Value)
@@ -115,7 +115,7 @@ extension CFunction {
     }
 
     /// Calls the function, ignoring what it returns, at a `setjmp` site (see
-    /// ``call(catchingJumpsTo:_:returning:)``).
+    /// ``call(catchingJumpsTo:_:returning:)->JumpOutcome<R>``).
     public func call<each A: CValue>(catchingJumpsTo target: JumpTarget, _ argument: repeat each A) throws -> JumpOutcome<Void> {
         switch try performCatching(target, repeat each argument, returning: CVoid.self, checkingResult: false) {
         case .returned: return .returned(())

@@ -123,7 +123,7 @@ extension DynamicDelegate {
     ///   afterwards, or in `DispatchQueue.main.sync` while the main thread waits here. A call that left by
     ///   `longjmp` to a `setjmp` site of your own counts as running until its thread calls into DelegateKit
     ///   again, blocks in the kernel, or exits; one that jumped to
-    ///   ``CFunction/call(catchingJumpsTo:_:returning:)`` does not.
+    ///   ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>`` does not.
     /// - Parameter timeout: How long to wait at most.
     /// - Returns: `true` when no such call runs any more; `false` when the timeout passed first.
     /// - Throws: ``DelegateError/waitingForOwnCall(method:protocol:)`` when the calling thread is itself
