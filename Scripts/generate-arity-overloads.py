@@ -66,7 +66,7 @@ def typed_thunk_body(n, void):
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
             registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                {reg_var}return registerResult(captured.closure({reg_args}), captured.widening)
+                {reg_var}return registerResult(captured.closure({reg_args}))
             }}
         }}
         return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, direct: captured.directEntry) {{ [captured] result, arguments in
@@ -175,7 +175,7 @@ extension OverrideThunk {{
         if OverrideThunk.takesRegisters(signature)
             && registerClassAgrees(R.self, signature.returnType){agree_sig} {{
             registers = OverrideThunk.RegisterBody {{ context, {reg_params} in
-                {reg_var}return registerResult(closure(Next(context) {{ {fwd_literal} }}{reg_args_comma}), widening)
+                {reg_var}return registerResult(closure(Next(context) {{ {fwd_literal} }}{reg_args_comma}))
             }}
         }}
         return OverrideThunk(signature: signature, registers: registers) {{ context, result, arguments in
@@ -735,10 +735,9 @@ def shapes_block():
         fn = f"({', '.join(args)}) -> {ret}"
         box = f"CapturedVoid{n}<{', '.join(args)}>" if void else f"Captured{n}<{', '.join(args + [ret])}>"
         reg_args = ", ".join("arguments.next()" for _ in range(n))
-        widening = {"Int32": ".signExtend32", "UnsafeMutableRawPointer?": ".none"}.get(ret)
         call = f"box.closure({reg_args})"
         result = (f"            {call}\n            return RegisterResult.zero.registers" if void
-                  else f"            return registerResult({call}, {widening}).registers")
+                  else f"            return registerResult({call}).registers")
         entries.append(f"""
     /// `{c_name}`, {use}: the entry of a ``{box.split('<')[0]}`` of these types.
     @usableFromInline

@@ -86,8 +86,9 @@ extension CFunction {
         var types: [CType] = []
         var swiftTypes: [Any.Type] = []
         for value in repeat each argument {
-            types.append(try staticType(of: value).checkedCType())
-            swiftTypes.append(staticType(of: value))
+            let type = staticType(of: value)
+            types.append(try type.checkedCType())
+            swiftTypes.append(type)
         }
         let result = checkingResult ? try R.checkedCType() : signature.returnType
         if let reason = mismatch(arguments: types, result: result, swiftTypes: swiftTypes + [R.self]) {
@@ -254,8 +255,8 @@ extension CType {
 /// with no negative constant the type `unsigned int`, so Swift imports `CURLcode` with a `UInt32` raw
 /// value, where a declaration (or a `typedefs:` entry) that says `int` makes it `int32_t`.
 func enumHint(_ swiftType: Any.Type, _ actual: CType, _ declared: CType) -> String {
-    guard swiftType is any RawRepresentable.Type, actual.size == declared.size, actual.isInteger, declared.isInteger,
-        actual != declared
+    guard swiftType is any RawRepresentable.Type, [CType.uint8, .uint16, .uint32].contains(actual), declared.isInteger,
+        actual.size == declared.size, actual != declared
     else { return "" }
     let name = String(describing: swiftType)
     return "; `\(name)` is a C enum Swift imports as `\(actual)` (C gives an enum with no negative constant an unsigned "

@@ -66,8 +66,7 @@ public struct _DirectRegisters {
     /// where `T`'s C type is visible).
     @inlinable @inline(__always)
     public static func result<T: CValue>(_ value: T) -> cffi_registers {
-        let widening = MemoryLayout<T>.size < 8 ? T.cType.widening : .none
-        return registerResult(value, widening).registers
+        registerResult(value).registers
     }
 
     /// The result registers of an entry whose closure returns nothing.

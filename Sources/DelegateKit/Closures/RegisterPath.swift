@@ -262,13 +262,16 @@ func registerClassAgrees<T: CValue>(_ type: T.Type, _ cType: CType) -> Bool {
     }
 }
 
-/// `value` as the result registers of a call, a narrow integer widened as libffi widens it.
+/// `value` as the result registers of a call, a narrow integer widened as libffi widens it. The widening
+/// comes from `T`'s C type, a constant once specialized where `T`'s conformance is visible (a closure's
+/// register form is specialized in the module that makes it): a widening read at run time was a load and
+/// a jump through a table on every call.
 @inlinable @inline(__always)
-func registerResult<T: CValue>(_ value: T, _ widening: ReturnWidening) -> RegisterResult {
+func registerResult<T: CValue>(_ value: T) -> RegisterResult {
     if T.self == CVoid.self { return .zero }
     if travelsInSSE(T.self) { return RegisterResult(integer: 0, sse: sseBits(of: value)) }
     var bits = integerBits(of: value)
-    if MemoryLayout<T>.size < 8 { bits = widening.widen(bits) }
+    if MemoryLayout<T>.size < 8 { bits = T.cType.widening.widen(bits) }
     return RegisterResult(integer: bits, sse: 0)
 }
 

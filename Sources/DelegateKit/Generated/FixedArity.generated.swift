@@ -221,7 +221,7 @@ extension CallThunk {
         var registers: RegisterBody?
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                return registerResult(captured.closure(), captured.widening)
+                return registerResult(captured.closure())
             }
         }
         return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
@@ -256,7 +256,7 @@ extension OverrideThunk {
         if OverrideThunk.takesRegisters(signature)
             && registerClassAgrees(R.self, signature.returnType) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                return registerResult(closure(Next(context) { forwardAnyArity($0) }), widening)
+                return registerResult(closure(Next(context) { forwardAnyArity($0) }))
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
@@ -590,7 +590,7 @@ extension CallThunk {
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next()), captured.widening)
+                return registerResult(captured.closure(arguments.next()))
             }
         }
         return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
@@ -629,7 +629,7 @@ extension OverrideThunk {
             && registerClassAgrees(A0.self, signature.argumentTypes[0]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context) { forward($0, $1) }, arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1) }, arguments.next()))
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
@@ -972,7 +972,7 @@ extension CallThunk {
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next()), captured.widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next()))
             }
         }
         return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
@@ -1013,7 +1013,7 @@ extension OverrideThunk {
             && registerClassAgrees(A1.self, signature.argumentTypes[1]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context) { forward($0, $1, $2) }, arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2) }, arguments.next(), arguments.next()))
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
@@ -1362,7 +1362,7 @@ extension CallThunk {
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next()), captured.widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next()))
             }
         }
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
@@ -1405,7 +1405,7 @@ extension OverrideThunk {
             && registerClassAgrees(A2.self, signature.argumentTypes[2]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context) { forward($0, $1, $2, $3) }, arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2, $3) }, arguments.next(), arguments.next(), arguments.next()))
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
@@ -1760,7 +1760,7 @@ extension CallThunk {
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()), captured.widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
@@ -1805,7 +1805,7 @@ extension OverrideThunk {
             && registerClassAgrees(A3.self, signature.argumentTypes[3]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context) { forward($0, $1, $2, $3, $4) }, arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2, $3, $4) }, arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
@@ -2166,7 +2166,7 @@ extension CallThunk {
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), captured.widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
@@ -2213,7 +2213,7 @@ extension OverrideThunk {
             && registerClassAgrees(A4.self, signature.argumentTypes[4]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context) { forward($0, $1, $2, $3, $4, $5) }, arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2, $3, $4, $5) }, arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
@@ -2580,7 +2580,7 @@ extension CallThunk {
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), captured.widening)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
@@ -2629,7 +2629,7 @@ extension OverrideThunk {
             && registerClassAgrees(A5.self, signature.argumentTypes[5]) {
             registers = OverrideThunk.RegisterBody { context, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(closure(Next(context) { forward($0, $1, $2, $3, $4, $5, $6) }, arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()), widening)
+                return registerResult(closure(Next(context) { forward($0, $1, $2, $3, $4, $5, $6) }, arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
         return OverrideThunk(signature: signature, registers: registers) { context, result, arguments in
@@ -5152,7 +5152,7 @@ enum CallbackShapes {
     static let comparator: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<Captured2<UnsafeRawPointer?, UnsafeRawPointer?, Int32>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.closure(arguments.next(), arguments.next()), .signExtend32).registers
+            return registerResult(box.closure(arguments.next(), arguments.next())).registers
         }
     }
 
@@ -5171,7 +5171,7 @@ enum CallbackShapes {
     static let context: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<Captured1<UnsafeMutableRawPointer?, Int32>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.closure(arguments.next()), .signExtend32).registers
+            return registerResult(box.closure(arguments.next())).registers
         }
     }
 
@@ -5180,7 +5180,7 @@ enum CallbackShapes {
     static let threadStart: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<Captured1<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.closure(arguments.next()), .none).registers
+            return registerResult(box.closure(arguments.next())).registers
         }
     }
 
@@ -5189,7 +5189,7 @@ enum CallbackShapes {
     static let busy: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<Captured2<UnsafeMutableRawPointer?, Int32, Int32>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.closure(arguments.next(), arguments.next()), .signExtend32).registers
+            return registerResult(box.closure(arguments.next(), arguments.next())).registers
         }
     }
 
