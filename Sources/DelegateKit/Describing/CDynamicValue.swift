@@ -19,8 +19,10 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     /// `float` or `double`, as a `Double`; as an argument, a `long double` too.
     case floatingPoint(Double)
     #if arch(x86_64)
-    /// `long double`, x86's 80-bit extended format, all 64 bits of its significand.
-    case longDouble(Float80)
+    /// `long double`, x86's 80-bit extended format, all 64 bits of its significand. (Boxed: held inline,
+    /// its 16-byte alignment would double the size of every value and slow every call with run-time
+    /// values by a third.)
+    indirect case longDouble(Float80)
     #endif
     /// A pointer's address (0 for NULL).
     case pointer(UInt)
