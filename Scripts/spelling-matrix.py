@@ -429,13 +429,8 @@ def prelude():
     return PRELUDE.replace("%DESCRIPTOR%", descriptor).replace("%SLOTS%", slots)
 
 
-# What a case's code may use besides the prelude: set up per case.
-CONTEXT = '''
-    let probe = SpellingProbe()
-    let delegate = DynamicDelegate(protocol: spellingDescriptor)
-    let typed = TypedDelegate(for: SpellingTable.self)
-    let slots = SpellingSlots()
-'''
+# What a case's code may use besides the prelude, made anew for each case by the test that runs it.
+PARAMETERS = "probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots"
 
 IMPORTS = "import CFFIShim\n@testable import DelegateKit\nimport Synchronization\n"
 
@@ -445,8 +440,7 @@ def indent(text, spaces):
 
 
 def case_function(index, code):
-    return (f"func spellingCase{index}() async throws -> CSignature {{{CONTEXT}    _ = (probe, delegate, typed, slots)\n"
-            f"{indent(code, 4)}\n}}\n")
+    return f"func spellingCase{index}({PARAMETERS}) async throws -> CSignature {{\n{indent(code, 4)}\n}}\n"
 
 
 def swift_string(text):
@@ -465,8 +459,8 @@ def write():
         functions, rows = [], []
         for index, (entry, shape, spelling, code) in enumerate(items):
             function = f"spelling{number}_{index}"
-            functions.append(f"    static func {function}() async throws -> CSignature {{{indent(CONTEXT, 4)}"
-                             f"        _ = (probe, delegate, typed, slots)\n{indent(code, 8)}\n    }}\n")
+            functions.append(f"    static func {function}({PARAMETERS}) async throws -> CSignature {{\n"
+                             f"{indent(code, 8)}\n    }}\n")
             rows.append(f'        SpellingCase(entryPoint: "{swift_string(name)}", shape: "{shape.c}", spelling: "{spelling}",\n'
                         f'                     expected: "{entry.expected(shape)}", run: {function}),')
         file_name = f"SpellingMatrix{number:02d}.generated.swift"

@@ -10,8 +10,8 @@ struct SpellingCase: Sendable, CustomTestStringConvertible {
     let spelling: String
     /// The C signature the closure must get: the shape's, or `void` with its parameters for a stream.
     let expected: String
-    /// Makes the closure and hands it over; returns the signature it got.
-    let run: @Sendable () async throws -> CSignature
+    /// Makes the closure and hands it over to one of these, as the case says; returns the signature it got.
+    let run: @Sendable (SpellingProbe, DynamicDelegate, TypedDelegate<SpellingTable>, SpellingSlots) async throws -> CSignature
 
     var testDescription: String { "\(entryPoint), `\(shape)`, \(spelling)" }
 }
@@ -23,7 +23,8 @@ struct SpellingCase: Sendable, CustomTestStringConvertible {
     /// it was written.
     @Test(arguments: spellingMatrix)
     func everySpellingGetsItsShapesSignature(_ spellingCase: SpellingCase) async throws {
-        let signature = try await spellingCase.run()
+        let signature = try await spellingCase.run(
+            SpellingProbe(), DynamicDelegate(protocol: spellingDescriptor), TypedDelegate(for: SpellingTable.self), SpellingSlots())
         #expect(signature == (try CSignature(parsing: spellingCase.expected)))
     }
 

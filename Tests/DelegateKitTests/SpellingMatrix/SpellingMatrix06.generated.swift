@@ -167,801 +167,406 @@ enum SpellingMatrix06 {
                      expected: "int (struct opaque *)", run: spelling6_78),
     ]
 
-    static func spelling6_0() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
-    static func spelling6_1() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
-    static func spelling6_2() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
-    static func spelling6_3() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("comparator") { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("comparator", in: delegate)
     }
 
-    static func spelling6_4() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
-    static func spelling6_5() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
-    static func spelling6_6() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("comparator") { [probe] (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
-    static func spelling6_7() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { next, a, b in probe.note(); return probe.compare(a, b) }
         try delegate.override("comparator", body)
         return try implemented("comparator", in: delegate)
     }
 
-    static func spelling6_8() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling6_9() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling6_10() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling6_11() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("destroy") { (_: Next<UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling6_12() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling6_13() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling6_14() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("destroy") { [probe] (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling6_15() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?) -> Void = { next, p in probe.note(); probe.free(p) }
         try delegate.override("destroy", body)
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling6_16() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling6_17() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling6_18() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling6_19() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("context") { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling6_20() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling6_21() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling6_22() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("context") { [probe] (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling6_23() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32>, UnsafeMutableRawPointer?) -> Int32 = { next, p in probe.note(); return probe.count(p) }
         try delegate.override("context", body)
         return try implemented("context", in: delegate)
     }
 
-    static func spelling6_24() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling6_25() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling6_26() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling6_27() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("threadStart") { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling6_28() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling6_29() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling6_30() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("threadStart") { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling6_31() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { next, p in probe.note(); return probe.pass(p) }
         try delegate.override("threadStart", body)
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling6_32() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling6_33() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling6_34() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling6_35() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("busy") { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling6_36() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling6_37() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling6_38() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("busy") { [probe] (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling6_39() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32, Int32>, UnsafeMutableRawPointer?, Int32) -> Int32 = { next, p, count in probe.note(); return probe.retry(p, count) }
         try delegate.override("busy", body)
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling6_40() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling6_41() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling6_42() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling6_43() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("foreach") { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling6_44() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling6_45() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling6_46() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("foreach") { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling6_47() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { next, element, data in probe.note(); probe.visit(element, data) }
         try delegate.override("foreach", body)
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling6_48() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("tick") { (next: Next<Void>) in probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling6_49() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("tick") { (next: Next<Void>) in probe.note(); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling6_50() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("tick") { (next: Next<Void>) -> Void in probe.note(); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling6_51() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("tick") { (next: Next<Void>) in probe.calls.add(1, ordering: .relaxed); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling6_52() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("tick") { (next: Next<Void>) in if probe.stopped { return }; probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling6_53() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("tick") { [probe] (next: Next<Void>) in probe.note(); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling6_54() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<Void>) -> Void = { next in probe.note(); probe.tick() }
         try delegate.override("tick", body)
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling6_55() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling6_56() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling6_57() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling6_58() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("sum") { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return probe.int64 }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling6_59() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling6_60() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling6_61() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("sum") { [probe] (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling6_62() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<Int64, Int64, Int64>, Int64, Int64) -> Int64 = { next, a, b in probe.note(); return a &+ b }
         try delegate.override("sum", body)
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling6_63() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling6_64() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling6_65() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("scale") { (next: Next<Double, Double>, x: Double) -> Double in probe.note(); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling6_66() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("scale") { (_: Next<Double, Double>, _: Double) in probe.note(); return probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling6_67() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling6_68() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling6_69() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("scale") { [probe] (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling6_70() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<Double, Double>, Double) -> Double = { next, x in probe.note(); return x * probe.factor }
         try delegate.override("scale", body)
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling6_71() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling6_72() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling6_73() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling6_74() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("handle") { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return probe.int32 }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling6_75() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling6_76() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling6_77() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.override("handle") { [probe] (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling6_78() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling6_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<OpaquePointer?, Int32>, OpaquePointer?) -> Int32 = { next, handle in probe.note(); return probe.close(handle) }
         try delegate.override("handle", body)
         return try implemented("handle", in: delegate)

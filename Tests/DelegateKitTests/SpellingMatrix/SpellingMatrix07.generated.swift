@@ -167,801 +167,406 @@ enum SpellingMatrix07 {
                      expected: "int (struct opaque *)", run: spelling7_78),
     ]
 
-    static func spelling7_0() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling7_1() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling7_2() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling7_3() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.comparator) { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling7_4() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling7_5() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling7_6() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.comparator) { [probe] (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling7_7() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { next, a, b in probe.note(); return probe.compare(a, b) }
         try typed.override(\.comparator, body)
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling7_8() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling7_9() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling7_10() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling7_11() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.destroy) { (_: Next<UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling7_12() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling7_13() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling7_14() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.destroy) { [probe] (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling7_15() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?) -> Void = { next, p in probe.note(); probe.free(p) }
         try typed.override(\.destroy, body)
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling7_16() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling7_17() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling7_18() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling7_19() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.context) { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("context", in: typed)
     }
 
-    static func spelling7_20() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling7_21() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling7_22() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.context) { [probe] (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling7_23() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32>, UnsafeMutableRawPointer?) -> Int32 = { next, p in probe.note(); return probe.count(p) }
         try typed.override(\.context, body)
         return try implemented("context", in: typed)
     }
 
-    static func spelling7_24() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling7_25() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling7_26() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling7_27() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.threadStart) { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling7_28() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling7_29() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling7_30() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.threadStart) { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling7_31() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { next, p in probe.note(); return probe.pass(p) }
         try typed.override(\.threadStart, body)
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling7_32() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling7_33() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling7_34() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling7_35() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.busy) { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling7_36() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling7_37() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling7_38() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.busy) { [probe] (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling7_39() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32, Int32>, UnsafeMutableRawPointer?, Int32) -> Int32 = { next, p, count in probe.note(); return probe.retry(p, count) }
         try typed.override(\.busy, body)
         return try implemented("busy", in: typed)
     }
 
-    static func spelling7_40() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling7_41() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling7_42() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling7_43() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.foreach) { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling7_44() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling7_45() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling7_46() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.foreach) { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling7_47() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { next, element, data in probe.note(); probe.visit(element, data) }
         try typed.override(\.foreach, body)
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling7_48() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.tick) { (next: Next<Void>) in probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling7_49() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.tick) { (next: Next<Void>) in probe.note(); probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling7_50() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.tick) { (next: Next<Void>) -> Void in probe.note(); probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling7_51() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.tick) { (next: Next<Void>) in probe.calls.add(1, ordering: .relaxed); probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling7_52() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.tick) { (next: Next<Void>) in if probe.stopped { return }; probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling7_53() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.tick) { [probe] (next: Next<Void>) in probe.note(); probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling7_54() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<Void>) -> Void = { next in probe.note(); probe.tick() }
         try typed.override(\.tick, body)
         return try implemented("tick", in: typed)
     }
 
-    static func spelling7_55() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling7_56() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling7_57() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling7_58() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.sum) { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return probe.int64 }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling7_59() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling7_60() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling7_61() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.sum) { [probe] (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling7_62() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<Int64, Int64, Int64>, Int64, Int64) -> Int64 = { next, a, b in probe.note(); return a &+ b }
         try typed.override(\.sum, body)
         return try implemented("sum", in: typed)
     }
 
-    static func spelling7_63() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling7_64() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling7_65() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) -> Double in probe.note(); return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling7_66() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.scale) { (_: Next<Double, Double>, _: Double) in probe.note(); return probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling7_67() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling7_68() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling7_69() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.scale) { [probe] (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling7_70() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<Double, Double>, Double) -> Double = { next, x in probe.note(); return x * probe.factor }
         try typed.override(\.scale, body)
         return try implemented("scale", in: typed)
     }
 
-    static func spelling7_71() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling7_72() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling7_73() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling7_74() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.handle) { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return probe.int32 }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling7_75() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling7_76() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling7_77() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.override(\.handle) { [probe] (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling7_78() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling7_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<OpaquePointer?, Int32>, OpaquePointer?) -> Int32 = { next, handle in probe.note(); return probe.close(handle) }
         try typed.override(\.handle, body)
         return try implemented("handle", in: typed)

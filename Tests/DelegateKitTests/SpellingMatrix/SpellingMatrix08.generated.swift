@@ -167,879 +167,484 @@ enum SpellingMatrix08 {
                      expected: "int (struct opaque *)", run: spelling8_78),
     ]
 
-    static func spelling8_0() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.see(a, b) }
         token.cancel()
         return try declared("comparator")
     }
 
-    static func spelling8_1() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); probe.see(a, b) }
         token.cancel()
         return try declared("comparator")
     }
 
-    static func spelling8_2() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Void in probe.note(); probe.see(a, b) }
         token.cancel()
         return try declared("comparator")
     }
 
-    static func spelling8_3() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("comparator", .after) { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); probe.see() }
         token.cancel()
         return try declared("comparator")
     }
 
-    static func spelling8_4() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(a, b) }
         token.cancel()
         return try declared("comparator")
     }
 
-    static func spelling8_5() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return }; probe.see(a, b) }
         token.cancel()
         return try declared("comparator")
     }
 
-    static func spelling8_6() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("comparator", .after) { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); probe.see(a, b) }
         token.cancel()
         return try declared("comparator")
     }
 
-    static func spelling8_7() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Void = { a, b in probe.note(); probe.see(a, b) }
         let token = try delegate.observe("comparator", .after, body)
         token.cancel()
         return try declared("comparator")
     }
 
-    static func spelling8_8() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in probe.free(p) }
         token.cancel()
         return try declared("destroy")
     }
 
-    static func spelling8_9() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         token.cancel()
         return try declared("destroy")
     }
 
-    static func spelling8_10() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         token.cancel()
         return try declared("destroy")
     }
 
-    static func spelling8_11() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("destroy", .after) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         token.cancel()
         return try declared("destroy")
     }
 
-    static func spelling8_12() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         token.cancel()
         return try declared("destroy")
     }
 
-    static func spelling8_13() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         token.cancel()
         return try declared("destroy")
     }
 
-    static func spelling8_14() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("destroy", .after) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         token.cancel()
         return try declared("destroy")
     }
 
-    static func spelling8_15() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
         let token = try delegate.observe("destroy", .after, body)
         token.cancel()
         return try declared("destroy")
     }
 
-    static func spelling8_16() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in probe.see(p) }
         token.cancel()
         return try declared("context")
     }
 
-    static func spelling8_17() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
         token.cancel()
         return try declared("context")
     }
 
-    static func spelling8_18() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.see(p) }
         token.cancel()
         return try declared("context")
     }
 
-    static func spelling8_19() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("context", .after) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.see() }
         token.cancel()
         return try declared("context")
     }
 
-    static func spelling8_20() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(p) }
         token.cancel()
         return try declared("context")
     }
 
-    static func spelling8_21() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.see(p) }
         token.cancel()
         return try declared("context")
     }
 
-    static func spelling8_22() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("context", .after) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
         token.cancel()
         return try declared("context")
     }
 
-    static func spelling8_23() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.see(p) }
         let token = try delegate.observe("context", .after, body)
         token.cancel()
         return try declared("context")
     }
 
-    static func spelling8_24() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in probe.see(p) }
         token.cancel()
         return try declared("threadStart")
     }
 
-    static func spelling8_25() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
         token.cancel()
         return try declared("threadStart")
     }
 
-    static func spelling8_26() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.see(p) }
         token.cancel()
         return try declared("threadStart")
     }
 
-    static func spelling8_27() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("threadStart", .after) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.see() }
         token.cancel()
         return try declared("threadStart")
     }
 
-    static func spelling8_28() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(p) }
         token.cancel()
         return try declared("threadStart")
     }
 
-    static func spelling8_29() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.see(p) }
         token.cancel()
         return try declared("threadStart")
     }
 
-    static func spelling8_30() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("threadStart", .after) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
         token.cancel()
         return try declared("threadStart")
     }
 
-    static func spelling8_31() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.see(p) }
         let token = try delegate.observe("threadStart", .after, body)
         token.cancel()
         return try declared("threadStart")
     }
 
-    static func spelling8_32() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.see(p, count) }
         token.cancel()
         return try declared("busy")
     }
 
-    static func spelling8_33() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); probe.see(p, count) }
         token.cancel()
         return try declared("busy")
     }
 
-    static func spelling8_34() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) -> Void in probe.note(); probe.see(p, count) }
         token.cancel()
         return try declared("busy")
     }
 
-    static func spelling8_35() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("busy", .after) { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); probe.see() }
         token.cancel()
         return try declared("busy")
     }
 
-    static func spelling8_36() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); probe.see(p, count) }
         token.cancel()
         return try declared("busy")
     }
 
-    static func spelling8_37() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return }; probe.see(p, count) }
         token.cancel()
         return try declared("busy")
     }
 
-    static func spelling8_38() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("busy", .after) { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); probe.see(p, count) }
         token.cancel()
         return try declared("busy")
     }
 
-    static func spelling8_39() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Void = { p, count in probe.note(); probe.see(p, count) }
         let token = try delegate.observe("busy", .after, body)
         token.cancel()
         return try declared("busy")
     }
 
-    static func spelling8_40() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         token.cancel()
         return try declared("foreach")
     }
 
-    static func spelling8_41() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         token.cancel()
         return try declared("foreach")
     }
 
-    static func spelling8_42() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         token.cancel()
         return try declared("foreach")
     }
 
-    static func spelling8_43() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("foreach", .after) { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         token.cancel()
         return try declared("foreach")
     }
 
-    static func spelling8_44() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         token.cancel()
         return try declared("foreach")
     }
 
-    static func spelling8_45() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         token.cancel()
         return try declared("foreach")
     }
 
-    static func spelling8_46() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("foreach", .after) { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         token.cancel()
         return try declared("foreach")
     }
 
-    static func spelling8_47() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
         let token = try delegate.observe("foreach", .after, body)
         token.cancel()
         return try declared("foreach")
     }
 
-    static func spelling8_48() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("tick", .after) { probe.tick() }
         token.cancel()
         return try declared("tick")
     }
 
-    static func spelling8_49() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("tick", .after) { probe.note(); probe.tick() }
         token.cancel()
         return try declared("tick")
     }
 
-    static func spelling8_50() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("tick", .after) { () -> Void in probe.note(); probe.tick() }
         token.cancel()
         return try declared("tick")
     }
 
-    static func spelling8_51() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("tick", .after) { probe.calls.add(1, ordering: .relaxed); probe.tick() }
         token.cancel()
         return try declared("tick")
     }
 
-    static func spelling8_52() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("tick", .after) { if probe.stopped { return }; probe.tick() }
         token.cancel()
         return try declared("tick")
     }
 
-    static func spelling8_53() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("tick", .after) { [probe] () in probe.note(); probe.tick() }
         token.cancel()
         return try declared("tick")
     }
 
-    static func spelling8_54() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Void = { probe.note(); probe.tick() }
         let token = try delegate.observe("tick", .after, body)
         token.cancel()
         return try declared("tick")
     }
 
-    static func spelling8_55() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in probe.see(a, b) }
         token.cancel()
         return try declared("sum")
     }
 
-    static func spelling8_56() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in probe.note(); probe.see(a, b) }
         token.cancel()
         return try declared("sum")
     }
 
-    static func spelling8_57() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) -> Void in probe.note(); probe.see(a, b) }
         token.cancel()
         return try declared("sum")
     }
 
-    static func spelling8_58() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("sum", .after) { (_: Int64, _: Int64) in probe.note(); probe.see() }
         token.cancel()
         return try declared("sum")
     }
 
-    static func spelling8_59() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); probe.see(a, b) }
         token.cancel()
         return try declared("sum")
     }
 
-    static func spelling8_60() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in if probe.stopped { return }; probe.see(a, b) }
         token.cancel()
         return try declared("sum")
     }
 
-    static func spelling8_61() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("sum", .after) { [probe] (a: Int64, b: Int64) in probe.note(); probe.see(a, b) }
         token.cancel()
         return try declared("sum")
     }
 
-    static func spelling8_62() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Void = { a, b in probe.note(); probe.see(a, b) }
         let token = try delegate.observe("sum", .after, body)
         token.cancel()
         return try declared("sum")
     }
 
-    static func spelling8_63() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("scale", .after) { (x: Double) in probe.see(x) }
         token.cancel()
         return try declared("scale")
     }
 
-    static func spelling8_64() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("scale", .after) { (x: Double) in probe.note(); probe.see(x) }
         token.cancel()
         return try declared("scale")
     }
 
-    static func spelling8_65() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("scale", .after) { (x: Double) -> Void in probe.note(); probe.see(x) }
         token.cancel()
         return try declared("scale")
     }
 
-    static func spelling8_66() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("scale", .after) { (_: Double) in probe.note(); probe.see() }
         token.cancel()
         return try declared("scale")
     }
 
-    static func spelling8_67() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("scale", .after) { (x: Double) in probe.calls.add(1, ordering: .relaxed); probe.see(x) }
         token.cancel()
         return try declared("scale")
     }
 
-    static func spelling8_68() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("scale", .after) { (x: Double) in if probe.stopped { return }; probe.see(x) }
         token.cancel()
         return try declared("scale")
     }
 
-    static func spelling8_69() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("scale", .after) { [probe] (x: Double) in probe.note(); probe.see(x) }
         token.cancel()
         return try declared("scale")
     }
 
-    static func spelling8_70() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Void = { x in probe.note(); probe.see(x) }
         let token = try delegate.observe("scale", .after, body)
         token.cancel()
         return try declared("scale")
     }
 
-    static func spelling8_71() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in probe.see(handle) }
         token.cancel()
         return try declared("handle")
     }
 
-    static func spelling8_72() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in probe.note(); probe.see(handle) }
         token.cancel()
         return try declared("handle")
     }
 
-    static func spelling8_73() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) -> Void in probe.note(); probe.see(handle) }
         token.cancel()
         return try declared("handle")
     }
 
-    static func spelling8_74() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("handle", .after) { (_: OpaquePointer?) in probe.note(); probe.see() }
         token.cancel()
         return try declared("handle")
     }
 
-    static func spelling8_75() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(handle) }
         token.cancel()
         return try declared("handle")
     }
 
-    static func spelling8_76() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in if probe.stopped { return }; probe.see(handle) }
         token.cancel()
         return try declared("handle")
     }
 
-    static func spelling8_77() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let token = try delegate.observe("handle", .after) { [probe] (handle: OpaquePointer?) in probe.note(); probe.see(handle) }
         token.cancel()
         return try declared("handle")
     }
 
-    static func spelling8_78() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling8_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Void = { handle in probe.note(); probe.see(handle) }
         let token = try delegate.observe("handle", .after, body)
         token.cancel()

@@ -167,801 +167,406 @@ enum SpellingMatrix10 {
                      expected: "int (struct opaque *)", run: spelling10_78),
     ]
 
-    static func spelling10_0() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_1() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_2() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_3() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("comparator") { (_: SpellingSlots, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_4() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_5() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_6() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("comparator") { [probe] (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_7() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots, UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { owner, a, b in probe.note(); return probe.compare(a, b) }
         try slots.implement("comparator", body)
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_8() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_9() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_10() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_11() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("destroy") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_12() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_13() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_14() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("destroy") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_15() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots, UnsafeMutableRawPointer?) -> Void = { owner, p in probe.note(); probe.free(p) }
         try slots.implement("destroy", body)
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_16() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_17() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_18() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_19() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("context") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_20() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_21() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_22() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("context") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_23() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots, UnsafeMutableRawPointer?) -> Int32 = { owner, p in probe.note(); return probe.count(p) }
         try slots.implement("context", body)
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_24() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_25() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_26() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_27() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("threadStart") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_28() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_29() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_30() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("threadStart") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_31() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { owner, p in probe.note(); return probe.pass(p) }
         try slots.implement("threadStart", body)
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_32() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_33() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_34() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_35() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("busy") { (_: SpellingSlots, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_36() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_37() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_38() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("busy") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_39() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots, UnsafeMutableRawPointer?, Int32) -> Int32 = { owner, p, count in probe.note(); return probe.retry(p, count) }
         try slots.implement("busy", body)
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_40() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_41() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_42() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_43() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("foreach") { (_: SpellingSlots, _: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_44() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_45() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_46() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("foreach") { [probe] (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_47() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { owner, element, data in probe.note(); probe.visit(element, data) }
         try slots.implement("foreach", body)
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_48() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("tick") { (owner: SpellingSlots) in probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_49() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("tick") { (owner: SpellingSlots) in probe.note(); probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_50() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("tick") { (owner: SpellingSlots) -> Void in probe.note(); probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_51() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("tick") { (owner: SpellingSlots) in probe.calls.add(1, ordering: .relaxed); probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_52() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("tick") { (owner: SpellingSlots) in if probe.stopped { return }; probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_53() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("tick") { [probe] (owner: SpellingSlots) in probe.note(); probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_54() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots) -> Void = { owner in probe.note(); probe.tick() }
         try slots.implement("tick", body)
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_55() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_56() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_57() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_58() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("sum") { (_: SpellingSlots, _: Int64, _: Int64) in probe.note(); return probe.int64 }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_59() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_60() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_61() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("sum") { [probe] (owner: SpellingSlots, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_62() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots, Int64, Int64) -> Int64 = { owner, a, b in probe.note(); return a &+ b }
         try slots.implement("sum", body)
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_63() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("scale") { (owner: SpellingSlots, x: Double) in x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_64() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("scale") { (owner: SpellingSlots, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_65() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("scale") { (owner: SpellingSlots, x: Double) -> Double in probe.note(); return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_66() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("scale") { (_: SpellingSlots, _: Double) in probe.note(); return probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_67() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("scale") { (owner: SpellingSlots, x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_68() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("scale") { (owner: SpellingSlots, x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_69() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("scale") { [probe] (owner: SpellingSlots, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_70() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots, Double) -> Double = { owner, x in probe.note(); return x * probe.factor }
         try slots.implement("scale", body)
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_71() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_72() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_73() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_74() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("handle") { (_: SpellingSlots, _: OpaquePointer?) in probe.note(); return probe.int32 }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_75() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_76() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_77() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try slots.implement("handle") { [probe] (owner: SpellingSlots, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
-    static func spelling10_78() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling10_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: (SpellingSlots, OpaquePointer?) -> Int32 = { owner, handle in probe.note(); return probe.close(handle) }
         try slots.implement("handle", body)
         return try implemented("handle", in: slots.dynamicDelegate)

@@ -167,801 +167,406 @@ enum SpellingMatrix14 {
                      expected: "int (struct opaque *)", run: spelling14_78),
     ]
 
-    static func spelling14_0() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) }
         return try declared("comparator")
     }
 
-    static func spelling14_1() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
         return try declared("comparator")
     }
 
-    static func spelling14_2() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) }
         return try declared("comparator")
     }
 
-    static func spelling14_3() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() }
         return try declared("comparator")
     }
 
-    static func spelling14_4() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
         return try declared("comparator")
     }
 
-    static func spelling14_5() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
         return try declared("comparator")
     }
 
-    static func spelling14_6() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "comparator") { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
         return try declared("comparator")
     }
 
-    static func spelling14_7() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int = { a, b in probe.note(); return probe.element(a, b) }
         _ = try delegate.calls(of: "comparator", body)
         return try declared("comparator")
     }
 
-    static func spelling14_8() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling14_9() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling14_10() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling14_11() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         return try declared("destroy")
     }
 
-    static func spelling14_12() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling14_13() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling14_14() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling14_15() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
         _ = try delegate.calls(of: "destroy", body)
         return try declared("destroy")
     }
 
-    static func spelling14_16() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling14_17() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling14_18() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling14_19() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         return try declared("context")
     }
 
-    static func spelling14_20() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling14_21() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling14_22() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling14_23() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
         _ = try delegate.calls(of: "context", body)
         return try declared("context")
     }
 
-    static func spelling14_24() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling14_25() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling14_26() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling14_27() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         return try declared("threadStart")
     }
 
-    static func spelling14_28() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling14_29() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling14_30() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling14_31() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
         _ = try delegate.calls(of: "threadStart", body)
         return try declared("threadStart")
     }
 
-    static func spelling14_32() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling14_33() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling14_34() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling14_35() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() }
         return try declared("busy")
     }
 
-    static func spelling14_36() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling14_37() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling14_38() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling14_39() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int = { p, count in probe.note(); return probe.element(p, count) }
         _ = try delegate.calls(of: "busy", body)
         return try declared("busy")
     }
 
-    static func spelling14_40() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling14_41() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling14_42() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling14_43() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         return try declared("foreach")
     }
 
-    static func spelling14_44() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling14_45() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling14_46() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling14_47() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int = { element, data in probe.note(); return probe.element(element, data) }
         _ = try delegate.calls(of: "foreach", body)
         return try declared("foreach")
     }
 
-    static func spelling14_48() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { probe.element() }
         return try declared("tick")
     }
 
-    static func spelling14_49() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { probe.note(); return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling14_50() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { () -> Int in probe.note(); return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling14_51() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { probe.calls.add(1, ordering: .relaxed); return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling14_52() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { if probe.stopped { return probe.element() }; return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling14_53() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { [probe] () in probe.note(); return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling14_54() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Int = { probe.note(); return probe.element() }
         _ = try delegate.calls(of: "tick", body)
         return try declared("tick")
     }
 
-    static func spelling14_55() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling14_56() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling14_57() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling14_58() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (_: Int64, _: Int64) in probe.note(); return probe.element() }
         return try declared("sum")
     }
 
-    static func spelling14_59() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling14_60() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling14_61() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling14_62() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int = { a, b in probe.note(); return probe.element(a, b) }
         _ = try delegate.calls(of: "sum", body)
         return try declared("sum")
     }
 
-    static func spelling14_63() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) in probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling14_64() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) in probe.note(); return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling14_65() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) -> Int in probe.note(); return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling14_66() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (_: Double) in probe.note(); return probe.element() }
         return try declared("scale")
     }
 
-    static func spelling14_67() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling14_68() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling14_69() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { [probe] (x: Double) in probe.note(); return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling14_70() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Int = { x in probe.note(); return probe.element(x) }
         _ = try delegate.calls(of: "scale", body)
         return try declared("scale")
     }
 
-    static func spelling14_71() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling14_72() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling14_73() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling14_74() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (_: OpaquePointer?) in probe.note(); return probe.element() }
         return try declared("handle")
     }
 
-    static func spelling14_75() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling14_76() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling14_77() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling14_78() async throws -> CSignature {
-        let probe = SpellingProbe()
-        let delegate = DynamicDelegate(protocol: spellingDescriptor)
-        let typed = TypedDelegate(for: SpellingTable.self)
-        let slots = SpellingSlots()
-        _ = (probe, delegate, typed, slots)
+    static func spelling14_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
         _ = try delegate.calls(of: "handle", body)
         return try declared("handle")
