@@ -6,7 +6,11 @@ Why: Swift 6.3 does not unroll a parameter-pack expansion even when it specializ
 thunk calls a generic loader and looks up metadata for every argument of every call (about 1,600
 instructions for int64(int64,int64), against libffi's ~340). An ordinary generic overload of the same
 arity is preferred by overload resolution and specializes to straight-line code. The pack versions stay
-for longer signatures.
+for longer signatures. It also writes the common callback shapes' own register entries (CallbackShapes),
+which these overloads find by their types.
+
+An overload added or changed here goes through the closure-spelling matrix first
+(python3 Scripts/spelling-matrix.py --typecheck): speed never changes what compiles.
 
 Run: python3 Scripts/generate-arity-overloads.py   (then commit the output)
 """
