@@ -91,16 +91,15 @@ extension CFunction {
             swiftTypes.append(type)
         }
         let result = checkingResult ? try R.checkedCType() : signature.returnType
-        if let reason = mismatch(arguments: types, result: result, swiftTypes: swiftTypes + [R.self]) {
+        if let reason = mismatch(arguments: types, result: result, swiftTypes: swiftTypes, resultType: R.self) {
             throw DelegateError.callMismatch(
                 function: name, declaration: declaration, call: CSignature(result, types), reason: reason)
         }
     }
 
     /// Why arguments of C types `types` and a result of `result` do not fit the signature, or nil.
-    /// `swiftTypes`, the arguments' Swift types and then the result's, when known, explain an imported
-    /// C enum.
-    func mismatch(arguments types: [CType], result: CType, swiftTypes: [Any.Type] = []) -> String? {
+    /// The arguments' Swift types and the result's, when known, explain an imported C enum.
+    func mismatch(arguments types: [CType], result: CType, swiftTypes: [Any.Type] = [], resultType: Any.Type? = nil) -> String? {
         let named = signature.argumentTypes.count
         if isVariadic ? types.count < named : types.count != named {
             let takes = "it takes \(isVariadic ? "at least " : "")\(named) \(named == 1 ? "argument" : "arguments")"
@@ -111,7 +110,7 @@ extension CFunction {
             return "argument \(index + 1) is `\(types[index])`, where the function takes `\(expected)`\(hint)"
         }
         if !signature.returnType.accepts(result) {
-            let hint = swiftTypes.count == types.count + 1 ? enumHint(swiftTypes[types.count], result, signature.returnType) : ""
+            let hint = resultType.map { enumHint($0, result, signature.returnType) } ?? ""
             return "the result is asked for as `\(result)`, but the function returns `\(signature.returnType)`\(hint)"
         }
         return nil
@@ -255,10 +254,15 @@ extension CType {
 /// with no negative constant the type `unsigned int`, so Swift imports `CURLcode` with a `UInt32` raw
 /// value, where a declaration (or a `typedefs:` entry) that says `int` makes it `int32_t`.
 func enumHint(_ swiftType: Any.Type, _ actual: CType, _ declared: CType) -> String {
-    guard swiftType is any RawRepresentable.Type, [CType.uint8, .uint16, .uint32].contains(actual), declared.isInteger,
-        actual.size == declared.size, actual != declared
-    else { return "" }
+    guard swiftType is any RawRepresentable.Type else { return "" }
+    let spelled: String
+    switch (actual, declared) {
+    case (.uint8, .int8): spelled = ".uint8"
+    case (.uint16, .int16): spelled = ".uint16"
+    case (.uint32, .int32): spelled = ".uint32"
+    default: return ""
+    }
     let name = String(describing: swiftType)
     return "; `\(name)` is a C enum Swift imports as `\(actual)` (C gives an enum with no negative constant an unsigned "
-        + "type); declare it `\(actual)` (in `typedefs:`, `\"\(name)\": \(actual.spelledInSwift)`), or pass its raw value converted"
+        + "type); declare it `\(actual)` (in `typedefs:`, `\"\(name)\": \(spelled)`), or pass its raw value converted"
 }

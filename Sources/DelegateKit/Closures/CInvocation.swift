@@ -78,10 +78,10 @@ public struct CInvocation {
     /// ``setReturnValue(_:)`` does.
     public func setReturnBytes(_ bytes: UnsafeRawBufferPointer) {
         let signature = signature
+        let size = signature.returnType == .void ? 0 : signature.returnType.size
         require(
-            bytes.count == signature.returnType.size && signature.returnType != .void,
-            "`\(signature)` returns \(signature.returnType == .void ? "nothing" : "\(signature.returnType.size) bytes"), "
-                + "not \(bytes.count) (CInvocation.setReturnBytes)")
+            bytes.count == size && size > 0,
+            "`\(signature)` returns \(size > 0 ? "\(size) bytes" : "nothing"), not \(bytes.count) (CInvocation.setReturnBytes)")
         if let base = bytes.baseAddress { result.copyMemory(from: base, byteCount: bytes.count) }
         layout._withUnsafeGuaranteedRef { $0.widening }.apply(to: result)
     }

@@ -84,36 +84,6 @@ public enum CType: Hashable, Sendable {
         }
     }
 
-    /// Whether this is an integer type (not `bool`).
-    var isInteger: Bool {
-        switch self {
-        case .int8, .uint8, .int16, .uint16, .int32, .uint32, .int64, .uint64, .size: return true
-        default: return false
-        }
-    }
-
-    /// How a scalar type is written in Swift source, `.uint32`, for messages that say what to write.
-    var spelledInSwift: String {
-        switch self {
-        case .void: ".void"
-        case .bool: ".bool"
-        case .int8: ".int8"
-        case .uint8: ".uint8"
-        case .int16: ".int16"
-        case .uint16: ".uint16"
-        case .int32: ".int32"
-        case .uint32: ".uint32"
-        case .int64: ".int64"
-        case .uint64: ".uint64"
-        case .size: ".size"
-        case .float: ".float"
-        case .double: ".double"
-        case .longDouble: ".longDouble"
-        case .pointer: ".pointer"
-        case .structure: ".structure([…])"
-        }
-    }
-
     /// Whether two types are the same C type: `size_t` is `uint64_t`, as C and Python's cffi say on LP64.
     public static func == (lhs: CType, rhs: CType) -> Bool {
         switch (lhs, rhs) {
