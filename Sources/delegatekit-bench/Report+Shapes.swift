@@ -5,8 +5,8 @@ extension Report {
             "", "## The callback shapes C libraries use most", "",
             "Each closure captures a value, as users' closures do, and is written as a literal where it is handed",
             "over. \"Through a generic function\" hands the same literal to a function generic over the closure's",
-            "types, which passes it on to `CClosure`'s generic initializer: the form every closure took before the",
-            "exact overloads. Each cell: ns/call (instructions/call) × direct.", "",
+            "types, which passes it on to `CClosure`'s generic initializer: both reach the shape's own entry. Each",
+            "cell: ns/call (instructions/call) × direct.", "",
             "| shape | " + ShapePath.allCases.map(\.rawValue).joined(separator: " | ") + " |",
             "|---|" + String(repeating: "---:|", count: ShapePath.allCases.count),
         ]

@@ -142,9 +142,8 @@ private func implementCapturingLiteral(_ delegate: DynamicDelegate, _ shape: Cal
     }
 }
 
-// A wrapper generic over the closure's types, as code generic over its callbacks is: the literal is
-// compiled in Swift's most general form, which the generic overloads receive (what every closure got
-// before the exact overloads).
+// A wrapper generic over the closure's types, as code generic over its callbacks is: the generic
+// overloads receive the closure from a generic context, and still find the shape's entry by its types.
 private func generic<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws -> CClosure { try CClosure(body) }
 private func generic<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws -> CClosure { try CClosure(body) }
 private func generic<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws -> CClosure {

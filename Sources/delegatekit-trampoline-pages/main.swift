@@ -45,7 +45,7 @@ func exercise() throws -> [String] {
     var lines: [String] = []
     let bias = Int64(getpid() > 0 ? 1 : 0)
 
-    // An exact shape (its own register entry) through glibc's qsort.
+    // A common shape (its own register entry) through glibc's qsort.
     var numbers: [Int32] = [5, -2, 9, 0, 3]
     let descending = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in
         let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)

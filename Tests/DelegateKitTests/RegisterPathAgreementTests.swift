@@ -285,9 +285,9 @@ import Testing
         #expect(outputs[0] == outputs[1])
     }
 
-    /// The shapes with exact, non-generic overloads (a comparator, `void (void *)` and the rest): a literal
-    /// written where it is handed over takes that overload; its closure, slot, one-shot and notified
-    /// callback give C what the same closure gives through libffi's path.
+    /// The shapes with register entries of their own (a comparator, `void (void *)` and the rest): a
+    /// literal written where it is handed over reaches its shape's entry; its closure, slot, one-shot and
+    /// notified callback give C what the same closure gives through libffi's path.
     @Test func theCommonShapesAgree() throws {
         func check(
             _ signature: CSignature, _ makeClosure: () throws -> CClosure, _ implement: (DynamicDelegate) throws -> Void,

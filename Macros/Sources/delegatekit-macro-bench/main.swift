@@ -1,6 +1,6 @@
 // `swift run -c release delegatekit-macro-bench`: a `#CClosure` call from C against a direct C call, a raw
 // libffi closure and `CClosure(_:)`, in one run, for the benchmark's three register-only signatures. The
-// shapes DelegateKit has exact overloads for are measured by delegatekit-bench; these are the signatures
+// shapes DelegateKit has entries of its own for are measured by delegatekit-bench; these are the signatures
 // that only the macro brings to two Swift frames.
 //
 // `--calls KIND SIGNATURE N` makes N calls and nothing else, for callgrind (instructions per call are the
