@@ -730,13 +730,12 @@ def lookup(n, lines):
 
 
 def shapes_block():
-    """`CallbackShapes`: each shape's entry, and the lookup the `Captured` classes make by function type."""
+    """`CallbackShapes`: each shape's entry, and the lookup the `Captured` classes make by their types."""
     entries = []
     checks = {}
     for args, ret, c_name, use, name in SHAPES:
         n = len(args)
         void = ret == "Void"
-        fn = f"({', '.join(args)}) -> {ret}"
         box = f"CapturedVoid{n}<{', '.join(args)}>" if void else f"Captured{n}<{', '.join(args + [ret])}>"
         reg_args = ", ".join("arguments.next()" for _ in range(n))
         call = f"box.closure({reg_args})"
