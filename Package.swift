@@ -1,5 +1,13 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
+// 6.1 for package traits (SE-0450): the `Macros` trait is what keeps swift-syntax out of the graph of a
+// package that does not ask for `#CClosure`. Swift 6.2 is the oldest toolchain CI builds and tests with.
+import CompilerPluginSupport
 import PackageDescription
+
+/// `#CClosure` needs swift-syntax; a package that names this trait gets the macro, any other resolves and
+/// builds no swift-syntax at all.
+let macros: Set<String> = ["Macros"]
+
 
 let package = Package(
     name: "DelegateKit",
@@ -7,51 +15,85 @@ let package = Package(
         .library(name: "DelegateKit", targets: ["DelegateKit"]),
         .executable(name: "delegatekit-demo", targets: ["delegatekit-demo"]),
         .executable(name: "delegatekit-bench", targets: ["delegatekit-bench"]),
+        // `import DelegateKitMacros` (with the `Macros` trait): `#CClosure`, and DelegateKit with it.
+        .library(name: "DelegateKitMacros", targets: ["DelegateKitMacros"]),
+    ],
+    traits: [
+        .trait(name: "Macros", description: "The #CClosure macro (product DelegateKitMacros); brings in swift-syntax."),
+    ],
+    dependencies: [
+        // Resolved only when the `Macros` trait is on (every use below is conditional on it).
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
     ],
     targets: [
-        // The library's only code that touches libffi (the benchmark's BenchmarkSupport calls it too, as the
+        // The library's only code that touches libffi (the benchmark's DelegateKitBenchmarkSupport calls it too, as the
         // baseline it measures against). In C so that Swift never reads libffi's mutable globals.
         .target(
-            name: "CFFIShim",
-            path: "CFFIShim",
+            name: "CDelegateKit",
+            path: "Sources/CDelegateKit",
             linkerSettings: [.linkedLibrary("ffi")]
         ),
-        .target(name: "DelegateKit", dependencies: ["CFFIShim"]),
+        .target(name: "DelegateKit", dependencies: ["CDelegateKit"]),
         .executableTarget(
-            name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "CJPEG"]),
+            name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitCJPEG"]),
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).
-        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2", "CJPEG", "CGLib"]),
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib"]),
+        .systemLibrary(name: "DelegateKitCSQLite", path: "Sources/DelegateKitCSQLite"),
         // The system libjpeg (libjpeg-turbo's libjpeg62 API), whose error handler must never return.
-        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(name: "DelegateKitCJPEG", path: "Sources/DelegateKitCJPEG", providers: [.apt(["libjpeg-dev"])]),
         // The system GLib, GObject and GIO, for the examples and tests only: the library does not use them.
         // (gobject-2.0 gives the include paths; gio-2.0 would add `-pthread`, which SwiftPM refuses.)
-        .systemLibrary(name: "CGLib", path: "Sources/CGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "DelegateKitCGLib", path: "Sources/DelegateKitCGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The code of every example in the README and the DocC catalog, which quote it between
         // `// doc:begin` and `// doc:end` (DocumentationExamplesTests checks they match). Only what a user
         // can import: DelegateKit, the system modules and the C libraries' module maps.
-        .target(name: "DocumentationExamples", dependencies: ["DelegateKit", "CSQLite", "CLibXML2", "CJPEG", "CGLib"]),
+        .target(name: "DelegateKitDocumentationExamples", dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib"]),
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
-        .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "BenchmarkSupport"]),
-        .target(name: "BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
+        .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "DelegateKitBenchmarkSupport"]),
+        .target(name: "DelegateKitBenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
         // `Scripts/valgrind-leakcheck.sh`: every kind of closure and delegate, churned under valgrind.
         .executableTarget(name: "delegatekit-leakcheck", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
         // Release-build checks of the register path's own trampoline pages (TrampolinePagesTests).
         .executableTarget(
-            name: "delegatekit-trampoline-pages", dependencies: ["DelegateKit", "CFFIShim", "DelegateKitFixtures"]),
+            name: "delegatekit-trampoline-pages", dependencies: ["DelegateKit", "CDelegateKit", "DelegateKitFixtures"]),
         // Each misuse that stops the program, one per run: ReleaseStopTests runs a release build of it.
         .executableTarget(
-            name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "CSQLite"]),
+            name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitCSQLite"]),
         // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
         .target(
-            name: "DelegateKitFixtures", dependencies: ["CLibXML2", "CJPEG"], path: "Tests/DelegateKitFixtures",
+            name: "DelegateKitFixtures", dependencies: ["DelegateKitCLibXML2", "DelegateKitCJPEG"], path: "Tests/DelegateKitFixtures",
             linkerSettings: [.linkedLibrary("jpeg")]),
         // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).
-        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "DelegateKitCLibXML2", path: "Sources/DelegateKitCLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
             name: "DelegateKitTests", dependencies: [
-                "DelegateKit", "CFFIShim", "DelegateKitFixtures", "DelegateKitExamples", "DocumentationExamples", "CSQLite",
-                "CLibXML2", "CJPEG", "CGLib",
+                "DelegateKit", "CDelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitDocumentationExamples", "DelegateKitCSQLite",
+                "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib",
+            ]),
+        // The `#CClosure` macro: its compiler plug-in, its declaration (what users import), its benchmark
+        // (`swift run -c release --traits Macros delegatekit-macro-bench`) and its tests. Without the trait the
+        // plug-in is an empty program and the declaration says which trait to enable.
+        .macro(
+            name: "DelegateKitMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: macros)),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax", condition: .when(traits: macros)),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax", condition: .when(traits: macros)),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax", condition: .when(traits: macros)),
+            ]),
+        .target(
+            name: "DelegateKitMacros",
+            dependencies: ["DelegateKit", .target(name: "DelegateKitMacrosPlugin", condition: .when(traits: macros))]),
+        .executableTarget(
+            name: "delegatekit-macro-bench", dependencies: ["DelegateKitMacros", "DelegateKitBenchmarkSupport"]),
+        .testTarget(
+            name: "DelegateKitMacrosTests",
+            dependencies: [
+                "DelegateKitMacros", "DelegateKitBenchmarkSupport",
+                .target(name: "DelegateKitMacrosPlugin", condition: .when(traits: macros)),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: .when(traits: macros)),
+                .product(
+                    name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax", condition: .when(traits: macros)),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,7 +4,7 @@
 #   Scripts/fuzz-parsers.sh [seconds]      # default 600
 #
 # Builds Fuzz/ParserFuzzer.swift with Sources/DelegateKit/*.swift into one fuzzer binary (swiftc
-# -sanitize=fuzzer,address; CFFIShim's C compiled with clang; -lffi), then runs it on a copy of the
+# -sanitize=fuzzer,address; CDelegateKit's C compiled with clang; -lffi), then runs it on a copy of the
 # seed corpus Fuzz/corpus with the dictionary Fuzz/c.dict. Everything it writes goes under
 # $FUZZ_WORK (default .build/fuzz, which git ignores): the binary, the growing corpus, crash inputs,
 # the log. Crashes, hangs (-timeout) and memory blow-ups (-rss_limit_mb) are written to
@@ -20,24 +20,24 @@ work="${FUZZ_WORK:-$root/.build/fuzz}"
 jobs="${FUZZ_JOBS:-1}"
 max_len="${FUZZ_MAX_LEN:-4096}"
 opt="${FUZZ_OPT:--O}"
-mkdir -p "$work/obj" "$work/module/CFFIShim" "$work/corpus" "$work/artifacts"
+mkdir -p "$work/obj" "$work/module/CDelegateKit" "$work/corpus" "$work/artifacts"
 
 # --- Build -------------------------------------------------------------------------------------------
-# A module map for CFFIShim's header (SwiftPM makes one itself; here nobody does).
-cat > "$work/module/CFFIShim/module.modulemap" <<EOF
-module CFFIShim {
-    header "$root/CFFIShim/include/CFFIShim.h"
+# A module map for CDelegateKit's header (SwiftPM makes one itself; here nobody does).
+cat > "$work/module/CDelegateKit/module.modulemap" <<EOF
+module CDelegateKit {
+    header "$root/Sources/CDelegateKit/include/CDelegateKit.h"
     export *
 }
 EOF
-clang -c -O1 -g -fsanitize=address,fuzzer-no-link -I "$root/CFFIShim/include" \
-    "$root/CFFIShim/CFFIShim.c" -o "$work/obj/CFFIShim.o"
+clang -c -O1 -g -fsanitize=address,fuzzer-no-link -I "$root/Sources/CDelegateKit/include" \
+    "$root/Sources/CDelegateKit/CDelegateKit.c" -o "$work/obj/CDelegateKit.o"
 # -parse-as-library: no top-level code, libFuzzer supplies main().
 swiftc -swift-version 6 "$opt" -g -parse-as-library -module-name DelegateKit \
     -sanitize=fuzzer,address \
-    -I "$work/module/CFFIShim" \
+    -I "$work/module/CDelegateKit" \
     "$root"/Sources/DelegateKit/*.swift "$root/Fuzz/ParserFuzzer.swift" \
-    "$work/obj/CFFIShim.o" -lffi \
+    "$work/obj/CDelegateKit.o" -lffi \
     -module-cache-path "$work/module-cache" \
     -o "$work/parser-fuzzer"
 

@@ -775,7 +775,7 @@ def main():
 // the compiler picks for 0 to {MAX} arguments ({SLOT_MAX} for slots, {CALL_MAX} for CFunction.call), and what
 // makes a call cost about what libffi costs.
 
-import CFFIShim
+import CDelegateKit
 '''.replace("{MAX}", str(MAX)).replace("{SLOT_MAX}", str(SLOT_MAX)).replace("{CALL_MAX}", str(CALL_MAX))
     OUT.write_text(header + "".join(captured_class(n) for n in range(MAX + 1)) + "".join(block(n) for n in range(MAX + 1)) + "".join(slot_block(n) for n in range(SLOT_MAX + 1))
                    + "".join(call_block(n) for n in range(CALL_MAX + 1))

@@ -21,3 +21,9 @@ package.targets += [
     .systemLibrary(name: "CSystemShapes"),
 ]
 package.targets[0].dependencies += ["CMyShapes", "CSystemShapes"]
+
+// Targets named as users name theirs, which DelegateKit's own examples, tests and benchmark once were:
+// target names are global to a package graph, so these prove DelegateKit's no longer clash with anyone's.
+let commonNames = ["CSQLite", "CGLib", "CJPEG", "CLibXML2", "BenchmarkSupport", "DocumentationExamples"]
+package.targets += commonNames.map { .target(name: $0) }
+package.targets[0].dependencies += commonNames.map { .target(name: $0) }

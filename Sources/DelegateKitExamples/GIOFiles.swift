@@ -1,4 +1,4 @@
-import CGLib
+import DelegateKitCGLib
 import DelegateKit
 
 /// GIO's asynchronous file loading, awaited: `g_file_load_contents_async` with its completion a one-shot

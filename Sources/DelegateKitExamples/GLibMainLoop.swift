@@ -1,4 +1,4 @@
-import CGLib
+import DelegateKitCGLib
 import Glibc
 
 /// GLib's default main context, run on a thread of its own for the life of the process: where GIO

@@ -1,4 +1,4 @@
-import CGLib
+import DelegateKitCGLib
 import DelegateKit
 
 /// GObject signals with Swift closures as handlers: GLib keeps each handler until it is disconnected or

@@ -1,4 +1,4 @@
-import CGLib
+import DelegateKitCGLib
 import DelegateKit
 import Synchronization
 

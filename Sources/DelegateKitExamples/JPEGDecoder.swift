@@ -1,4 +1,4 @@
-import CJPEG
+import DelegateKitCJPEG
 import DelegateKit
 import Glibc
 

@@ -1,4 +1,4 @@
-import CLibXML2
+import DelegateKitCLibXML2
 import DelegateKit
 
 /// libxml2's SAX2 parser, its callbacks closure properties. Each `@Slot` names its member of the

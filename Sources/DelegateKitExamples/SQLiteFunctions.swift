@@ -1,4 +1,4 @@
-import CSQLite
+import DelegateKitCSQLite
 import DelegateKit
 
 /// SQL functions and collations made of Swift closures, each one C function pointer (a

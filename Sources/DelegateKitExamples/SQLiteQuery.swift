@@ -1,4 +1,4 @@
-import CSQLite
+import DelegateKitCSQLite
 
 /// A failed SQLite call: its result code and SQLite's message.
 public struct SQLiteError: Error, Equatable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CSQLite
+import DelegateKitCSQLite
 import Foundation
 
 /// One SQLite value, in one of SQLite's five storage classes: what an ``ArrayVirtualTable`` row holds and

@@ -1,4 +1,4 @@
-import CLibXML2
+import DelegateKitCLibXML2
 
 /// What one pass over an XML document saw, in a form two different parsers can agree on.
 public struct XMLSummary: Equatable, Sendable {

@@ -1,4 +1,4 @@
-import BenchmarkSupport
+import DelegateKitBenchmarkSupport
 import DelegateKit
 
 // The same computations as `@Slot` properties, whose closures take the fixed-arity path through Slot's

@@ -1,4 +1,4 @@
-import BenchmarkSupport
+import DelegateKitBenchmarkSupport
 import DelegateKit
 import Foundation
 

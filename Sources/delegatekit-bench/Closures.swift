@@ -1,4 +1,4 @@
-import BenchmarkSupport
+import DelegateKitBenchmarkSupport
 import DelegateKit
 
 // The same computation as the C reference functions, written once per signature as Swift closures and

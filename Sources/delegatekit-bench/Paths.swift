@@ -1,4 +1,4 @@
-import BenchmarkSupport
+import DelegateKitBenchmarkSupport
 import DelegateKit
 
 /// The ways a C loop can reach the same computation, cheapest first.

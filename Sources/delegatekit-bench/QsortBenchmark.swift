@@ -1,4 +1,4 @@
-import BenchmarkSupport
+import DelegateKitBenchmarkSupport
 import DelegateKit
 
 /// The comparators glibc's `qsort` is timed with, and Swift's own sort for scale.

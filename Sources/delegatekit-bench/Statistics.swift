@@ -1,4 +1,4 @@
-// No import: delegatekit-macro-bench (Macros/) compiles this file too, beside a C module of another name.
+// No import: delegatekit-macro-bench compiles this file too (a link), beside the same C module.
 
 /// The middle value (the mean of the two middle ones for an even count).
 func median(_ values: [Double]) -> Double {

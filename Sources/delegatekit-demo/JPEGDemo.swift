@@ -1,6 +1,6 @@
 import DelegateKit
 import DelegateKitExamples
-import CJPEG
+import DelegateKitCJPEG
 
 /// `swift run delegatekit-demo jpeg`: libjpeg, whose error handler must never return, with the handler a
 /// Swift closure that jumps back to DelegateKit's `setjmp` site (`JPEGDecoder`).

@@ -1,10 +1,10 @@
 import DelegateKit
-import DocumentationExamples
+import DelegateKitDocumentationExamples
 import Foundation
 import Testing
 
 /// The docs' code is compiled code: every ```swift block of the README and of the DocC catalog must be,
-/// line for line, a region of `Sources/DocumentationExamples` (or of the example consumer package
+/// line for line, a region of `Sources/DelegateKitDocumentationExamples` (or of the example consumer package
 /// `Examples/Consumer`, which Scripts/check-consumer-manifest.sh builds as a user's package, or of the macro
 /// package's tests, which CI runs) between `// doc:begin NAME` and `// doc:end`, and every region must
 /// be quoted somewhere. Regions may nest; indentation common to a region's lines and trailing spaces are
@@ -94,15 +94,17 @@ import Testing
     }
 
     static func allBlocks() throws -> [Block] {
-        try (["README.md", "Macros/README.md"] + files(in: "Sources/DelegateKit/DelegateKit.docc", ending: ".md")).flatMap {
+        try (["README.md"] + files(in: "Sources/DelegateKit/DelegateKit.docc", ending: ".md")).flatMap {
             blocks(in: try read($0), file: $0)
         }
     }
 
     static func allRegions() throws -> [Region] {
-        try (files(in: "Sources/DocumentationExamples", ending: ".swift")
+        try (files(in: "Sources/DelegateKitDocumentationExamples", ending: ".swift")
             + files(in: "Examples/Consumer/Sources/MyWrapper", ending: ".swift") + ["Examples/Consumer/Package.swift"]
-            + files(in: "Macros/Tests/DelegateKitMacrosTests", ending: ".swift")).flatMap {
+            + files(in: "Examples/MacroConsumer/Sources/MyFastWrapper", ending: ".swift")
+            + ["Examples/MacroConsumer/Package.swift"]
+            + files(in: "Tests/DelegateKitMacrosTests", ending: ".swift")).flatMap {
             try regions(in: try read($0), file: $0)
         }
     }
@@ -197,11 +199,11 @@ import Testing
         try describeTypesAndSignatures()
         #expect(try pairClosureSignature() == CSignature(.structure([.uint8, .double]), [.structure([.uint8, .double])]))
         #expect(try sortAscendingThenDescending() == [3, 2, 1])
-        #expect(try countEntries(under: Self.root.appendingPathComponent("Sources/DocumentationExamples").path) >= 4)
+        #expect(try countEntries(under: Self.root.appendingPathComponent("Sources/DelegateKitDocumentationExamples").path) >= 4)
     }
 
     @Test func tableExamplesRun() throws {
-        let glob = try globThroughClosures(Self.root.appendingPathComponent("Sources/DocumentationExamples").path + "/*.swift")
+        let glob = try globThroughClosures(Self.root.appendingPathComponent("Sources/DelegateKitDocumentationExamples").path + "/*.swift")
         #expect(glob.matches >= 3)
         #expect(glob.opened >= 1)
         let tables = try describeAndFillTables()

@@ -1,7 +1,7 @@
-import CGLib
+import DelegateKitCGLib
 import DelegateKit
 import DelegateKitExamples
-import DocumentationExamples
+import DelegateKitDocumentationExamples
 import Foundation
 import Glibc
 import Synchronization

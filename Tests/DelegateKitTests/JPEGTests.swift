@@ -1,8 +1,8 @@
-import CJPEG
+import DelegateKitCJPEG
 @testable import DelegateKit  // RegisterPath.withLibffiEntry
 import DelegateKitExamples
 import DelegateKitFixtures
-import DocumentationExamples
+import DelegateKitDocumentationExamples
 import Glibc
 import Testing
 
@@ -144,7 +144,7 @@ import Testing
         }
     }
 
-    /// The README's libjpeg example (DocumentationExamples/Jumps.swift).
+    /// The README's libjpeg example (DelegateKitDocumentationExamples/Jumps.swift).
     static func theDocumentationExample(libffi: Bool) throws {
         let size = try jpegSize(of: JPEGDecoder.sample)
         check(size?.width == 32 && size?.height == 24, "\(String(describing: size))")

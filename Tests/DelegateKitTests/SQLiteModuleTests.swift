@@ -1,4 +1,4 @@
-import CSQLite
+import DelegateKitCSQLite
 import DelegateKit
 import DelegateKitExamples
 import Testing

@@ -1,10 +1,10 @@
 @testable import DelegateKit
-import CFFIShim
+import CDelegateKit
 import Foundation
 import Glibc
 import Testing
 
-/// DelegateKit's own trampoline pages (`CFFIShim/TrampolinePages.c`): each slot enters its entry with its
+/// DelegateKit's own trampoline pages (`Sources/CDelegateKit/TrampolinePages.c`): each slot enters its entry with its
 /// context through a near jump, from a page that is executable and never writable, and a freed slot is
 /// handed out again. Release builds put every register trampoline there; this debug build drives the
 /// pages directly, and `delegatekit-trampoline-pages`, built in release, runs the library on them.

@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 
 extension CFunction {
     /// Calls the function with values known only at run time, each converted to the C type the signature

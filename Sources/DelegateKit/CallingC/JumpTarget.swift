@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 import Glibc
 import Synchronization
 

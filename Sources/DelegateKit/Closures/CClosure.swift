@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 
 /// A Swift closure made into a real C function pointer, with any C signature, capturing whatever it
 /// likes: no `void *` context argument needed.

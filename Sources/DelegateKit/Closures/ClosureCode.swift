@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 
 /// One piece of C-callable code: a libffi closure entering a handler, or, where the signature takes the
 /// register path, a register-path closure entering its register entry (see ``RegisterPath``).

@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 
 /// A closure with its own register entry: code formed where the closure's Swift types are concrete, which
 /// C's trampoline enters with this object as its context and which calls the closure itself, so that a

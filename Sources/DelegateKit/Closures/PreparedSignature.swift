@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 import Synchronization
 
 /// A `CSignature` prepared for libffi: the `ffi_cif` and the `ffi_type`s it points into.

@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 
 /// The register path: how C enters a closure of a *register-only* signature without libffi.
 ///

@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 
 extension DynamicDelegate {
     /// The function keeps the delegate alive.

@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 
 extension DynamicDelegate {
     /// The next table down the chain, or nil.

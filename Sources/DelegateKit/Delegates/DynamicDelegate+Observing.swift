@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 import Synchronization
 
 /// When an observer runs relative to the slot's implementation.

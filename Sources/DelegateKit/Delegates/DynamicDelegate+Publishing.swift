@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 import Glibc
 
 // Step 1 of the publish/retire/settle protocol that Retirement.swift describes whole: how a change of a

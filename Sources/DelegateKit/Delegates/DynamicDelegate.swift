@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 import Synchronization
 
 /// A C callback table whose slots are Swift closures, bound and unbound at run time.

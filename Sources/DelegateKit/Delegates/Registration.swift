@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 /// A handle on one implementation in a slot's stack, returned by `implement` and `override`.
 ///
 /// Discardable: deinitializing it removes nothing. ``remove()`` is the same as

@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 import Glibc
 import Synchronization
 
@@ -11,7 +11,7 @@ import Synchronization
 //    any more. A stub's guard is retired (a late call forwards to what the slot holds now); a replaced
 //    plan is retired by being replaced in its cell; a removed implementation is marked removed in every
 //    plan that still holds it, so that an override's `next` skips it. Each goes on the slot's `retiring`.
-// 3. Settle (`settle`): one membarrier makes every thread's record of its calls visible (CFFIShim's
+// 3. Settle (`settle`): one membarrier makes every thread's record of its calls visible (CDelegateKit's
 //    Retirement.c: a call records what it runs, then checks it was not retired; one of the two sides
 //    always sees the other). What no record holds is released at once: the user's closure and captures,
 //    and its stub goes back to the slot for the next implementation. What a record holds is deferred to

@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 /// How a slot behaves when nothing implements it.
 public enum SlotPolicy: Sendable {
     /// The slot is NULL while nothing implements it, so C's "is this callback set?" test sees the truth.

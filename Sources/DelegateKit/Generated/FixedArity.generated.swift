@@ -5,7 +5,7 @@
 // the compiler picks for 0 to 6 arguments (12 for slots, 12 for CFunction.call), and what
 // makes a call cost about what libffi costs.
 
-import CFFIShim
+import CDelegateKit
 
 /// What both forms of a typed thunk of 0 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument

@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 import Synchronization
 
 /// The cell a slot's dispatcher reads its current plan from.

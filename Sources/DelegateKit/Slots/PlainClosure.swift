@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 
 /// The closure of a plain implementation: what its slot's stub and its plans call. The delegate drops it
 /// when the implementation is removed and no call runs it, which releases the user's closure.

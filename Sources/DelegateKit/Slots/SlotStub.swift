@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 
 /// The C function a slot holds for a plain implementation: a closure that enters through a `cffi_guard`
 /// (by libffi's entry, or by the register path's, see ``RegisterPath``), owned by the slot and reused by

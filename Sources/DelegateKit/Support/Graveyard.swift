@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 import Glibc
 
 /// Debug builds keep the code of closures, and the tables, whose Swift owner is gone, pointed at a

@@ -1,4 +1,4 @@
-import CFFIShim
+import CDelegateKit
 import Glibc
 
 /// A value behind a pthread mutex, for DelegateKit's rare paths (implementing, removing, caching).

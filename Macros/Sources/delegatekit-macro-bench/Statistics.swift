@@ -1,1 +1,0 @@
-../../../Sources/delegatekit-bench/Statistics.swift

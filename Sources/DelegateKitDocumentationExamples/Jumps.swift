@@ -1,0 +1,55 @@
+// The examples of the README and the DocC catalog about calls that do not return and about waiting for
+// removed closures. Each region between `// doc:begin NAME` and `// doc:end` appears verbatim in a
+// ```swift block of the docs.
+import DelegateKitCJPEG
+import DelegateKit
+import Glibc
+
+/// The README's libjpeg example: a JPEG's size read by `jpeg_read_header`, whose errors reach an
+/// `error_exit` that must not return. Returns nil when libjpeg found the data bad (`data` not empty).
+public func jpegSize(of data: [UInt8]) throws -> (width: UInt32, height: UInt32)? {
+    precondition(!data.isEmpty, "jpeg_mem_src itself fails on empty data, before any target is armed")
+    // doc:begin jump-target
+    let target = JumpTarget()                     // the setjmp site Swift cannot write
+    var standard = jpeg_error_mgr()
+    let errors = TypedDelegate(for: jpeg_error_mgr.self, wrapping: jpeg_std_error(&standard))
+    try errors.implement(\.error_exit) { (info: j_common_ptr?) in
+        // Jump back to the call that failed. Capture nothing: the jump skips this frame's releases.
+        longjmp(info!.pointee.client_data!.assumingMemoryBound(to: __jmp_buf_tag.self), 1)
+    }
+    let readHeader = try CFunction("jpeg_read_header", declaration: "int jpeg_read_header(struct jpeg_decompress_struct *, int)")
+
+    var decoder = jpeg_decompress_struct()
+    decoder.err = errors.typedTable
+    jpeg_CreateDecompress(&decoder, JPEG_LIB_VERSION, MemoryLayout<jpeg_decompress_struct>.size)
+    defer { jpeg_destroy_decompress(&decoder) }
+    decoder.client_data = UnsafeMutableRawPointer(target.buffer)
+    let outcome = try withUnsafeMutablePointer(to: &decoder) { info in
+        data.withUnsafeBufferPointer { jpeg_mem_src(info, $0.baseAddress, UInt($0.count)) }
+        return try readHeader.call(catchingJumpsTo: target, info, Int32(1), returning: Int32.self)
+    }
+    guard case .returned = outcome else { return nil }   // .jumped: libjpeg gave up on the data
+    return (decoder.image_width, decoder.image_height)
+    // doc:end
+}
+
+/// The wait of Lifetimes and Threads: a removed closure that uses a buffer, which is freed once no call
+/// runs it any more. Returns whether the wait saw every call finish.
+public func freeAfterRemoval() throws -> Bool {
+    let d = DynamicDelegate(protocol: cookieIO)
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+    nonisolated(unsafe) let scratch = buffer  // the closure's own: freed after the wait below
+    try d.implement("read") { (cookie: UnsafeMutableRawPointer?, buf: UnsafeMutablePointer<CChar>?, n: Int) -> Int in
+        let count = min(n, scratch.count)
+        UnsafeMutableRawPointer(buf!).copyMemory(from: scratch.baseAddress!, byteCount: count)
+        return count
+    }
+    // doc:begin wait-for-removed-calls
+    d.removeImplementation(for: "read")                 // returns at once: a C thread may still be inside it
+    guard try d.waitForRemovedCalls(timeout: .seconds(5)) else {
+        return false                                     // still running: keep what it uses
+    }
+    buffer.deallocate()                                  // no call runs the removed closure any more
+    // doc:end
+    return true
+}

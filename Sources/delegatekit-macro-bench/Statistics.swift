@@ -1,0 +1,1 @@
+../delegatekit-bench/Statistics.swift
