@@ -390,7 +390,7 @@ extension TypedDelegate {{
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }}`:
     /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<{g_m_r}>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable {fn_r}
@@ -399,7 +399,7 @@ extension TypedDelegate {{
     }}
 
     /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<{g_m_v}>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable {fn_v}
@@ -409,7 +409,7 @@ extension TypedDelegate {{
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<{g_m_r}>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<{next_r}>{comma_t}) -> R
@@ -418,7 +418,7 @@ extension TypedDelegate {{
     }}
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<{g_m_v}>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<{next_v}>{comma_t}) -> Void

@@ -70,10 +70,10 @@ public func connectSignal() throws -> [String] {
         seen.append("notify::\(String(cString: g_param_spec_get_name(pspec)))")
     }
     let id = g_signal_connect_data(object, "notify", handler.callback.functionPointer(erasedAs: GCallback.self),
-                                   handler.userData, handler.destroyNotify(as: GClosureNotify.self), GConnectFlags(0))
+                                   handler.userData, handler.destroyNotify(as: GClosureNotify.self), GConnectFlags(rawValue: 0))
     if id == 0 { handler.release() }      // refused: GLib will never call the notification
     // doc:end
-    let answer = g_param_spec_ref_sink(g_param_spec_int("answer", nil, nil, 0, 100, 42, G_PARAM_READABLE))
+    let answer = g_param_spec_ref_sink(g_param_spec_int("answer", nil, nil, 0, 100, 42, GParamFlags(rawValue: 1 << 0)))  // G_PARAM_READABLE: GLib 2.8x imports it as .PARAM_READABLE
     g_object_notify_by_pspec(object, answer)  // the handler runs
     g_param_spec_unref(answer)
     g_object_unref(object)  // and GLib releases it
@@ -130,7 +130,7 @@ enum SwiftObject {
 
     static func register() throws -> GType {
         g_type_register_static_simple(g_object_get_type(), "SwiftObject", guint(MemoryLayout<GObjectClass>.size),
-                                      try classInit.get().functionPointer(), guint(MemoryLayout<GObject>.size), nil, GTypeFlags(0))
+                                      try classInit.get().functionPointer(), guint(MemoryLayout<GObject>.size), nil, GTypeFlags(rawValue: 0))
     }
 }
 // doc:end

@@ -55,7 +55,7 @@ public enum GLibCounter {
             // After set_property and get_property are in the class struct: GObject checks they are.
             g_object_class_install_property(
                 objectClass.typedTable, countProperty,
-                g_param_spec_int("count", "Count", "How far it counted", 0, Int32.max, 0, G_PARAM_READWRITE))
+                g_param_spec_int("count", "Count", "How far it counted", 0, Int32.max, 0, GParamFlags(rawValue: 3)))  // G_PARAM_READWRITE (.PARAM_READWRITE in GLib 2.8x)
             try objectClass.override(\.constructed) { (next: ObjectNext, object: UnsafeMutablePointer<GObject>?) in
                 next(object)  // GObject's first, as GObject asks
                 record("DKCounter.constructed")

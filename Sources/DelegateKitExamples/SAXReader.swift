@@ -31,7 +31,7 @@ public final class SAXReader: BlockDelegate {
     /// `cdataBlock`: the content of a CDATA section.
     @Slot(\xmlSAXHandler.cdataBlock) public var onCDATA: ((UnsafeMutableRawPointer?, UnsafePointer<xmlChar>?, Int32) -> Void)?
     /// `serror`: a structured error, with its line and message.
-    @Slot(\xmlSAXHandler.serror) public var onError: ((UnsafeMutableRawPointer?, UnsafeMutablePointer<xmlError>?) -> Void)?
+    @Slot(\xmlSAXHandler.serror) public var onError: ((UnsafeMutableRawPointer?, dk_xml_error_pointer?) -> Void)?
 
     /// A reader with no callbacks set.
     public init() {

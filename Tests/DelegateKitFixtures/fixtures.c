@@ -441,6 +441,10 @@ static const struct { const char *structure, *member; size_t offset; } fx_member
     {"sqlite3_module", "xRelease", offsetof(sqlite3_module, xRelease)},
     {"sqlite3_module", "xRollbackTo", offsetof(sqlite3_module, xRollbackTo)},
     {"sqlite3_module", "xShadowName", offsetof(sqlite3_module, xShadowName)},
+#if SQLITE_VERSION_NUMBER >= 3044000
+    /* SQLite 3.44 added a member at the end (Debian 13 and later ship such a SQLite). */
+    {"sqlite3_module", "xIntegrity", offsetof(sqlite3_module, xIntegrity)},
+#endif
     {"cookie_io_functions_t", "read", offsetof(cookie_io_functions_t, read)},
     {"cookie_io_functions_t", "write", offsetof(cookie_io_functions_t, write)},
     {"cookie_io_functions_t", "seek", offsetof(cookie_io_functions_t, seek)},

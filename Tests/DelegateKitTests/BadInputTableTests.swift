@@ -21,6 +21,8 @@ let runDeclaredTwice = ProtocolDescriptor(name: "twice", methods: [
 let transformSignature = CSignature(.int64, [.pointer, .int64])
 
 let voidArgumentReason = "argument 1 is void, which only a return type may be (a function without arguments has an empty list: `[]`)"
+/// Where the loader found SQLite, which `dlerror` names in an unknown symbol's reason.
+let sqlitePath = Multiarch.loadedPath(of: "libsqlite3.so.0", containing: "sqlite3_libversion")
 
 /// One misuse the API detects: the call that makes it, and the exact error it produces.
 struct Misuse: Sendable, CustomTestStringConvertible {
@@ -371,8 +373,8 @@ let misuses: [Misuse] = [
         name: "unknown symbol",
         action: { _ = try CFunction("sqlite3_opne", declaration: "int (void)", in: CLibrary(path: "libsqlite3.so.0")) },
         expected: .symbolNotFound(
-            "sqlite3_opne", library: "'libsqlite3.so.0'", reason: "/lib/x86_64-linux-gnu/libsqlite3.so.0: undefined symbol: sqlite3_opne"),
-        message: "no symbol 'sqlite3_opne' in 'libsqlite3.so.0': /lib/x86_64-linux-gnu/libsqlite3.so.0: undefined symbol: sqlite3_opne"),
+            "sqlite3_opne", library: "'libsqlite3.so.0'", reason: "\(sqlitePath): undefined symbol: sqlite3_opne"),
+        message: "no symbol 'sqlite3_opne' in 'libsqlite3.so.0': \(sqlitePath): undefined symbol: sqlite3_opne"),
     Misuse(
         name: "a call with too few arguments",
         action: {

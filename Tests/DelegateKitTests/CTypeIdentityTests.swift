@@ -21,7 +21,7 @@ import Testing
 
     @Test func glibcsCookieTableEqualsOneWrittenWithFixedWidthTypes() throws {
         // Parsed from glibc's own header: `ssize_t` and `size_t` in it, `int64_t`/`uint64_t` below.
-        let header = try String(contentsOfFile: "/usr/include/x86_64-linux-gnu/bits/types/cookie_io_functions_t.h", encoding: .utf8)
+        let header = try String(contentsOfFile: Multiarch.includeDirectory + "/bits/types/cookie_io_functions_t.h", encoding: .utf8)
         let parsed = try ProtocolDescriptor(
             parsing: header, name: "cookie_io_functions_t", typedefs: ["__ssize_t": .int64, "__off64_t": .int64])
         let written = ProtocolDescriptor(name: "cookie_io_functions_t", methods: [

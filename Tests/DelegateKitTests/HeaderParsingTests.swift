@@ -60,7 +60,7 @@ let sqliteTypedefLines = [
     @Test func glibcCookieTableFromItsHeader() throws {
         // The whole header: include guards and #include lines are skipped, function typedefs used behind
         // pointers become methods.
-        let text = try String(contentsOfFile: "/usr/include/x86_64-linux-gnu/bits/types/cookie_io_functions_t.h", encoding: .utf8)
+        let text = try String(contentsOfFile: Multiarch.includeDirectory + "/bits/types/cookie_io_functions_t.h", encoding: .utf8)
         let descriptor = try ProtocolDescriptor(parsing: text, name: "cookie_io_functions_t",
                                                 typedefs: ["__ssize_t": .int64, "__off64_t": .int64])
         expectCompilerLayout(descriptor)
@@ -75,7 +75,9 @@ let sqliteTypedefLines = [
         let directory = "/usr/include/libxml2/libxml/"
         let parser = try String(contentsOfFile: directory + "parser.h", encoding: .utf8)
         // The SAX callback typedefs and the handler struct, as parser.h writes them.
-        let start = try #require(parser.range(of: "typedef xmlParserInputPtr (*resolveEntitySAXFunc)"))
+        // (libxml2 2.9 returns `xmlParserInputPtr`, 2.13 and later `xmlParserInput *`: start at the line.)
+        let name = try #require(parser.range(of: "(*resolveEntitySAXFunc)"))
+        let start = try #require(parser.range(of: "typedef ", options: .backwards, range: parser.startIndex..<name.lowerBound))
         let structStart = try #require(parser.range(of: "struct _xmlSAXHandler {"))
         let end = try #require(parser.range(of: "\n};", range: structStart.upperBound..<parser.endIndex))
         var text = String(parser[start.lowerBound..<end.upperBound])

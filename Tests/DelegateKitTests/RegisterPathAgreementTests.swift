@@ -86,12 +86,15 @@ import Testing
     }
 
     /// CI runs the suite twice, the second time with `DELEGATEKIT_FAST_PATH=0`: this is what makes that
-    /// second run exercise libffi's path, and the first the register path (this machine's libffi has no
-    /// static trampolines, so the probe must find the trampoline running).
+    /// second run exercise libffi's path, and the first the register path (Debian 12's libffi runs the
+    /// trampoline written into its closure memory, so the probe must find it running). Where CI knows the
+    /// probe fails, it says so with `DELEGATEKIT_EXPECT_REGISTER_PATH=0`: Debian sid's libffi 3.8.0, in the
+    /// Swift 6.2.3 chroot, runs code of its own at a closure's address, and every closure takes libffi's path.
     @Test func theSwitchDecidesThePath() throws {
         let forcedOff = getenv("DELEGATEKIT_FAST_PATH").map { String(cString: $0) == "0" } ?? false
+        let probeWorks = getenv("DELEGATEKIT_EXPECT_REGISTER_PATH").map { String(cString: $0) != "0" } ?? true
         #if arch(x86_64) && os(Linux)
-        #expect(RegisterPath.isAvailable == !forcedOff)
+        #expect(RegisterPath.isAvailable == (!forcedOff && probeWorks))
         #else
         #expect(!RegisterPath.isAvailable)
         #endif
@@ -118,8 +121,10 @@ import Testing
         let base = UnsafeMutableRawPointer(bitPattern: 0x7000_0000_1000)
         try agree({ (a: UnsafeMutableRawPointer?, b: Int) -> UnsafeMutableRawPointer? in a! + b }, base, 0x37)
         try agree({ (a: OpaquePointer?, b: UInt8) -> Bool in a == nil && b == 9 }, OpaquePointer?.none, 9)
+        #if arch(x86_64)  // `long double` as `Float80` is x86_64 only.
         // A long double travels on the stack: both closures enter through libffi.
         try agree({ (a: Float80, b: Float80) -> Float80 in a - b }, 1.5, 0.25)
+        #endif
     }
 
     @Test func statedTypesAgreeThroughTheAdapterToo() throws {

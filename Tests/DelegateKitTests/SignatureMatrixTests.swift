@@ -34,10 +34,12 @@ import Testing
         try check(UInt64(1), UInt64.max, { $0 &- $1 }, call: fx_call_u64, reference: fx_ref_u64)
         try check(Float(1.5), -2.25, { $0 - $1 }, call: fx_call_f32, reference: fx_ref_f32)
         try check(Double(1e300), -0.5, { $0 - $1 }, call: fx_call_f64, reference: fx_ref_f64)
+        #if arch(x86_64)  // `long double` as `Float80` is x86_64 only.
         // 1 + 2^-63 needs long double's 64-bit significand: a double would round it to 1.
         let tiny = Float80(sign: .plus, exponent: -63, significand: 1)
         try check(Float80(1) + tiny, -tiny, { $0 - $1 }, call: fx_call_ld, reference: fx_ref_ld)
         #expect(fx_ref_ld(Float80(1) + tiny, 0) != 1)
+        #endif
 
         let base = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 16)
         defer { base.deallocate() }
@@ -221,8 +223,10 @@ func combine(_ type: CType, _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, into o
         case .int64: r.storeBytes(of: x.loadUnaligned(as: Int64.self) &+ y.loadUnaligned(as: Int64.self), as: Int64.self)
         case .float: r.storeBytes(of: x.loadUnaligned(as: Float.self) + y.loadUnaligned(as: Float.self), as: Float.self)
         case .double: r.storeBytes(of: x.loadUnaligned(as: Double.self) + y.loadUnaligned(as: Double.self), as: Double.self)
+        #if arch(x86_64)  // `long double` as `Float80` is x86_64 only.
         case .longDouble:
             r.storeBytes(of: x.loadUnaligned(as: Float80.self) + y.loadUnaligned(as: Float80.self), as: Float80.self)
+        #endif
         default: fatalError("the fixture has no \(leaf) fields")
         }
     }
@@ -261,7 +265,9 @@ func sample<S: CValue>(_ type: S.Type, seed: UInt64) -> S {
         case .int64: r.storeBytes(of: n, as: Int64.self)
         case .float: r.storeBytes(of: Float(n % 4096) / 4, as: Float.self)
         case .double: r.storeBytes(of: Double(n % 1_000_000) / 8, as: Double.self)
+        #if arch(x86_64)  // `long double` as `Float80` is x86_64 only.
         case .longDouble: r.storeBytes(of: Float80(n) / 16, as: Float80.self)
+        #endif
         default: fatalError("the fixture has no \(leaf) fields")
         }
     }

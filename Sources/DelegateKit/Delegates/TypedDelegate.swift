@@ -83,7 +83,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     /// Throws ``DelegateError/typeMismatch(member:protocol:expected:actual:)`` when the closure's type
     /// differs from the member's, ``DelegateError/invalidMember(_:protocol:reason:)`` when `member` is not a
     /// function-pointer member; otherwise as `DynamicDelegate.implement(_:key:once:_:)`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // 6.2.3 +assertions crashes without (pack overloads vs. the superclass's).
     public func implement<Member, each A: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (repeat each A) -> R
@@ -93,7 +93,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     }
 
     /// Implements a member returning `void`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As above.
     public func implement<Member, each A: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (repeat each A) -> Void
@@ -104,7 +104,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
 
     /// Adds a layer on top of the member `member` that receives ``Next``; the closure's types after
     /// `Next` must be the member's exactly, and stated, as the key-path `implement(_:key:once:_:)` says.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As above.
     public func override<Member, each A: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<repeat each A, R>, repeat each A) -> R
@@ -114,7 +114,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     }
 
     /// Adds a layer on top of a member returning `void`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As above.
     public func override<Member, each A: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<repeat each A, Void>, repeat each A) -> Void

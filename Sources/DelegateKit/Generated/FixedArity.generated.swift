@@ -467,7 +467,7 @@ extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
     /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> R
@@ -476,7 +476,7 @@ extension TypedDelegate {
     }
 
     /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> Void
@@ -486,7 +486,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<R>) -> R
@@ -495,7 +495,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<Void>) -> Void
@@ -846,7 +846,7 @@ extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
     /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> R
@@ -855,7 +855,7 @@ extension TypedDelegate {
     }
 
     /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> Void
@@ -865,7 +865,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, R>, A0) -> R
@@ -874,7 +874,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, Void>, A0) -> Void
@@ -1233,7 +1233,7 @@ extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
     /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> R
@@ -1242,7 +1242,7 @@ extension TypedDelegate {
     }
 
     /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> Void
@@ -1252,7 +1252,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, R>, A0, A1) -> R
@@ -1261,7 +1261,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, Void>, A0, A1) -> Void
@@ -1628,7 +1628,7 @@ extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
     /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> R
@@ -1637,7 +1637,7 @@ extension TypedDelegate {
     }
 
     /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> Void
@@ -1647,7 +1647,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, R>, A0, A1, A2) -> R
@@ -1656,7 +1656,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue, A2: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, Void>, A0, A1, A2) -> Void
@@ -2031,7 +2031,7 @@ extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
     /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
@@ -2040,7 +2040,7 @@ extension TypedDelegate {
     }
 
     /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
@@ -2050,7 +2050,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
@@ -2059,7 +2059,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, Void>, A0, A1, A2, A3) -> Void
@@ -2442,7 +2442,7 @@ extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
     /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
@@ -2451,7 +2451,7 @@ extension TypedDelegate {
     }
 
     /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
@@ -2461,7 +2461,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
@@ -2470,7 +2470,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, Void>, A0, A1, A2, A3, A4) -> Void
@@ -2861,7 +2861,7 @@ extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
     /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
@@ -2870,7 +2870,7 @@ extension TypedDelegate {
     }
 
     /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
@@ -2880,7 +2880,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
@@ -2889,7 +2889,7 @@ extension TypedDelegate {
     }
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, Void>, A0, A1, A2, A3, A4, A5) -> Void

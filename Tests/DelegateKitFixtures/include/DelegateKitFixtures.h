@@ -244,6 +244,9 @@ int fx_ftw_phys(void);  /* FTW_PHYS */
    cookie_io_functions_t, by name: offsetof a member (-1 when not listed), the member count, sizeof. ---- */
 long fx_member_offset(const char *structure, const char *member);
 int fx_member_count(const char *structure);
+/* The path the dynamic loader opened `library` under (as dlerror() names it), found through `symbol`; NULL
+   if either is missing. */
+const char *fx_loaded_path(const char *library, const char *symbol);
 long fx_struct_size(const char *structure);
 
 /* prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN): from now on no mapping of this process may become

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# CI stage: a second CPU. Cross-compiles the package and its tests for aarch64 with Debian's swiftlang 6.2.3
+# (amd64, in the amd64 chroot) against an arm64 Debian sid root used as sysroot, then runs the test binary in
+# that arm64 root under qemu-aarch64 (binfmt), on both call paths.
+#
+# Why cross-compile: compiling under qemu-user is ~14x slower. Why run in the arm64 root (a chroot whose
+# programs the kernel hands to qemu through binfmt_misc with the F flag) rather than `qemu-aarch64 -L`:
+# every child process (Swift Testing's exit tests re-run the test binary; some tests run helper executables
+# from the build directory) is an aarch64 program too and runs the same way without any set-up, and the
+# paths tests read (/usr/include/aarch64-linux-gnu/...) are the arm64 system's.
+#
+# What cannot work here, by design: the tests that run `swift build -c release` (ReleaseBuild.swift): the arm64
+# root has no `swift` driver on PATH (its maintainer scripts, which make /usr/bin/swift, never ran), and
+# compiling under qemu would take most of an hour anyway. And qemu-user answers `process_vm_readv` with ENOSYS
+# and shows the host thread's state in /proc/self/task/TID/syscall.
+#
+# Run as root (CI) or with sudo. Each stage prints its wall time. Exits non-zero when a stage failed, after
+# running both paths.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+# shellcheck source=.ci/chroot.sh
+source .ci/chroot.sh
+
+: "${DK_LOG_DIR:=$DK_CHROOT_BASE/logs}"
+mkdir -p "$DK_LOG_DIR"
+export DK_TIMES_FILE=$DK_LOG_DIR/aarch64.times
+: > "$DK_TIMES_FILE"
+
+dk_stage "host set-up" dk_host_setup
+dk_stage "amd64 chroot set-up" dk_make_amd64_chroot "$DK_CHROOT_AMD64"
+dk_stage "arm64 sysroot set-up" dk_make_arm64_sysroot "$DK_SYSROOT_ARM64"
+
+# A copy of the package of its own (see .ci/swift-6.2.sh); also bound into the arm64 root at the same path,
+# so that the test binary finds its sources (#filePath) and the build directory's helper executables.
+copy=$DK_CHROOT_BASE/src-aarch64
+dk_copy_source "$root" "$copy"
+
+# Where the arm64 root appears inside the amd64 chroot (read-only: the build must not change it).
+sysroot=/sysroot
+triple=aarch64-unknown-linux-gnu
+scratch=.build/aarch64
+# The aarch64 Swift runtime and the .swiftmodules of its standard library, Foundation, XCTest and Testing,
+# from the arm64 swiftlang package (the amd64 toolchain's own resource directory is for x86_64 only).
+resources=$sysroot/usr/libexec/swift/lib/swift
+
+# A toolset (SwiftPM's documented file for extra tool options; `--destination` is deprecated and hidden in
+# 6.2.3's `swift build --help`). `--sdk` alone does not reach swiftc (measured: no `-sdk` in its command line,
+# and then "missing required module 'SwiftGlibc'"), so the toolset states the sysroot for both compilers:
+#   -sdk / --sysroot: headers and libraries of the arm64 root;
+#   -resource-dir: the arm64 runtime and modules;
+#   -use-ld=lld: the toolchain's own lld links any target (the chroot's GNU ld is x86_64 only);
+#   the extra rpath: the driver adds `<resource-dir>/linux`, which is this file's /sysroot/... path; the
+#   binary runs in the arm64 root, where the runtime is /usr/libexec/swift/lib/swift/linux.
+mkdir -p "$copy/.build"
+cat > "$copy/.build/aarch64-toolset.json" <<EOF
+{
+  "schemaVersion": "1.0",
+  "swiftCompiler": {
+    "extraCLIOptions": ["-sdk", "$sysroot", "-resource-dir", "$resources", "-use-ld=lld",
+                        "-Xlinker", "-rpath", "-Xlinker", "/usr/libexec/swift/lib/swift/linux"]
+  },
+  "cCompiler": { "extraCLIOptions": ["--sysroot", "$sysroot", "-fuse-ld=lld"] }
+}
+EOF
+
+# pkg-config (SwiftPM reads the .pc files itself) must find only the arm64 root's files, and prefix the paths
+# they name with the sysroot: the amd64 chroot has the same libraries' x86_64 .pc files in its default paths.
+pc_dirs=$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/lib/pkgconfig:$sysroot/usr/share/pkgconfig
+cross_build() {
+    DK_ENV_PKG_CONFIG_PATH=$pc_dirs DK_ENV_PKG_CONFIG_LIBDIR=$pc_dirs DK_ENV_PKG_CONFIG_SYSROOT_DIR=$sysroot \
+        dk_chroot_run "$DK_CHROOT_AMD64" --bind "$copy" "$DK_SRC_IN_CHROOT" --ro-bind "$DK_SYSROOT_ARM64" "$sysroot" -- \
+        bash -c 'cd "$0" && "$@"' "$DK_SRC_IN_CHROOT" \
+        swift build --build-tests --scratch-path "$scratch" --triple "$triple" --sdk "$sysroot" \
+        --toolset "$DK_SRC_IN_CHROOT/.build/aarch64-toolset.json" --pkg-config-path "$pc_dirs" \
+        "${DK_SWIFT_62_FLAGS[@]}" "$@"  # (see .ci/swift-6.2.sh: no lib_Testing_Foundation.so in Debian's 6.2.3)
+}
+
+# Extra arguments for the test runs, e.g. DK_TEST_ARGS="--skip SAXParsingTests" (Swift Testing's --filter and
+# --skip take regular expressions): to measure the rest when one test stops the whole process.
+read -r -a test_args <<< "${DK_TEST_ARGS:-}"
+
+failed=()
+log=$DK_LOG_DIR/aarch64-build.log
+build() { cross_build 2>&1 | tee "$log"; }
+if ! dk_stage "cross build for aarch64 (6.2.3)" build; then
+    echo "error: the cross build failed (log: $log)" >&2
+    exit 1
+fi
+if dk_package_warnings "$log"; then
+    echo "error: the aarch64 build has warnings (listed above)" >&2
+    failed+=("aarch64 warnings")
+fi
+
+bin=$(cross_build --show-bin-path | tail -n 1)
+tests=$(find "$copy/${bin#"$DK_SRC_IN_CHROOT"/}" -maxdepth 1 -name '*PackageTests.xctest' | head -n 1)
+[ -n "$tests" ] || { echo "error: no test binary in $bin" >&2; exit 1; }
+tests=$DK_SRC_IN_CHROOT/${tests#"$copy"/}
+file "$copy/${tests#"$DK_SRC_IN_CHROOT"/}" 2>/dev/null || true
+
+# `swift test` runs the tests of a Swift Testing suite on Linux as `<tests>.xctest --testing-library
+# swift-testing` from the package directory; the same here, in the arm64 root, the package bound at the same
+# path as in the build.
+for fast_path in 1 0; do
+    log=$DK_LOG_DIR/aarch64-test-fast-path-$fast_path.log
+    test_run() {
+        DK_ENV_DELEGATEKIT_FAST_PATH=$fast_path \
+            dk_chroot_run "$DK_SYSROOT_ARM64" --bind "$copy" "$DK_SRC_IN_CHROOT" -- \
+            bash -c 'cd "$0" && uname -m && "$@"' "$DK_SRC_IN_CHROOT" "$tests" --testing-library swift-testing "${test_args[@]}" 2>&1 | tee "$log"
+    }
+    dk_stage "aarch64 tests under qemu, DELEGATEKIT_FAST_PATH=$fast_path" test_run ||
+        failed+=("aarch64 tests, DELEGATEKIT_FAST_PATH=$fast_path")
+    dk_test_summary "$log"
+done
+
+echo "== wall times"
+cat "$DK_TIMES_FILE"
+if [ "${#failed[@]}" -gt 0 ]; then
+    printf 'error: failed: %s\n' "${failed[@]}" >&2
+    exit 1
+fi

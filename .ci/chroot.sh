@@ -1,0 +1,303 @@
+# shellcheck shell=bash
+# Functions for CI stages that build in a Debian chroot: a second toolchain (Debian sid's swiftlang 6.2.3,
+# amd64) and a second CPU (an arm64 sysroot, cross-compiled against and run under qemu-user).
+# `source .ci/chroot.sh` (from .ci/run, .ci/swift-6.2.sh, .ci/aarch64.sh); nothing runs on sourcing.
+#
+# The one hard rule of this file: a chroot is never deleted while anything is mounted under it. `rm -rf`
+# follows a bind mount of /dev into the machine's own /dev (it happened). So:
+#   - every mount made by dk_chroot_run lives in a private mount namespace (`unshare --mount
+#     --propagation private`): it vanishes with the process, whatever way the process ends, and never
+#     appears in the host's mount table;
+#   - dk_chroot_delete refuses while `findmnt` lists anything under the path, and deletes only with
+#     `rm -rf --one-file-system` (which never crosses into another file system even if a mount slipped in).
+# Nothing here mounts outside a private namespace except binfmt_misc on /proc/sys/fs/binfmt_misc (a
+# machine-wide setting, never under a chroot).
+
+# Debian's mirror; sid there is a fixed snapshot whose Release file has expired, so apt needs
+# Check-Valid-Until=false (debootstrap itself does not check it).
+: "${DK_MIRROR:=http://deb.debian.org/debian}"
+: "${DK_SUITE:=sid}"
+# Where chroots live. Not under the package (a `swift build` must never see them) and not under /tmp
+# (often a small tmpfs: the amd64 chroot is ~4 GB).
+: "${DK_CHROOT_BASE:=/var/tmp/delegatekit-ci}"
+: "${DK_CHROOT_AMD64:=$DK_CHROOT_BASE/sid-amd64}"
+: "${DK_SYSROOT_ARM64:=$DK_CHROOT_BASE/sid-arm64}"
+# Where the package source appears inside either chroot. The same path in both, so that paths compiled into
+# the test binary by the amd64 build (#filePath, the build directory) are valid when it runs in arm64.
+: "${DK_SRC_IN_CHROOT:=/src}"
+
+# The libraries the package, its tests and its examples link against (as .ci/run installs on the host).
+DK_TEST_LIBRARIES=(libffi-dev libsqlite3-dev libxml2-dev libjpeg-dev libglib2.0-dev pkg-config python3)
+# The toolchain chroot starts as a machine with only Swift and libffi's headers (plus libc6-dev, which
+# Debian's swiftlang does not pull in but every link needs, git, which SwiftPM
+# calls, and certificates), where a user's package must build; the test libraries come after
+# (dk_chroot_install).
+DK_AMD64_PACKAGES=(swiftlang libc6-dev libffi-dev git ca-certificates)
+# The arm64 sysroot: swiftlang for its aarch64 runtime (libswiftCore.so, Foundation, XCTest, Testing and
+# their .swiftmodules under /usr/libexec/swift/lib/swift), libc6-dev/libstdc++ come with it.
+DK_ARM64_PACKAGES=(swiftlang "${DK_TEST_LIBRARIES[@]}")
+
+# Options every 6.2.3 build needs: see .ci/swift-6.2.sh (Debian's package lacks lib_Testing_Foundation.so).
+DK_SWIFT_62_FLAGS=(-Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays)
+
+dk_log() { echo "== $*" >&2; }
+
+# Prints the wall time of a stage: `dk_stage NAME command...`.
+dk_stage() {
+    local name=$1 start=$SECONDS status=0
+    shift
+    dk_log "$name"
+    "$@" || status=$?
+    dk_log "$name: $((SECONDS - start)) s (exit $status)"
+    echo "$name: $((SECONDS - start)) s (exit $status)" >> "${DK_TIMES_FILE:-/dev/null}"
+    return "$status"
+}
+
+# Runs a command as root: CI runs as root; a developer has sudo.
+dk_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Installs what a fresh bookworm machine lacks, and lets the kernel run aarch64 binaries through qemu,
+# inside chroots too.
+dk_host_setup() {
+    local packages=(debootstrap qemu-user-static binfmt-support util-linux) missing=() package
+    for package in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        dk_log "installing on the host: ${missing[*]}"
+        dk_root apt-get update -q
+        DEBIAN_FRONTEND=noninteractive dk_root apt-get install -y -q "${missing[@]}"
+    fi
+    # A container or a minimal machine may not have binfmt_misc mounted. This is the one mount outside a
+    # private namespace, and it is the kernel's own, not under any chroot: it stays (like systemd's).
+    if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
+        dk_root mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+    fi
+    dk_root update-binfmts --enable qemu-aarch64 || true
+    local entry=/proc/sys/fs/binfmt_misc/qemu-aarch64
+    if [ ! -e "$entry" ] || ! grep -q '^enabled' "$entry"; then
+        echo "error: no enabled binfmt_misc entry for qemu-aarch64" >&2
+        return 1
+    fi
+    # The F flag makes the kernel open the interpreter when it is registered, so it is found inside a
+    # chroot that has no qemu of its own (Debian's qemu-user-static registers it so). Without F the
+    # emulator would have to be copied into every chroot.
+    if ! grep -q '^flags:.*F' "$entry"; then
+        echo "error: the qemu-aarch64 binfmt entry lacks the F flag (fix-binary); aarch64 programs would not run in a chroot:" >&2
+        cat "$entry" >&2
+        return 1
+    fi
+}
+
+# Lists the mount points at or under a path (the host's mount table), one a line.
+dk_mounts_under() {
+    local dir
+    dir=$(realpath -m "$1")
+    findmnt -rn -o TARGET | awk -v d="$dir" '$0 == d || index($0, d "/") == 1'
+}
+
+# Deletes a chroot, only when nothing is mounted under it, and never across a file system boundary.
+dk_chroot_delete() {
+    local dir
+    dir=$(realpath -m "$1")
+    case "$dir" in
+        / | /var | /var/tmp | /tmp | /usr | /home | "") echo "error: refusing to delete '$dir'" >&2; return 1 ;;
+    esac
+    [ -e "$dir" ] || return 0
+    local mounts
+    mounts=$(dk_mounts_under "$dir")
+    if [ -n "$mounts" ]; then
+        echo "error: refusing to delete $dir: mounted under it:" >&2
+        echo "$mounts" >&2
+        return 1
+    fi
+    dk_root rm -rf --one-file-system -- "$dir"
+}
+
+# apt inside sid must accept the expired Release file; and no recommends, like debootstrap.
+dk_write_apt_conf() {
+    local dir=$1
+    dk_root mkdir -p "$dir/etc/apt/apt.conf.d"
+    printf '%s\n' 'Acquire::Check-Valid-Until "false";' 'APT::Install-Recommends "false";' |
+        dk_root tee "$dir/etc/apt/apt.conf.d/99delegatekit-ci" > /dev/null
+}
+
+# Makes the amd64 toolchain chroot from nothing (~1 min, ~4 GB). Reuses an existing one that has
+# every package (set DK_FRESH=1 to start over).
+dk_make_amd64_chroot() {
+    local dir=${1:-$DK_CHROOT_AMD64}
+    if [ "${DK_FRESH:-0}" = 1 ]; then dk_chroot_delete "$dir"; fi
+    # (Not `-x $dir/usr/bin/swift`: that is an absolute symlink through /etc/alternatives, resolved on the host.)
+    if [ -e "$dir/.delegatekit-ci-complete" ]; then
+        dk_log "reusing $dir"
+        return 0
+    fi
+    # A half-made chroot from an interrupted run: start over (safely).
+    dk_chroot_delete "$dir"
+    dk_root mkdir -p "$(dirname "$dir")"
+    local include
+    include=$(IFS=,; echo "${DK_AMD64_PACKAGES[*]}")
+    # minbase: only what the toolchain needs; debootstrap resolves swiftlang's dependencies itself.
+    # debootstrap mounts /proc and /sys (and more) in the new root while it installs, in the caller's mount
+    # namespace, unmounting them in a trap: run it in a private namespace, so that even a killed debootstrap
+    # leaves no mount under the chroot.
+    dk_root unshare --mount --propagation private -- \
+        debootstrap --variant=minbase --include="$include" "$DK_SUITE" "$dir" "$DK_MIRROR"
+    dk_write_apt_conf "$dir"
+    # The downloaded .debs are not needed any more (~0.5 GB).
+    dk_root rm -f "$dir"/var/cache/apt/archives/*.deb
+    dk_root touch "$dir/.delegatekit-ci-complete"
+}
+
+# Makes the arm64 sysroot without emulating dpkg (which takes ~14 min under qemu): debootstrap's first
+# stage downloads and unpacks on the host; then every downloaded .deb is unpacked into the root with
+# dpkg-deb. The sysroot only needs files: headers, libraries, pkg-config files and the Swift runtime.
+# No maintainer script runs; what they would do and a cross build or a run needs is done here by hand
+# (/etc/passwd, the loader's cache).
+dk_make_arm64_sysroot() {
+    local dir=${1:-$DK_SYSROOT_ARM64}
+    if [ "${DK_FRESH:-0}" = 1 ]; then dk_chroot_delete "$dir"; fi
+    if [ -e "$dir/.delegatekit-ci-complete" ]; then
+        dk_log "reusing $dir"
+        return 0
+    fi
+    dk_chroot_delete "$dir"
+    dk_root mkdir -p "$(dirname "$dir")"
+    local include
+    include=$(IFS=,; echo "${DK_ARM64_PACKAGES[*]}")
+    # The first stage mounts nothing, but it runs in a private namespace all the same (see above).
+    dk_root unshare --mount --propagation private -- debootstrap --arch=arm64 --foreign --variant=minbase --include="$include" \
+        "$DK_SUITE" "$dir" "$DK_MIRROR"
+    # The first stage unpacked only the essential packages; unpack all (the essential ones again: harmless).
+    # --keep-directory-symlink: the root is merged-/usr (/lib -> usr/lib); a package that still ships a
+    # file under /lib must land through the link, not replace it with a directory. (debootstrap does the same.)
+    local deb count=0
+    for deb in "$dir"/var/cache/apt/archives/*.deb; do
+        dpkg-deb --fsys-tarfile "$deb" | dk_root tar -C "$dir" --keep-directory-symlink -xf -
+        count=$((count + 1))
+    done
+    dk_log "unpacked $count packages into $dir"
+    # The first stage leaves /proc as a symlink to /proc (the second stage would replace it): a mount
+    # on it would land on the host's /proc. Make it the directory a chroot needs.
+    if [ -L "$dir/proc" ]; then dk_root rm -f "$dir/proc" && dk_root mkdir -m 555 "$dir/proc"; fi
+    # What maintainer scripts would have made and a run in the chroot needs: users and groups
+    # (getpwuid, Foundation's home directory).
+    [ -e "$dir/etc/passwd" ] || dk_root cp "$dir/usr/share/base-passwd/passwd.master" "$dir/etc/passwd"
+    [ -e "$dir/etc/group" ] || dk_root cp "$dir/usr/share/base-passwd/group.master" "$dir/etc/group"
+    dk_write_apt_conf "$dir"
+    # The loader searches Debian's multiarch directories without a cache, but /etc/ld.so.conf.d may name
+    # more: build the cache once, with the arm64 ldconfig under qemu (binfmt; one short static program).
+    # No mount is needed for it.
+    dk_root chroot "$dir" /sbin/ldconfig || dk_log "warning: ldconfig in $dir failed; relying on the built-in multiarch paths"
+    # The first stage's own scripts and the .debs (~1 GB) are not needed.
+    dk_root rm -rf --one-file-system "$dir/debootstrap"
+    dk_root rm -f "$dir"/var/cache/apt/archives/*.deb
+    dk_root touch "$dir/.delegatekit-ci-complete"
+}
+
+# Installs packages into a chroot made by dk_make_amd64_chroot, with apt inside it (the mirror's sid
+# needs the apt.conf dk_write_apt_conf wrote). The host's resolv.conf is copied in for the download.
+dk_chroot_install() {
+    local dir=$1
+    shift
+    dk_root cp /etc/resolv.conf "$dir/etc/resolv.conf"
+    dk_chroot_run "$dir" -- apt-get update -q
+    DK_ENV_DEBIAN_FRONTEND=noninteractive dk_chroot_run "$dir" -- apt-get install -y -q "$@"
+    dk_root sh -c 'rm -f "$1"/var/cache/apt/archives/*.deb' sh "$dir"
+}
+
+# Runs a command in a chroot, with /proc, /dev, /sys and the given bind mounts made inside a private mount
+# namespace: they vanish with the command, never show on the host, and can never be under a chroot that
+# is being deleted.
+#   dk_chroot_run DIR [--bind HOST_PATH CHROOT_PATH]... [--ro-bind HOST_PATH CHROOT_PATH]... -- COMMAND...
+# The command runs with a clean environment (HOME=/root, PATH, LANG=C.UTF-8, TERM) plus every
+# DK_ENV_* variable of the caller passed without the prefix (DK_ENV_DELEGATEKIT_FAST_PATH=0 ->
+# DELEGATEKIT_FAST_PATH=0).
+dk_chroot_run() {
+    local dir binds=() name
+    dir=$(realpath "$1")
+    shift
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --bind | --ro-bind) binds+=("$1" "$2" "$3"); shift 3 ;;
+            --) shift; break ;;
+            *) echo "dk_chroot_run: unknown option $1" >&2; return 2 ;;
+        esac
+    done
+    # A mount point that is a symlink would be followed out of the chroot (onto the host's own /proc,
+    # /dev...): refuse.
+    for name in proc dev sys tmp; do
+        if [ -L "$dir/$name" ] || [ ! -d "$dir/$name" ]; then
+            echo "error: $dir/$name is not a directory; refusing to mount on it" >&2
+            return 1
+        fi
+    done
+    local env=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM="${TERM:-dumb}")
+    for name in $(compgen -v DK_ENV_ || true); do
+        env+=("${name#DK_ENV_}=${!name}")
+    done
+    # The mount points are made on the chroot's own file system (empty directories; harmless if left).
+    # The inner script runs in the new namespace: `set -e` there, so a failed mount stops before chroot.
+    # The mounts made into /proc, /dev and /sys of the namespace's copy of the chroot are private: the
+    # propagation is set before any mount, so nothing reaches the host.
+    dk_root unshare --mount --propagation private --pid --fork --kill-child -- bash -c '
+        set -euo pipefail
+        dir=$1; shift
+        mount -t proc proc "$dir/proc"
+        # /dev with its submounts (devpts for a terminal, /dev/shm for POSIX shared memory).
+        mount --rbind /dev "$dir/dev"
+        mount -t sysfs -o ro sysfs "$dir/sys" 2>/dev/null || mount --rbind -o ro /sys "$dir/sys"
+        mount -t tmpfs tmpfs "$dir/tmp"   # a fresh /tmp, so that nothing is left behind in the chroot
+        chmod 1777 "$dir/tmp"
+        while [ "$1" != -- ]; do
+            kind=$1 src=$2 dst=$3; shift 3
+            mkdir -p "$dir$dst"
+            mount --bind "$src" "$dir$dst"
+            # A read-only bind needs a second, remounting step.
+            if [ "$kind" = --ro-bind ]; then mount -o remount,bind,ro "$dir$dst"; fi
+        done
+        shift
+        exec chroot "$dir" "$@"
+    ' dk-chroot-run "$dir" "${binds[@]}" -- env -i "${env[@]}" "$@"
+}
+
+# The mapping of GitHub to the local package mirror that this machine's git has (git config --system
+# url.*.insteadof), made inside a chroot; the mirror itself must be bound in read-only at the same path.
+# Only the DelegateKit package's Macros/ (swift-syntax) needs it; the main package has no dependency.
+dk_chroot_git_mirror() {
+    local dir=$1 mirror=${2:-/opt/swift-packages}
+    dk_chroot_run "$dir" -- bash -c '
+        git config --system url.'"$mirror"'/.insteadof https://github.com/
+        git config --system --add url.'"$mirror"'/.insteadof git@github.com:
+        git config --system --add url.'"$mirror"'/.insteadof ssh://git@github.com/'
+}
+
+# Copies the package at $1 into $2 for a build in a chroot, leaving $2/.build (so a rerun is incremental)
+# and removing whatever else was there (a file deleted from the package must not linger in the copy).
+# A copy, not a bind mount: see .ci/swift-6.2.sh.
+dk_copy_source() {
+    local src=$1 dst=$2
+    mkdir -p "$dst"
+    find "$dst" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf --one-file-system -- {} +
+    # Not Package.resolved (ignored by git, so never in a clone): the host's may pin swift-syntax from a build
+    # with the Macros trait, which SwiftPM would then fetch even without the trait.
+    tar -C "$src" --exclude=./.build --exclude=./Package.resolved -cf - . | tar -C "$dst" -xf -
+}
+
+# Prints (and succeeds when there are) compiler warnings in the package's own files in a build log: a
+# path under the package as the chroot sees it ($DK_SRC_IN_CHROOT) or relative, not under .build.
+# Independent of target names.
+dk_package_warnings() {
+    grep -E "^($DK_SRC_IN_CHROOT/)?[^/<: ][^:]*:[0-9]+:([0-9]+:)? warning:" "$1" |
+        grep -vE "^($DK_SRC_IN_CHROOT/)?\.build/"
+}
+
+# Prints the summary lines of a Swift Testing run and the names of the failed tests.
+dk_test_summary() {
+    echo "== summary of $1"
+    # (Colour codes removed: Swift Testing colours its output when run directly.)
+    sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E "^✘ Test .*(failed|recorded an issue)|^✘ Suite|Test run with .* tests|error: Exited with" |
+        sed -E 's/ at .*//' | sort -u | tail -n 400 || true
+}
