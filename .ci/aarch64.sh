@@ -71,7 +71,7 @@ cross_build() {
     DK_ENV_PKG_CONFIG_PATH=$pc_dirs DK_ENV_PKG_CONFIG_LIBDIR=$pc_dirs DK_ENV_PKG_CONFIG_SYSROOT_DIR=$sysroot \
         dk_chroot_run "$DK_CHROOT_AMD64" --bind "$copy" "$DK_SRC_IN_CHROOT" --ro-bind "$DK_SYSROOT_ARM64" "$sysroot" -- \
         bash -c 'cd "$0" && "$@"' "$DK_SRC_IN_CHROOT" \
-        swift build --build-tests --scratch-path "$scratch" --triple "$triple" --sdk "$sysroot" \
+        swift build --triple "$triple" --sdk "$sysroot" \
         --toolset "$DK_SRC_IN_CHROOT/.build/aarch64-toolset.json" --pkg-config-path "$pc_dirs" \
         "${DK_SWIFT_62_FLAGS[@]}" "$@"  # (see .ci/swift-6.2.sh: no lib_Testing_Foundation.so in Debian's 6.2.3)
 }
@@ -82,7 +82,7 @@ read -r -a test_args <<< "${DK_TEST_ARGS:-}"
 
 failed=()
 log=$DK_LOG_DIR/aarch64-build.log
-build() { cross_build 2>&1 | tee "$log"; }
+build() { cross_build --build-tests --scratch-path "$scratch" 2>&1 | tee "$log"; }
 if ! dk_stage "cross build for aarch64 (6.2.3)" build; then
     echo "error: the cross build failed (log: $log)" >&2
     exit 1
@@ -92,7 +92,18 @@ if dk_package_warnings "$log"; then
     failed+=("aarch64 warnings")
 fi
 
-bin=$(cross_build --show-bin-path | tail -n 1)
+# The release executables the tests run in child processes (ReleaseBuild.swift would build them with a
+# `swift` the arm64 root does not have): cross-built here, and named to the tests by
+# DELEGATEKIT_RELEASE_PRODUCTS.
+log=$DK_LOG_DIR/aarch64-release-build.log
+release_build() { cross_build -c release --scratch-path "$scratch-release" --product delegatekit-misuse 2>&1 | tee "$log"; }
+if ! dk_stage "cross release build of delegatekit-misuse" release_build; then
+    echo "error: the release cross build failed (log: $log)" >&2
+    exit 1
+fi
+release_bin=$(cross_build -c release --scratch-path "$scratch-release" --show-bin-path | tail -n 1)
+
+bin=$(cross_build --scratch-path "$scratch" --show-bin-path | tail -n 1)
 tests=$(find "$copy/${bin#"$DK_SRC_IN_CHROOT"/}" -maxdepth 1 -name '*PackageTests.xctest' | head -n 1)
 [ -n "$tests" ] || { echo "error: no test binary in $bin" >&2; exit 1; }
 tests=$DK_SRC_IN_CHROOT/${tests#"$copy"/}
@@ -104,7 +115,7 @@ file "$copy/${tests#"$DK_SRC_IN_CHROOT"/}" 2>/dev/null || true
 for fast_path in 1 0; do
     log=$DK_LOG_DIR/aarch64-test-fast-path-$fast_path.log
     test_run() {
-        DK_ENV_DELEGATEKIT_FAST_PATH=$fast_path \
+        DK_ENV_DELEGATEKIT_FAST_PATH=$fast_path DK_ENV_DELEGATEKIT_RELEASE_PRODUCTS=$release_bin \
             dk_chroot_run "$DK_SYSROOT_ARM64" --bind "$copy" "$DK_SRC_IN_CHROOT" -- \
             bash -c 'cd "$0" && uname -m && "$@"' "$DK_SRC_IN_CHROOT" "$tests" --testing-library swift-testing "${test_args[@]}" 2>&1 | tee "$log"
     }

@@ -5,12 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-swift package dump-symbol-graph --minimum-access-level public >/dev/null
-graphs="$(swift build --show-bin-path)/../symbolgraph"
-# Only the library's own graphs: the package also holds examples, fixtures and tests.
+# Only the library's own symbol graphs, emitted by the compiler while it builds DelegateKit (in a build
+# directory of its own, as the flags differ): `swift package dump-symbol-graph` would extract every module
+# of the package, and since the package holds a macro it cannot load the test runner's modules.
 selected="$(mktemp -d)"
-cp "$graphs"/DelegateKit.symbols.json "$selected"/
-cp "$graphs"/DelegateKit@*.symbols.json "$selected"/ 2>/dev/null || true
+trap 'rm -rf "$selected"' EXIT
+swift build --target DelegateKit --scratch-path .build/docs \
+    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$selected" \
+    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
+# (Swift writes every imported module's extension graphs too; DocC wants DelegateKit's own.)
+find "$selected" -name '*.symbols.json' ! -name 'DelegateKit.symbols.json' ! -name 'DelegateKit@*.symbols.json' -delete
 
 docc convert Sources/DelegateKit/DelegateKit.docc \
     --additional-symbol-graph-dir "$selected" \

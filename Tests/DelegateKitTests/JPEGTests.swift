@@ -14,33 +14,30 @@ import Testing
 /// that includes DelegateKit's generated thunks' references to the closure), which LeakSanitizer's check
 /// at exit would report as the program's leak.
 @Suite struct JPEGTests {
-    enum Scenario: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
-        case theExampleDecodesAndReportsBadData, libjpegsOwnPatternWithTheSetjmpInC, theDocumentationExample
-        case aVoidFunctionCalledCatchingJumpsReadsLikeAnyCall
-
-        var run: (_ libffi: Bool) throws -> Void {
-            switch self {
-            case .theExampleDecodesAndReportsBadData: return JPEGTests.theExampleDecodesAndReportsBadData
-            case .libjpegsOwnPatternWithTheSetjmpInC: return JPEGTests.libjpegsOwnPatternWithTheSetjmpInC
-            case .theDocumentationExample: return JPEGTests.theDocumentationExample
-            case .aVoidFunctionCalledCatchingJumpsReadsLikeAnyCall: return JPEGTests.aVoidFunctionCalledCatchingJumpsReadsLikeAnyCall
-            }
-        }
-
-        var testDescription: String { rawValue }
+    @Test func theExampleDecodesAndReportsBadDataInAChildProcess() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(JPEGTests.theExampleDecodesAndReportsBadData)
+        })
     }
 
-    #if compiler(>=6.3)  // An exit test capturing a value (`[scenario]`) is Swift 6.3's.
-    @Test(arguments: Scenario.allCases)
-    func inAChildProcess(_ scenario: Scenario) async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) { [scenario] in
-            inChild(scenario.run)
-        }
-        let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
-        #expect(!output.contains("FAILED"), "\(output)")
-        #expect(output.hasSuffix("done\n"), "the child did not finish: \(output)")
+    @Test func libjpegsOwnPatternWithTheSetjmpInCInAChildProcess() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(JPEGTests.libjpegsOwnPatternWithTheSetjmpInC)
+        })
     }
-    #endif
+
+    @Test func theDocumentationExampleInAChildProcess() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(JPEGTests.theDocumentationExample)
+        })
+    }
+
+    @Test func aVoidFunctionCalledCatchingJumpsReadsLikeAnyCallInAChildProcess() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(JPEGTests.aVoidFunctionCalledCatchingJumpsReadsLikeAnyCall)
+        })
+    }
+
     /// Cut inside the compressed pixels: libjpeg warns and would fill the rest with gray.
     static let truncated = Array(JPEGDecoder.sample.dropLast(60))
     /// Cut inside the headers: an error.

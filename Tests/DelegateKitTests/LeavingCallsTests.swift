@@ -12,59 +12,77 @@ import Testing
 /// remover does next. Each scenario runs in a child process (an exit test) that an alarm kills after a
 /// minute, so that a hang fails the test instead of stopping CI; each runs on both call paths.
 @Suite struct LeavingCallsTests {
-    /// One scenario of `LeavingScenarios`, by name: what an exit test can take into its child process.
-    enum Scenario: String, CaseIterable, Codable, Sendable, CustomTestStringConvertible {
-        case aThreadThatExitsInsideAClosureBlocksNoChange
-        case aThreadCancelledInsideAClosureBlocksNoChange
-        case aJumpOnThisThreadReleasesAtTheNextChange
-        case aJumpOnAnIdlePoolThreadBlocksNoChange
-        case manyJumpsOnAThreadThatExitsBlockNothingElse
-        case aMillionJumpsKeepMemoryFlat
-        case deepNestingDefersAndThenReleases
-        case otherChangesAndADelegateDroppedFromInside
-        case aForkedChildChangesWhatAnotherThreadWasInside
-        case aClosureWaitingForItsRemoverDoesNotDeadlock
-        case waitingRefusesTheCallersOwnCallAndTimesOut
+    // Each scenario of `LeavingScenarios` in a child process with an alarm, on both call paths: an exit
+    // test apiece, since an exit test can take no argument into its child before Swift 6.3. A failed check
+    // prints why and ends the child normally (an exit test that fails hands back no output); a hang or a
+    // crash ends it otherwise.
 
-        var run: (_ libffi: Bool) throws -> Void {
-            switch self {
-            case .aThreadThatExitsInsideAClosureBlocksNoChange: return LeavingScenarios.aThreadThatExitsInsideAClosureBlocksNoChange
-            case .aThreadCancelledInsideAClosureBlocksNoChange: return LeavingScenarios.aThreadCancelledInsideAClosureBlocksNoChange
-            case .aJumpOnThisThreadReleasesAtTheNextChange: return LeavingScenarios.aJumpOnThisThreadReleasesAtTheNextChange
-            case .aJumpOnAnIdlePoolThreadBlocksNoChange: return LeavingScenarios.aJumpOnAnIdlePoolThreadBlocksNoChange
-            case .manyJumpsOnAThreadThatExitsBlockNothingElse: return LeavingScenarios.manyJumpsOnAThreadThatExitsBlockNothingElse
-            case .aMillionJumpsKeepMemoryFlat: return LeavingScenarios.aMillionJumpsKeepMemoryFlat
-            case .deepNestingDefersAndThenReleases: return LeavingScenarios.deepNestingDefersAndThenReleases
-            case .otherChangesAndADelegateDroppedFromInside: return LeavingScenarios.otherChangesAndADelegateDroppedFromInside
-            case .aForkedChildChangesWhatAnotherThreadWasInside: return LeavingScenarios.aForkedChildChangesWhatAnotherThreadWasInside
-            case .aClosureWaitingForItsRemoverDoesNotDeadlock: return LeavingScenarios.aClosureWaitingForItsRemoverDoesNotDeadlock
-            case .waitingRefusesTheCallersOwnCallAndTimesOut: return LeavingScenarios.waitingRefusesTheCallersOwnCallAndTimesOut
-            }
-        }
-
-        var testDescription: String { rawValue }
-
-        /// What runs in this process: all but pthread_cancel under ThreadSanitizer, which cannot follow it.
-        static var here: [Scenario] {
-            allCases.filter { !(underThreadSanitizer && $0 == .aThreadCancelledInsideAClosureBlocksNoChange) }
-        }
+    @Test func aThreadThatExitsInsideAClosureBlocksNoChange() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aThreadThatExitsInsideAClosureBlocksNoChange)
+        }, echo: true)
     }
 
-    /// Each scenario in a child process with an alarm, on both call paths. A failed check prints why and
-    /// ends the child normally (an exit test that fails hands back no output); a hang or a crash ends it
-    /// otherwise.
-    #if compiler(>=6.3)  // An exit test capturing a value (`[scenario]`) is Swift 6.3's.
-    @Test(arguments: Scenario.here)
-    func inAChildProcess(_ scenario: Scenario) async {
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) { [scenario] in
-            inChild(scenario.run)
-        }
-        let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
-        print(output, terminator: "")
-        #expect(!output.contains("FAILED"), "\(output)")
-        #expect(output.hasSuffix("done\n"), "the child did not finish: \(output)")
+    @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer cannot follow pthread_cancel"))
+    func aThreadCancelledInsideAClosureBlocksNoChange() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aThreadCancelledInsideAClosureBlocksNoChange)
+        }, echo: true)
     }
-    #endif
+
+    @Test func aJumpOnThisThreadReleasesAtTheNextChange() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aJumpOnThisThreadReleasesAtTheNextChange)
+        }, echo: true)
+    }
+
+    @Test func aJumpOnAnIdlePoolThreadBlocksNoChange() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aJumpOnAnIdlePoolThreadBlocksNoChange)
+        }, echo: true)
+    }
+
+    @Test func manyJumpsOnAThreadThatExitsBlockNothingElse() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.manyJumpsOnAThreadThatExitsBlockNothingElse)
+        }, echo: true)
+    }
+
+    @Test func aMillionJumpsKeepMemoryFlat() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aMillionJumpsKeepMemoryFlat)
+        }, echo: true)
+    }
+
+    @Test func deepNestingDefersAndThenReleases() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.deepNestingDefersAndThenReleases)
+        }, echo: true)
+    }
+
+    @Test func otherChangesAndADelegateDroppedFromInside() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.otherChangesAndADelegateDroppedFromInside)
+        }, echo: true)
+    }
+
+    @Test func aForkedChildChangesWhatAnotherThreadWasInside() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aForkedChildChangesWhatAnotherThreadWasInside)
+        }, echo: true)
+    }
+
+    @Test func aClosureWaitingForItsRemoverDoesNotDeadlock() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aClosureWaitingForItsRemoverDoesNotDeadlock)
+        }, echo: true)
+    }
+
+    @Test func waitingRefusesTheCallersOwnCallAndTimesOut() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.waitingRefusesTheCallersOwnCallAndTimesOut)
+        }, echo: true)
+    }
 
     // MARK: next after its slot was emptied
 
@@ -429,6 +447,15 @@ enum LeavingScenarios {
 // MARK: The child processes
 
 private typealias Captured = RemovalReleaseTests.Captured
+
+/// What an exit test running `inChild` must hand back: output without "FAILED", ending with "done".
+/// `echo` prints the child's output (its measurements) into the parent's.
+func expectFinished(_ result: ExitTest.Result?, echo: Bool = false, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+    if echo { print(output, terminator: "") }
+    #expect(!output.contains("FAILED"), "\(output)", sourceLocation: sourceLocation)
+    #expect(output.hasSuffix("done\n"), "the child did not finish: \(output)", sourceLocation: sourceLocation)
+}
 
 /// The child's watchdog, then `scenario` on the register path and on libffi's; a failed check prints
 /// and exits with 1.

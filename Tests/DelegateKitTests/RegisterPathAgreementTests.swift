@@ -87,14 +87,12 @@ import Testing
 
     /// CI runs the suite twice, the second time with `DELEGATEKIT_FAST_PATH=0`: this is what makes that
     /// second run exercise libffi's path, and the first the register path (Debian 12's libffi runs the
-    /// trampoline written into its closure memory, so the probe must find it running). Where CI knows the
-    /// probe fails, it says so with `DELEGATEKIT_EXPECT_REGISTER_PATH=0`: Debian sid's libffi 3.8.0, in the
-    /// Swift 6.2.3 chroot, runs code of its own at a closure's address, and every closure takes libffi's path.
+    /// trampoline written into its closure memory, so the probe must find it running), unless CI says the
+    /// probe fails there (``ExpectedRegisterPath``).
     @Test func theSwitchDecidesThePath() throws {
         let forcedOff = getenv("DELEGATEKIT_FAST_PATH").map { String(cString: $0) == "0" } ?? false
-        let probeWorks = getenv("DELEGATEKIT_EXPECT_REGISTER_PATH").map { String(cString: $0) != "0" } ?? true
         #if arch(x86_64) && os(Linux)
-        #expect(RegisterPath.isAvailable == (!forcedOff && probeWorks))
+        #expect(RegisterPath.isAvailable == (!forcedOff && ExpectedRegisterPath.probeSucceeds))
         #else
         #expect(!RegisterPath.isAvailable)
         #endif

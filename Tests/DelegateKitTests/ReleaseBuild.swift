@@ -7,8 +7,13 @@ import Foundation
 enum ReleaseBuild {
     static let products = ["delegatekit-misuse", "delegatekit-trampoline-pages"]
 
-    /// The directory holding every product, or why the build failed.
+    /// The directory holding every product, or why the build failed. `DELEGATEKIT_RELEASE_PRODUCTS` names
+    /// a directory where they are already built: a cross-compiled run (.ci/aarch64.sh, under qemu) has no
+    /// compiler for its own CPU, so its products come from the cross build.
     static let directory: Result<URL, BuildFailure> = {
+        if let prebuilt = getenv("DELEGATEKIT_RELEASE_PRODUCTS").map({ String(cString: $0) }), !prebuilt.isEmpty {
+            return .success(URL(fileURLWithPath: prebuilt))
+        }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let scratch = root.appendingPathComponent(".build/release-stops")

@@ -1,3 +1,6 @@
+// DelegateKit's own trampoline pages exist on x86_64 Linux only (TrampolinePages.c writes x86_64 code);
+// elsewhere every closure takes libffi's path and there is nothing here to test.
+#if arch(x86_64)
 @testable import DelegateKit
 import CDelegateKit
 import Foundation
@@ -140,7 +143,8 @@ import Testing
 
     /// A release build puts every kind of register trampoline (a common shape's own entry, the shared
     /// closure entry, a dispatcher, a slot stub) in its own pages, and its forked child calls them too.
-    @Test func aReleaseBuildRunsOnItsOwnPages() throws {
+    @Test(.enabled(if: ExpectedRegisterPath.probeSucceeds, "this libffi fails the register path's probe: no closure takes the register path"))
+    func aReleaseBuildRunsOnItsOwnPages() throws {
         let child = run(try ReleaseBuild.executable("delegatekit-trampoline-pages"), ["pages"], environment: Self.registerPath)
         #expect(child.termination == .exit(0))
         let results = "comparator own: [9, 5, 3, 0, -2]\nclosure own: 42\nstacked slot own: 43, observed 1\nplain slot own: -1"
@@ -167,3 +171,4 @@ import Testing
         #expect(child.output == "300 of 300 children answered\n")
     }
 }
+#endif
