@@ -502,7 +502,7 @@ final class Probe {
 }
 
 /// Ends the child after a failed check, saying why on standard output for the parent to report (see
-/// `inAChildProcess`).
+/// `expectFinished`).
 func fail(_ message: String) -> Never {
     print("FAILED: \(message)")
     fflush(nil)
