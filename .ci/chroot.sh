@@ -124,19 +124,36 @@ dk_write_apt_conf() {
         dk_root tee "$dir/etc/apt/apt.conf.d/99delegatekit-ci" > /dev/null
 }
 
+# Whether a root must be made: not when a finished one is there (marked by the file its maker writes last;
+# DK_FRESH=1 starts over), and a half-made one from an interrupted run is deleted (safely) first.
+dk_root_needs_making() {
+    local dir=$1
+    if [ "${DK_FRESH:-0}" = 1 ]; then dk_chroot_delete "$dir"; fi
+    if [ -e "$dir/.delegatekit-ci-complete" ]; then
+        dk_log "reusing $dir"
+        return 1
+    fi
+    dk_chroot_delete "$dir"
+    dk_root mkdir -p "$(dirname "$dir")"
+}
+
+# The start of a stage script (.ci/swift-6.2.sh, .ci/aarch64.sh): its log directory, a fresh file of its
+# stages' wall times, the host's set-up and the amd64 toolchain chroot.
+dk_begin() {
+    local name=$1
+    : "${DK_LOG_DIR:=$DK_CHROOT_BASE/logs}"
+    mkdir -p "$DK_LOG_DIR"
+    export DK_TIMES_FILE=$DK_LOG_DIR/$name.times
+    : > "$DK_TIMES_FILE"
+    dk_stage "host set-up" dk_host_setup
+    dk_stage "amd64 chroot set-up" dk_make_amd64_chroot "$DK_CHROOT_AMD64"
+}
+
 # Makes the amd64 toolchain chroot from nothing (~1 min, ~4 GB). Reuses an existing one that has
 # every package (set DK_FRESH=1 to start over).
 dk_make_amd64_chroot() {
     local dir=${1:-$DK_CHROOT_AMD64}
-    if [ "${DK_FRESH:-0}" = 1 ]; then dk_chroot_delete "$dir"; fi
-    # (Not `-x $dir/usr/bin/swift`: that is an absolute symlink through /etc/alternatives, resolved on the host.)
-    if [ -e "$dir/.delegatekit-ci-complete" ]; then
-        dk_log "reusing $dir"
-        return 0
-    fi
-    # A half-made chroot from an interrupted run: start over (safely).
-    dk_chroot_delete "$dir"
-    dk_root mkdir -p "$(dirname "$dir")"
+    dk_root_needs_making "$dir" || return 0
     local include
     include=$(IFS=,; echo "${DK_AMD64_PACKAGES[*]}")
     # minbase: only what the toolchain needs; debootstrap resolves swiftlang's dependencies itself.
@@ -158,13 +175,7 @@ dk_make_amd64_chroot() {
 # (/etc/passwd, the loader's cache).
 dk_make_arm64_sysroot() {
     local dir=${1:-$DK_SYSROOT_ARM64}
-    if [ "${DK_FRESH:-0}" = 1 ]; then dk_chroot_delete "$dir"; fi
-    if [ -e "$dir/.delegatekit-ci-complete" ]; then
-        dk_log "reusing $dir"
-        return 0
-    fi
-    dk_chroot_delete "$dir"
-    dk_root mkdir -p "$(dirname "$dir")"
+    dk_root_needs_making "$dir" || return 0
     local include
     include=$(IFS=,; echo "${DK_ARM64_PACKAGES[*]}")
     # The first stage mounts nothing, but it runs in a private namespace all the same (see above).
