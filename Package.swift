@@ -89,7 +89,10 @@ let package = Package(
         .testTarget(
             name: "DelegateKitMacrosTests",
             dependencies: [
-                "DelegateKitMacros", "DelegateKitBenchmarkSupport",
+                "DelegateKitMacros",
+                // Only with the trait: its allocation counter replaces malloc, which would then be in every
+                // test run's binary, ThreadSanitizer's too (whose start-up it crashes).
+                .target(name: "DelegateKitBenchmarkSupport", condition: .when(traits: macros)),
                 .target(name: "DelegateKitMacrosPlugin", condition: .when(traits: macros)),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: .when(traits: macros)),
                 .product(

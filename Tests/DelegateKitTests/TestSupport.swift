@@ -170,8 +170,10 @@ enum Termination: Equatable {
 /// `Process`, whose `run()` leaks a weak-reference side table that LeakSanitizer reports in the
 /// AddressSanitizer run.
 func run(_ path: String, _ arguments: [String], environment extra: [String: String] = [:]) -> (termination: Termination, output: String) {
+    // Close-on-exec, so that no other child spawned meanwhile (the tests run in parallel) keeps a copy of
+    // the write end and holds off the end of file this read waits for; dup2 gives the child its own.
     var pipe: [Int32] = [0, 0]
-    guard Glibc.pipe(&pipe) == 0 else { return (.exit(-1), "pipe failed: errno \(errno)") }
+    guard fx_pipe_cloexec(&pipe) == 0 else { return (.exit(-1), "pipe failed: errno \(errno)") }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }

@@ -244,6 +244,8 @@ int fx_ftw_phys(void);  /* FTW_PHYS */
    cookie_io_functions_t, by name: offsetof a member (-1 when not listed), the member count, sizeof. ---- */
 long fx_member_offset(const char *structure, const char *member);
 int fx_member_count(const char *structure);
+/* pipe2(fds, O_CLOEXEC): a pipe no other child spawned meanwhile inherits. */
+int fx_pipe_cloexec(int fds[2]);
 /* The path the dynamic loader opened `library` under (as dlerror() names it), found through `symbol`; NULL
    if either is missing. */
 const char *fx_loaded_path(const char *library, const char *symbol);

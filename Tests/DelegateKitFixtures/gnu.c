@@ -1,9 +1,14 @@
-/* Where the dynamic loader found a library, as dlerror() names it: glibc's dladdr is a GNU extension,
-   which Swift's Glibc module does not show. */
+/* glibc's GNU extensions the tests need, which Swift's Glibc module does not show. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stddef.h>
+#include <unistd.h>
 #include "DelegateKitFixtures.h"
+
+int fx_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
 
 const char *fx_loaded_path(const char *library, const char *symbol) {
     void *handle = dlopen(library, RTLD_NOW);
