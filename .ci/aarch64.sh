@@ -111,8 +111,8 @@ for fast_path in 1 0; do
     test_run() {
         # The churn and jump counts at a hundredth: emulated, one churn exit test still ran after six
         # minutes at a tenth.
-        # No backtracer in the children that stop on purpose (the exit tests'): under qemu-user it cannot
-        # suspend the crashed process's threads and spins instead of letting the process die.
+        # No backtracer in the children that stop on purpose (the exit tests'): under qemu-user it reports
+        # "failed to suspend thread" and only delays their end.
         DK_ENV_DELEGATEKIT_FAST_PATH=$fast_path DK_ENV_DELEGATEKIT_RELEASE_PRODUCTS=$release_bin \
             DK_ENV_DELEGATEKIT_CHURN_SCALE=100 DK_ENV_SWIFT_BACKTRACE=enable=no \
             dk_chroot_run "$DK_SYSROOT_ARM64" --bind "$copy" "$DK_SRC_IN_CHROOT" -- \
