@@ -123,9 +123,4 @@ for fast_path in 1 0; do
     dk_test_summary "$log"
 done
 
-echo "== wall times"
-cat "$DK_TIMES_FILE"
-if [ "${#failed[@]}" -gt 0 ]; then
-    printf 'error: failed: %s\n' "${failed[@]}" >&2
-    exit 1
-fi
+dk_end "${failed[@]}"

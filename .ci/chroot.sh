@@ -149,6 +149,16 @@ dk_begin() {
     dk_stage "amd64 chroot set-up" dk_make_amd64_chroot "$DK_CHROOT_AMD64"
 }
 
+# The end of a stage script: its stages' wall times, then failure if any stage named in the arguments failed.
+dk_end() {
+    echo "== wall times"
+    cat "$DK_TIMES_FILE"
+    if [ $# -gt 0 ]; then
+        printf 'error: failed: %s\n' "$@" >&2
+        exit 1
+    fi
+}
+
 # Makes the amd64 toolchain chroot from nothing (~1 min, ~4 GB). Reuses an existing one that has
 # every package (set DK_FRESH=1 to start over).
 dk_make_amd64_chroot() {

@@ -78,9 +78,4 @@ for fast_path in "${fast_paths[@]}"; do
     dk_test_summary "$log"
 done
 
-echo "== wall times"
-cat "$DK_TIMES_FILE"
-if [ "${#failed[@]}" -gt 0 ]; then
-    printf 'error: failed: %s\n' "${failed[@]}" >&2
-    exit 1
-fi
+dk_end "${failed[@]}"
