@@ -8,7 +8,6 @@ import PackageDescription
 /// builds no swift-syntax at all.
 let macros: Set<String> = ["Macros"]
 
-
 let package = Package(
     name: "DelegateKit",
     products: [
@@ -26,8 +25,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
     ],
     targets: [
-        // The library's only code that touches libffi (the benchmark's DelegateKitBenchmarkSupport calls it too, as the
-        // baseline it measures against). In C so that Swift never reads libffi's mutable globals.
+        // The library's only code that touches libffi (the benchmark's DelegateKitBenchmarkSupport calls it
+        // too, as the baseline it measures against). In C so that Swift never reads libffi's mutable globals.
         .target(
             name: "CDelegateKit",
             path: "Sources/CDelegateKit",
@@ -72,7 +71,8 @@ let package = Package(
             ]),
         // The `#CClosure` macro: its compiler plug-in, its declaration (what users import), its benchmark
         // (`swift run -c release --traits Macros delegatekit-macro-bench`) and its tests. Without the trait the
-        // plug-in is an empty program and the declaration says which trait to enable.
+        // plug-in is an empty program and DelegateKitMacros declares no macro (a use says "no macro named
+        // 'CClosure'").
         .macro(
             name: "DelegateKitMacrosPlugin",
             dependencies: [

@@ -67,7 +67,7 @@ cross_build() {
         bash -c 'cd "$0" && "$@"' "$DK_SRC_IN_CHROOT" \
         swift build --triple "$triple" --sdk "$sysroot" \
         --toolset "$DK_SRC_IN_CHROOT/.build/aarch64-toolset.json" --pkg-config-path "$pc_dirs" \
-        "${DK_SWIFT_62_FLAGS[@]}" "$@"  # (see .ci/swift-6.2.sh: no lib_Testing_Foundation.so in Debian's 6.2.3)
+        "${DK_SWIFT_62_FLAGS[@]}" "$@"  # (see .ci/chroot.sh: no lib_Testing_Foundation.so in Debian's 6.2.3)
 }
 
 # Extra arguments for the test runs, e.g. DK_TEST_ARGS="--skip SAXParsingTests" (Swift Testing's --filter and

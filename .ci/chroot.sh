@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Functions for CI stages that build in a Debian chroot: a second toolchain (Debian sid's swiftlang 6.2.3,
 # amd64) and a second CPU (an arm64 sysroot, cross-compiled against and run under qemu-user).
-# `source .ci/chroot.sh` (from .ci/run, .ci/swift-6.2.sh, .ci/aarch64.sh); nothing runs on sourcing.
+# `source .ci/chroot.sh` (from .ci/swift-6.2.sh and .ci/aarch64.sh); nothing runs on sourcing.
 #
 # The one hard rule of this file: a chroot is never deleted while anything is mounted under it. `rm -rf`
 # follows a bind mount of /dev into the machine's own /dev (it happened). So:
@@ -37,7 +37,10 @@ DK_AMD64_PACKAGES=(swiftlang libc6-dev libffi-dev git ca-certificates)
 # their .swiftmodules under /usr/libexec/swift/lib/swift), libc6-dev/libstdc++ come with it.
 DK_ARM64_PACKAGES=(swiftlang "${DK_TEST_LIBRARIES[@]}")
 
-# Options every 6.2.3 build needs: see .ci/swift-6.2.sh (Debian's package lacks lib_Testing_Foundation.so).
+# Options every 6.2.3 build needs. Debian's swiftlang 6.2.3 ships Swift Testing's Foundation cross-import
+# overlay as a module (_Testing_Foundation.swiftmodule) without its library (lib_Testing_Foundation.so), so
+# every test target that imports both Testing and Foundation fails to link ("cannot find
+# -l_Testing_Foundation"). Without the overlay nothing asks for the library (the tests use none of its API).
 DK_SWIFT_62_FLAGS=(-Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays)
 
 dk_log() { echo "== $*" >&2; }
@@ -282,17 +285,6 @@ dk_chroot_run() {
         shift
         exec chroot "$dir" "$@"
     ' dk-chroot-run "$dir" "${binds[@]}" -- env -i "${env[@]}" "$@"
-}
-
-# The mapping of GitHub to the local package mirror that this machine's git has (git config --system
-# url.*.insteadof), made inside a chroot; the mirror itself must be bound in read-only at the same path.
-# Only the DelegateKit package's Macros/ (swift-syntax) needs it; the main package has no dependency.
-dk_chroot_git_mirror() {
-    local dir=$1 mirror=${2:-/opt/swift-packages}
-    dk_chroot_run "$dir" -- bash -c '
-        git config --system url.'"$mirror"'/.insteadof https://github.com/
-        git config --system --add url.'"$mirror"'/.insteadof git@github.com:
-        git config --system --add url.'"$mirror"'/.insteadof ssh://git@github.com/'
 }
 
 # Copies the package at $1 into $2 for a build in a chroot, leaving $2/.build (so a rerun is incremental)

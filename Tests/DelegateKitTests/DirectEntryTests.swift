@@ -4,9 +4,9 @@ import DelegateKitFixtures
 import Testing
 
 /// `CClosure(_:_direct:)`, the library's half of `#CClosure` (the macro's own tests are
-/// DelegateKitMacrosTests, with the package trait `Macros`): an entry written as the expansion writes one, here by hand, and counting its calls, must be
-/// what C enters on the register path and only there; where the Swift types cannot be converted by type,
-/// the closure must run as `CClosure(_:)` does.
+/// DelegateKitMacrosTests, with the package trait `Macros`): an entry written as the expansion writes one,
+/// here by hand, and counting its calls, must be what C enters on the register path and only there; where
+/// the Swift types cannot be converted by type, the closure must run as `CClosure(_:)` does.
 @Suite(.serialized) struct DirectEntryTests {
     /// Calls of every counting entry (the suite is serialized, and C calls on this thread).
     nonisolated(unsafe) static var entered = 0
