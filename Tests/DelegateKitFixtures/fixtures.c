@@ -6,6 +6,7 @@
 #include <ftw.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <float.h>
 #include <string.h>
 
 /* ---- Scalars ---- */
@@ -146,6 +147,13 @@ static void fx_combine(const fx_field *fields, size_t count, const void *a, cons
 #undef COMBINE
     }
 }
+
+void fx_long_double_store(void *out, int64_t n) { long double v = (long double)n / 16; memcpy(out, &v, sizeof v); }
+void fx_long_double_add(const void *a, const void *b, void *out) {
+    static const fx_field field = {0, FX_LD};
+    fx_combine(&field, 1, a, b, out);
+}
+size_t fx_long_double_value_bytes(void) { return LDBL_MANT_DIG == 64 ? 10 : sizeof(long double); }
 
 #define FX_DEFINE_STRUCT(S) \
     S fx_call_##S(const void *f, S a, S b) { return ((S (*)(S, S))f)(a, b); } \

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "DelegateKitFixtures.h"
 
@@ -19,4 +20,10 @@ const char *fx_loaded_path(const char *library, const char *symbol) {
     /* The library stays loaded (the tests link it): the path outlives the handle. */
     dlclose(handle);
     return path;
+}
+
+bool fx_process_vm_readv_works(void) {
+    long source = 42, copy = 0;
+    struct iovec local = {&copy, sizeof copy}, remote = {&source, sizeof source};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof copy && copy == source;
 }

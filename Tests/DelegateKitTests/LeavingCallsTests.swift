@@ -36,7 +36,12 @@ import Testing
         }, echo: true)
     }
 
-    @Test func aJumpOnAnIdlePoolThreadBlocksNoChange() async {
+    /// Telling that another thread idles above a call it jumped out of takes reading its stack
+    /// (`process_vm_readv`) and where it is blocked (`/proc/self/task/TID/syscall`). qemu-user, which runs
+    /// the aarch64 suite in CI, answers the first with ENOSYS and shows the host thread's state in the
+    /// second: the removal then cannot tell, and keeps waiting as it must.
+    @Test(.enabled(if: fx_process_vm_readv_works(), "process_vm_readv does not work here (qemu-user)"))
+    func aJumpOnAnIdlePoolThreadBlocksNoChange() async {
         expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             inChild(LeavingScenarios.aJumpOnAnIdlePoolThreadBlocksNoChange)
         }, echo: true)

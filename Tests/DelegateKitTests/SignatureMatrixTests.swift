@@ -223,10 +223,7 @@ func combine(_ type: CType, _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, into o
         case .int64: r.storeBytes(of: x.loadUnaligned(as: Int64.self) &+ y.loadUnaligned(as: Int64.self), as: Int64.self)
         case .float: r.storeBytes(of: x.loadUnaligned(as: Float.self) + y.loadUnaligned(as: Float.self), as: Float.self)
         case .double: r.storeBytes(of: x.loadUnaligned(as: Double.self) + y.loadUnaligned(as: Double.self), as: Double.self)
-        #if arch(x86_64)  // `long double` as `Float80` is x86_64 only.
-        case .longDouble:
-            r.storeBytes(of: x.loadUnaligned(as: Float80.self) + y.loadUnaligned(as: Float80.self), as: Float80.self)
-        #endif
+        case .longDouble: fx_long_double_add(x, y, r)  // in C: Swift has a `long double` on x86_64 only
         default: fatalError("the fixture has no \(leaf) fields")
         }
     }
@@ -265,9 +262,7 @@ func sample<S: CValue>(_ type: S.Type, seed: UInt64) -> S {
         case .int64: r.storeBytes(of: n, as: Int64.self)
         case .float: r.storeBytes(of: Float(n % 4096) / 4, as: Float.self)
         case .double: r.storeBytes(of: Double(n % 1_000_000) / 8, as: Double.self)
-        #if arch(x86_64)  // `long double` as `Float80` is x86_64 only.
-        case .longDouble: r.storeBytes(of: Float80(n) / 16, as: Float80.self)
-        #endif
+        case .longDouble: fx_long_double_store(r, n)
         default: fatalError("the fixture has no \(leaf) fields")
         }
     }
@@ -285,7 +280,7 @@ func sameFields<S>(_ a: S, _ b: S, fields: [fx_field]) -> Bool {
                 case FX_U16: 2
                 case FX_I32, FX_F32: 4
                 case FX_I64, FX_F64: 8
-                default: 10  // long double: the 80 significant bits of its 16 bytes.
+                default: fx_long_double_value_bytes()  // x87's 16 bytes hold 10 of value
                 }
                 return memcmp(x.baseAddress! + field.offset, y.baseAddress! + field.offset, size) == 0
             }

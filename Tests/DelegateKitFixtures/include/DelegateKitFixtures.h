@@ -90,6 +90,12 @@ typedef enum { FX_U8, FX_U16, FX_I32, FX_I64, FX_F32, FX_F64, FX_LD } fx_kind;
 typedef struct { size_t offset; fx_kind kind; } fx_field;
 /* The kind after `kind`, in a circle: an enum by value in and out. */
 fx_kind fx_next_kind(fx_kind kind);
+/* `long double` for the tests of every CPU, where Swift has no type for it (Float80 is x86_64's only):
+   stores n / 16 at `out`; adds the values at `a` and `b` into `out`; the bytes of a long double that hold
+   its value (10 of x87's 16, all 16 of aarch64's binary128). */
+void fx_long_double_store(void *out, int64_t n);
+void fx_long_double_add(const void *a, const void *b, void *out);
+size_t fx_long_double_value_bytes(void);
 
 #define FX_DECLARE_STRUCT(S) \
     S fx_call_##S(const void *f, S a, S b); \
@@ -249,6 +255,8 @@ int fx_pipe_cloexec(int fds[2]);
 /* The path the dynamic loader opened `library` under (as dlerror() names it), found through `symbol`; NULL
    if either is missing. */
 const char *fx_loaded_path(const char *library, const char *symbol);
+/* Whether process_vm_readv can read this process's own memory (qemu-user answers ENOSYS). */
+bool fx_process_vm_readv_works(void);
 long fx_struct_size(const char *structure);
 
 /* prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN): from now on no mapping of this process may become
