@@ -4,15 +4,16 @@
 # that arm64 root under qemu-aarch64 (binfmt), on both call paths.
 #
 # Why cross-compile: compiling under qemu-user is ~14x slower. Why run in the arm64 root (a chroot whose
-# programs the kernel hands to qemu through binfmt_misc with the F flag) rather than `qemu-aarch64 -L`:
+# programs the kernel hands to qemu through binfmt_misc: dk_qemu_register) rather than `qemu-aarch64 -L`:
 # every child process (Swift Testing's exit tests re-run the test binary; some tests run helper executables
 # from the build directory) is an aarch64 program too and runs the same way without any set-up, and the
 # paths tests read (/usr/include/aarch64-linux-gnu/...) are the arm64 system's.
 #
 # What cannot work here, by design: the tests that run `swift build -c release` (ReleaseBuild.swift): the arm64
 # root has no `swift` driver on PATH (its maintainer scripts, which make /usr/bin/swift, never ran), and
-# compiling under qemu would take most of an hour anyway. And qemu-user answers `process_vm_readv` with ENOSYS
-# and shows the host thread's state in /proc/self/task/TID/syscall.
+# compiling under qemu would take most of an hour anyway; the release products are cross-built below instead.
+# And qemu-user answers `process_vm_readv` with ENOSYS and shows the host thread's state in
+# /proc/self/task/TID/syscall: the one test that needs them says so and is skipped (LeavingCallsTests).
 #
 # Run as root (CI) or with sudo. Each stage prints its wall time. Exits non-zero when a stage failed, after
 # running both paths.
@@ -23,6 +24,8 @@ root=$PWD
 source .ci/chroot.sh
 
 dk_begin aarch64
+trap dk_qemu_unregister EXIT
+dk_stage "qemu-aarch64 set-up" dk_qemu_register
 dk_stage "arm64 sysroot set-up" dk_make_arm64_sysroot "$DK_SYSROOT_ARM64"
 
 # A copy of the package of its own (see .ci/swift-6.2.sh); also bound into the arm64 root at the same path,

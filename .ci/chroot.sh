@@ -11,7 +11,7 @@
 #   - dk_chroot_delete refuses while `findmnt` lists anything under the path, and deletes only with
 #     `rm -rf --one-file-system` (which never crosses into another file system even if a mount slipped in).
 # Nothing here mounts outside a private namespace except binfmt_misc on /proc/sys/fs/binfmt_misc (a
-# machine-wide setting, never under a chroot).
+# machine-wide setting, never under a chroot), where the aarch64 stage registers its emulator for its run.
 
 # Debian's mirror; sid there is a fixed snapshot whose Release file has expired, so apt needs
 # Check-Valid-Until=false (debootstrap itself does not check it).
@@ -61,10 +61,9 @@ dk_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-# Installs what a fresh bookworm machine lacks, and lets the kernel run aarch64 binaries through qemu,
-# inside chroots too.
+# Installs what a fresh bookworm machine lacks.
 dk_host_setup() {
-    local packages=(debootstrap qemu-user-static binfmt-support util-linux) missing=() package
+    local packages=(debootstrap util-linux) missing=() package
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
@@ -73,25 +72,52 @@ dk_host_setup() {
         dk_root apt-get update -q
         DEBIAN_FRONTEND=noninteractive dk_root apt-get install -y -q "${missing[@]}"
     fi
+}
+
+# The binfmt_misc entry that runs aarch64 programs, ours alone, and the emulator it names.
+DK_BINFMT_ENTRY=delegatekit-aarch64
+: "${DK_QEMU_AARCH64:=$DK_CHROOT_BASE/qemu/qemu-aarch64}"
+
+# Lets the kernel run aarch64 programs, in chroots too, through sid's qemu-aarch64 (static), registered
+# under an entry of our own; dk_qemu_unregister removes it. Not bookworm's qemu-user-static (7.2): under it
+# the test run stalled for good (every thread in a futex wait, exit tests' children never reaped), while
+# sid's ran the same binary to the end in under two minutes (measured: 11.1.3).
+# Needs the amd64 chroot (its apt downloads the package).
+dk_qemu_register() {
+    if [ ! -x "$DK_QEMU_AARCH64" ] || [ "${DK_FRESH:-0}" = 1 ]; then
+        local dir
+        dir=$(dirname "$DK_QEMU_AARCH64")
+        dk_root mkdir -p "$dir"
+        dk_root cp /etc/resolv.conf "$DK_CHROOT_AMD64/etc/resolv.conf"
+        dk_chroot_run "$DK_CHROOT_AMD64" -- apt-get update -q
+        # (As root without the _apt sandbox: the download lands in a directory bound from the host.)
+        dk_chroot_run "$DK_CHROOT_AMD64" --bind "$dir" /download -- \
+            sh -c 'cd /download && apt-get -o APT::Sandbox::User=root download -q qemu-user'
+        # Only the one emulator (the package holds every target's).
+        dpkg-deb --fsys-tarfile "$dir"/qemu-user_*.deb | dk_root tar -C "$dir" --strip-components=3 -xf - ./usr/bin/qemu-aarch64
+        dk_root rm -f "$dir"/qemu-user_*.deb
+    fi
+    "$DK_QEMU_AARCH64" --version | head -n 1
     # A container or a minimal machine may not have binfmt_misc mounted. This is the one mount outside a
     # private namespace, and it is the kernel's own, not under any chroot: it stays (like systemd's).
     if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
         dk_root mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
     fi
-    dk_root update-binfmts --enable qemu-aarch64 || true
-    local entry=/proc/sys/fs/binfmt_misc/qemu-aarch64
-    if [ ! -e "$entry" ] || ! grep -q '^enabled' "$entry"; then
-        echo "error: no enabled binfmt_misc entry for qemu-aarch64" >&2
-        return 1
-    fi
-    # The F flag makes the kernel open the interpreter when it is registered, so it is found inside a
-    # chroot that has no qemu of its own (Debian's qemu-user-static registers it so). Without F the
-    # emulator would have to be copied into every chroot.
-    if ! grep -q '^flags:.*F' "$entry"; then
-        echo "error: the qemu-aarch64 binfmt entry lacks the F flag (fix-binary); aarch64 programs would not run in a chroot:" >&2
-        cat "$entry" >&2
-        return 1
-    fi
+    dk_qemu_unregister
+    # The magic and mask of an aarch64 ELF executable (qemu's own). The kernel tries the newest entry
+    # first, so this one wins over a qemu-aarch64 the machine may have. Flags: F opens the emulator now, so
+    # that it is found inside a chroot that has no copy of it; P hands it the program's own argv[0]; O lets
+    # it read a program the caller may run but not read.
+    local magic='\x7f\x45\x4c\x46\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00'
+    local mask='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff'
+    echo ":$DK_BINFMT_ENTRY:M::$magic:$mask:$(realpath "$DK_QEMU_AARCH64"):POF" |
+        dk_root tee /proc/sys/fs/binfmt_misc/register > /dev/null
+}
+
+# Removes the binfmt_misc entry dk_qemu_register made (nothing when there is none).
+dk_qemu_unregister() {
+    local entry=/proc/sys/fs/binfmt_misc/$DK_BINFMT_ENTRY
+    if [ -e "$entry" ]; then echo -1 | dk_root tee "$entry" > /dev/null; fi
 }
 
 # Lists the mount points at or under a path (the host's mount table), one a line.
@@ -212,7 +238,7 @@ dk_make_arm64_sysroot() {
     [ -e "$dir/etc/group" ] || dk_root cp "$dir/usr/share/base-passwd/group.master" "$dir/etc/group"
     dk_write_apt_conf "$dir"
     # The loader searches Debian's multiarch directories without a cache, but /etc/ld.so.conf.d may name
-    # more: build the cache once, with the arm64 ldconfig under qemu (binfmt; one short static program).
+    # more: build the cache once, with the arm64 ldconfig under qemu (dk_qemu_register; one short static program).
     # No mount is needed for it.
     dk_root chroot "$dir" /sbin/ldconfig || dk_log "warning: ldconfig in $dir failed; relying on the built-in multiarch paths"
     # The first stage's own scripts and the .debs (~1 GB) are not needed.
