@@ -155,20 +155,6 @@ extension NotifiedCallback {
     }
 }
 
-extension CClosure {
-    /// Renamed `CCallback.oneShot(_:)`: it makes a ``CCallback``, not a `CClosure`.
-    @available(*, deprecated, renamed: "CCallback.oneShot")
-    public static func oneShot<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> CCallback {
-        try CCallback.oneShot(body)
-    }
-
-    /// Renamed `NotifiedCallback(_:)`: it makes a ``NotifiedCallback``, not a `CClosure`.
-    @available(*, deprecated, renamed: "NotifiedCallback.init")
-    public static func releasedByC<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> NotifiedCallback {
-        try NotifiedCallback(body)
-    }
-}
-
 /// One-shot closures: each is kept in a list from its creation until its call has finished, then a
 /// later ``make(_:)`` frees its code. What the user's closure captured goes earlier, as the call returns.
 /// One that is never called stays listed (C may still call it), which leak checkers report as reachable,

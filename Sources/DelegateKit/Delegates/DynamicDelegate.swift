@@ -376,12 +376,4 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         let slot = state.slots[index]
         return slot.entries.contains { !$0.isSpent } || slot.original != nil || forwardRoute(index, state)?.responds == true
     }
-
-    /// What C would call for `method` right now, as a Swift function of the given type; nil when the slot
-    /// is NULL. Each call goes through the slot's function pointer at that moment, exactly as C would.
-
-    /// Does nothing: a removal releases what it removed as soon as no thread runs it, and the code a C
-    /// caller may still hold is reused by the slot, so nothing is ever left to reclaim.
-    @available(*, deprecated, message: "removal releases what it removed; there is nothing left to reclaim")
-    public func reclaimRetiredImplementations() {}
 }

@@ -71,6 +71,3 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The name ``CDynamicValue`` had before it also carried results of calls into C.
-@available(*, deprecated, renamed: "CDynamicValue")
-public typealias CArgumentValue = CDynamicValue
