@@ -32,7 +32,7 @@ let package = Package(
             path: "Sources/CDelegateKit",
             linkerSettings: [.linkedLibrary("ffi")]
         ),
-        .target(name: "DelegateKit", dependencies: ["CDelegateKit"]),
+        .target(name: "DelegateKit", dependencies: ["CDelegateKit"], exclude: ["Generated/generate.py"]),
         .executableTarget(
             name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitCJPEG"]),
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).

@@ -24,7 +24,7 @@ public struct Slot<Function> {
     public let method: String
     @usableFromInline let signature: Result<CSignature, any Error>
     /// Makes the thunk for a closure the property is set to. The initializers, one per arity (0 to 12
-    /// arguments, in FixedArity.generated.swift), are inlinable, so this is specialized for the
+    /// arguments, in SlotInitializers.generated.swift), are inlinable, so this is specialized for the
     /// property's types: a closure property type cannot be a parameter pack, whose code Swift 6.3 runs
     /// with a metadata lookup per argument per call.
     @usableFromInline let makeThunk: (Function) throws -> CallThunk

@@ -1,23 +1,48 @@
 #!/usr/bin/env python3
-"""Writes Sources/DelegateKit/Generated/FixedArity.generated.swift: fixed-arity overloads of the hot-path entry
-points (CClosure.init, implement, override, observe, CCallback.oneShot, NotifiedCallback.init) for 0 to MAX arguments.
+"""Writes the fixed-arity overloads of the hot-path entry points beside itself, in
+Sources/DelegateKit/Generated/, one file per concern (see DESCRIPTIONS and main):
+
+- TypedThunks.generated.swift: CallThunk.typed and the Captured objects its two forms share, and the
+  CClosure.init, CCallback.oneShot and NotifiedCallback.init that make a C function pointer of a closure;
+- DelegateEntryPoints.generated.swift: DynamicDelegate's implement, override, observe and observeResult,
+  BlockDelegateProtocol's implement, TypedDelegate's key-path implement and override, the
+  OverrideThunk.typed an override is made of, and the typed layers (Plain, Override) and forward
+  functions a Next calls the layer below with;
+- SlotInitializers.generated.swift: @Slot's initializers, one per arity;
+- CFunctionCalls.generated.swift: CFunction.call (and a variadic function's variadicCall);
+- CallbackShapes.generated.swift: the common callback shapes' own register entries (CallbackShapes),
+  which the Captured objects find by their types.
+
+The overloads are for 0 to MAX arguments (SLOT_MAX for slots, CALL_MAX for CFunction.call), each arity
+under a MARK of its own. A file is rewritten only when its text changes, and a *.generated.swift file here
+that the script no longer writes is removed.
 
 Why: Swift 6.3 does not unroll a parameter-pack expansion even when it specializes it, so a pack-based
 thunk calls a generic loader and looks up metadata for every argument of every call (about 1,600
 instructions for int64(int64,int64), against libffi's ~340). An ordinary generic overload of the same
 arity is preferred by overload resolution and specializes to straight-line code. The pack versions stay
-for longer signatures. It also writes the common callback shapes' own register entries (CallbackShapes),
-which these overloads find by their types.
+for longer signatures.
 
 An overload added or changed here goes through the closure-spelling matrix first
 (python3 Scripts/spelling-matrix.py --typecheck): speed never changes what compiles.
 
-Run: python3 Scripts/generate-arity-overloads.py   (then commit the output)
+Run: python3 Sources/DelegateKit/Generated/generate.py   (then commit the output)
 """
 import pathlib
 
 MAX = 6
-OUT = pathlib.Path(__file__).resolve().parent.parent / "Sources/DelegateKit/Generated/FixedArity.generated.swift"
+OUT = pathlib.Path(__file__).resolve().parent
+# The script as the headers name it: its path in the repository (OUT is Sources/DelegateKit/Generated).
+SCRIPT = pathlib.Path(__file__).resolve().relative_to(OUT.parents[2]).as_posix()
+
+
+def counted(n):
+    return f"{n} argument{'' if n == 1 else 's'}"
+
+
+def mark(n):
+    """The MARK that heads the declarations for n arguments."""
+    return f"\n// MARK: {counted(n)}\n"
 
 
 def arity(n):
@@ -90,9 +115,8 @@ def captured_class(n):
     one for a result, one for none (a `() -> Void` stored as `() -> R` would be wrapped in a thunk). Each
     is a `_DirectEntry` whose entry is its shape's, when its types are one of `SHAPES`."""
     types = ", ".join(f"A{i}" for i in range(n))
-    counted = f"{n} argument{'' if n == 1 else 's'}"
     return f"""
-/// What both forms of a typed thunk of {counted} run: the user's closure and how its result is widened.
+/// What both forms of a typed thunk of {counted(n)} run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
 /// it is also the closure's own register entry (see ``CallbackShapes``).
@@ -109,7 +133,7 @@ final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: _DirectEntry, 
     }}
 }}
 
-/// ``Captured{n}`` for a closure of {counted} that returns nothing.
+/// ``Captured{n}`` for a closure of {counted(n)} that returns nothing.
 @usableFromInline
 final class CapturedVoid{n}{'<' + types + '>' if n else ''}: _DirectEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable ({types}) -> Void
@@ -124,6 +148,8 @@ final class CapturedVoid{n}{'<' + types + '>' if n else ''}: _DirectEntry, @unch
 
 
 def block(n):
+    """The declarations for n arguments: those of TypedThunks.generated.swift, and those of
+    DelegateEntryPoints.generated.swift."""
     generics, types, args, checked, params, names = arity(n)
     g_r = ", ".join(generics + ["R: CValue"])
     g_v = ", ".join(generics)
@@ -155,9 +181,7 @@ def block(n):
     obs_prepare = "".join(f"        let a{i} = try A{i}.checkedCType()\n" for i in range(n))
     obs_types = ", ".join(f"a{i}" for i in range(n))
     agree_sig = "".join(f"\n            && registerClassAgrees(A{i}.self, signature.argumentTypes[{i}])" for i in range(n))
-    return forward_function(n) + f'''
-// MARK: {n} argument{"" if n == 1 else "s"}
-
+    thunks = mark(n) + captured_class(n) + f'''
 extension CallThunk {{
     @inlinable
     static func typed<{g_r}>(_ closure: @escaping @Sendable {fn_r}) throws -> CallThunk {{
@@ -167,39 +191,6 @@ extension CallThunk {{
     @inlinable
     static func typed{g_v_decl}(_ closure: @escaping @Sendable {fn_v}) throws -> CallThunk {{
 {typed_thunk_body(n, True)}
-    }}
-}}
-
-extension OverrideThunk {{
-    @inlinable
-    static func typed<{g_r}>(_ closure: @escaping @Sendable (Next<{next_r}>{comma_t}) -> R) throws -> OverrideThunk {{
-        let signature = CSignature(try R.checkedCType(), [{checked}])
-        let widening = signature.returnType.widening
-        var registers: OverrideThunk.RegisterBody?
-        if OverrideThunk.takesRegisters(signature)
-            && registerClassAgrees(R.self, signature.returnType){agree_sig} {{
-            registers = OverrideThunk.RegisterBody {{ context, {reg_params} in
-                {reg_var}return registerResult(closure(Next(context) {{ {fwd_literal} }}{reg_args_comma}))
-            }}
-        }}
-        return OverrideThunk(signature: signature, registers: registers) {{ context, result, arguments in
-            storeResult(closure(Next(context) {{ {fwd_literal} }}{", " + args if args else ""}), to: result, widening)
-        }}
-    }}
-
-    @inlinable
-    static func typed{g_v_decl}(_ closure: @escaping @Sendable (Next<{next_v}>{comma_t}) -> Void) throws -> OverrideThunk {{
-        let signature = CSignature(.void, [{checked}])
-        var registers: OverrideThunk.RegisterBody?
-        if OverrideThunk.takesRegisters(signature){agree_sig} {{
-            registers = OverrideThunk.RegisterBody {{ context, {reg_params} in
-                {reg_var}closure(Next(context) {{ {fwd_literal} }}{reg_args_comma})
-                return .zero
-            }}
-        }}
-        return OverrideThunk(signature: signature, registers: registers) {{ context, _, arguments in
-            closure(Next(context) {{ {fwd_literal} }}{", " + args if args else ""})
-        }}
     }}
 }}
 
@@ -243,6 +234,40 @@ extension NotifiedCallback {{
     @inlinable
     public init{g_v_decl}(_ body: @escaping @Sendable {fn_v}) throws {{
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    }}
+}}
+'''
+    delegates = mark(n) + forward_function(n) + f'''
+extension OverrideThunk {{
+    @inlinable
+    static func typed<{g_r}>(_ closure: @escaping @Sendable (Next<{next_r}>{comma_t}) -> R) throws -> OverrideThunk {{
+        let signature = CSignature(try R.checkedCType(), [{checked}])
+        let widening = signature.returnType.widening
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature)
+            && registerClassAgrees(R.self, signature.returnType){agree_sig} {{
+            registers = OverrideThunk.RegisterBody {{ context, {reg_params} in
+                {reg_var}return registerResult(closure(Next(context) {{ {fwd_literal} }}{reg_args_comma}))
+            }}
+        }}
+        return OverrideThunk(signature: signature, registers: registers) {{ context, result, arguments in
+            storeResult(closure(Next(context) {{ {fwd_literal} }}{", " + args if args else ""}), to: result, widening)
+        }}
+    }}
+
+    @inlinable
+    static func typed{g_v_decl}(_ closure: @escaping @Sendable (Next<{next_v}>{comma_t}) -> Void) throws -> OverrideThunk {{
+        let signature = CSignature(.void, [{checked}])
+        var registers: OverrideThunk.RegisterBody?
+        if OverrideThunk.takesRegisters(signature){agree_sig} {{
+            registers = OverrideThunk.RegisterBody {{ context, {reg_params} in
+                {reg_var}closure(Next(context) {{ {fwd_literal} }}{reg_args_comma})
+                return .zero
+            }}
+        }}
+        return OverrideThunk(signature: signature, registers: registers) {{ context, _, arguments in
+            closure(Next(context) {{ {fwd_literal} }}{", " + args if args else ""})
+        }}
     }}
 }}
 
@@ -427,6 +452,7 @@ extension TypedDelegate {{
     }}
 }}
 '''
+    return thunks, delegates
 
 
 def forward_call(n):
@@ -549,7 +575,7 @@ def slot_block(n):
     g_m_r = ", ".join(["Table", "Member"] + generics + ["R: CValue"])
     g_m_v = ", ".join(["Table", "Member"] + generics)
     metatype_list = "".join(f"A{i}.self, " for i in range(n))
-    return f'''
+    return mark(n) + f'''
 extension Slot {{
     /// A slot for the method named `method`, with the C signature of the property's closure type: {n}
     /// argument{"" if n == 1 else "s"}.
@@ -641,7 +667,7 @@ def call_block(n):
     g_r = ", ".join(generics + ["R: CValue"])
     g_v = f"<{', '.join(generics)}>" if generics else ""
     comma = ", " if n else ""
-    return f'''
+    return mark(n) + f'''
 extension CFunction {{
     /// Calls the function with {n} typed argument{"" if n == 1 else "s"} (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
@@ -767,19 +793,57 @@ enum CallbackShapes {{
 """
 
 
-def main():
-    header = '''// Generated by Scripts/generate-arity-overloads.py: do not edit; change the script and run it again.
-//
-// Fixed-arity overloads of the hot-path entry points. Swift does not unroll parameter-pack expansions,
-// so the variadic forms load each argument through a generic call; these straight-line forms are what
-// the compiler picks for 0 to {MAX} arguments ({SLOT_MAX} for slots, {CALL_MAX} for CFunction.call), and what
-// makes a call cost about what libffi costs.
+# Why there are fixed-arity overloads at all, said in the files that hold them beside a variadic form.
+WHY = """
 
-import CDelegateKit
-'''.replace("{MAX}", str(MAX)).replace("{SLOT_MAX}", str(SLOT_MAX)).replace("{CALL_MAX}", str(CALL_MAX))
-    OUT.write_text(header + "".join(captured_class(n) for n in range(MAX + 1)) + "".join(block(n) for n in range(MAX + 1)) + "".join(slot_block(n) for n in range(SLOT_MAX + 1))
-                   + "".join(call_block(n) for n in range(CALL_MAX + 1))
-                   + shapes_block())
+Swift does not unroll parameter-pack expansions, so the variadic forms load each argument through a
+generic call; the compiler prefers these straight-line overloads, which make a call cost about what
+libffi costs."""
+
+# What each file holds, said at its top under the line that names the script.
+DESCRIPTIONS = {
+    "TypedThunks": f"""The typed thunks of closures of 0 to {MAX} arguments, `CallThunk.typed`, with the `Captured` objects
+their two forms share, and the entry points that make a C function pointer of such a closure:
+`CClosure.init`, `CCallback.oneShot`, `NotifiedCallback.init`.""" + WHY,
+    "DelegateEntryPoints": f"""The delegate entry points for closures of 0 to {MAX} arguments: `DynamicDelegate`'s `implement`,
+`override`, `observe` and `observeResult`, `BlockDelegateProtocol`'s `implement`, `TypedDelegate`'s
+key-path `implement` and `override`; the `OverrideThunk.typed` an override is made of; and the typed
+layers (`Plain`, `Override`) and `forward` functions with which a `Next` calls the layer below.""" + WHY,
+    "SlotInitializers": f"""`@Slot`'s initializers for closure properties of 0 to {SLOT_MAX} arguments, one per arity: a property's
+closure type cannot be a parameter pack.""",
+    "CFunctionCalls": f"""`CFunction.call` with 0 to {CALL_MAX} typed arguments, and a variadic function's `variadicCall`:
+checks that fold to constants, then a direct call in registers or libffi's `ffi_call`.""" + WHY,
+    "CallbackShapes": """`CallbackShapes`: the callback shapes C libraries use most, each with a register entry of its own,
+which the `Captured` objects of TypedThunks.generated.swift find by their types.""",
+}
+
+
+def write(name, body, imports=""):
+    """Writes `name`.generated.swift, if its text changed: the line naming the script, what the file
+    holds, `imports` (only a file that uses C names imports CDelegateKit), then `body`. Returns the
+    file's name."""
+    file_name = f"{name}.generated.swift"
+    header = (f"// Generated by {SCRIPT}: do not edit; change the script and run it again.\n//\n"
+              + "".join((f"// {line}" if line else "//") + "\n" for line in DESCRIPTIONS[name].split("\n")))
+    text = header + (f"\n{imports}" if imports else "") + body
+    path = OUT / file_name
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+    return file_name
+
+
+def main():
+    blocks = [block(n) for n in range(MAX + 1)]
+    written = {
+        write("TypedThunks", "".join(thunks for thunks, _ in blocks)),
+        write("DelegateEntryPoints", "".join(delegates for _, delegates in blocks)),
+        write("SlotInitializers", "".join(slot_block(n) for n in range(SLOT_MAX + 1))),
+        write("CFunctionCalls", "".join(call_block(n) for n in range(CALL_MAX + 1))),
+        write("CallbackShapes", shapes_block(), imports="import CDelegateKit\n"),
+    }
+    for stale in OUT.glob("*.generated.swift"):
+        if stale.name not in written:
+            stale.unlink()
 
 
 if __name__ == "__main__":
