@@ -1,5 +1,5 @@
 /* The records of calls in progress, and what happens to them when calls never return; see Retirement.h
-   and, for the whole protocol, Sources/DelegateKit/Delegates/Retirement.swift. */
+   and, for the whole protocol, Sources/DelegateKit/Delegates/Retirement/ (SlotChange.swift first). */
 #define _GNU_SOURCE  /* pthread_getattr_np */
 #include "Retirement.h"
 

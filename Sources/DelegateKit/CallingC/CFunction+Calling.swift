@@ -1,4 +1,3 @@
-import CDelegateKit
 
 extension CFunction {
     /// Calls the function with `argument`s of ``CValue`` types and returns its result as an `R`.

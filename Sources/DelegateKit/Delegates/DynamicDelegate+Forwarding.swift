@@ -12,9 +12,8 @@ extension DynamicDelegate {
     /// ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` when a method of the same name
     /// has another signature there. A failed call changes nothing.
     public func setForwardingTarget(_ target: ForwardingTarget?) throws {
-        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         // Chains change one at a time everywhere, so two threads cannot each close half of a loop.
-        let (previous, dependents) = try forwardingDelegates.withLock { forwarding in
+        let previous = try forwardingDelegates.withLock { forwarding in
             if let target {
                 try checkChain(from: target, forwarding)
                 for (index, method) in descriptor.methods.enumerated() {
@@ -29,19 +28,17 @@ extension DynamicDelegate {
             }
             forwarding[UInt(bitPattern: table)] = target == nil ? nil : WeakDelegate(delegate: self)
             return state.withLock { state in
-                let previous = state.forwarding
-                state.forwarding = target
-                return (previous, state.dependents)
+                defer { state.forwarding = target }
+                return state.forwarding
             }
         }
         if case .delegate(let old) = previous { old.removeDependent(self) }
         if case .delegate(let new) = target { new.addDependent(self) }
-        // Published once the new target knows us, so a change it makes meanwhile is not missed.
-        state.withLock { state in
-            for index in descriptor.methods.indices { republish(index, &state) }
+        // Published once the new target knows us, so a change it makes meanwhile is not missed. (The
+        // target itself was set above, under the chains' lock, where the loop check reads it.)
+        change { _, changes in
+            for index in descriptor.methods.indices { changes.changed(index) }
         }
-        for index in descriptor.methods.indices { settle(index) }
-        for method in descriptor.methods { notify(dependents, method.name) }
     }
 
     /// Walks the chain from `target`, refusing any table seen before, this delegate's included. A raw
@@ -96,12 +93,7 @@ extension DynamicDelegate {
             guard let delegate = dependent.delegate, let index = try? delegate.descriptor.methodIndex(of: method) else {
                 continue
             }
-            let further = delegate.state.withLock { state in
-                delegate.republish(index, &state)
-                return state.dependents
-            }
-            delegate.settle(index)
-            delegate.notify(further, method)
+            delegate.change { _, changes in changes.changed(index) }
         }
     }
 }

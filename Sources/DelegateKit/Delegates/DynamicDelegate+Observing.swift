@@ -1,4 +1,3 @@
-import CDelegateKit
 import Synchronization
 
 /// When an observer runs relative to the slot's implementation.
@@ -22,7 +21,6 @@ public final class ObservationToken: Sendable {
     /// running finishes. Neither the token nor the delegate keeps the observer's closure afterwards; it is
     /// released as soon as no call runs it (``DynamicDelegate/waitForRemovedCalls(timeout:)`` waits for that).
     public func cancel() {
-        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let observers = self.observers.withLock { observers in
             defer { observers = [] }
             return observers
@@ -89,7 +87,6 @@ extension DynamicDelegate {
     public func observeAll(
         _ timing: ObservationTiming = .after, owner: AnyObject? = nil, _ body: @escaping @Sendable (ObservedCall) -> Void
     ) -> ObservationToken {
-        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let observer = Observer(timing: timing, owner: owner, delegate: self, registers: nil) { plan, result, arguments in
             body(ObservedCall(method: plan.methodName, signature: plan.prepared.signature, result: result, arguments: arguments))
         }
@@ -100,13 +97,12 @@ extension DynamicDelegate {
                 misuse("observeAll could not make a dispatcher for '\(descriptor.methods[index].name)': \(error)")
             }
         }
-        state.withLock { state in
+        change { state, changes in
             for index in descriptor.methods.indices {
                 state.slots[index].observers.append(observer)
-                republish(index, &state)
+                changes.changed(index)
             }
         }
-        for index in descriptor.methods.indices { settle(index) }
         return ObservationToken([observer])
     }
 
@@ -115,31 +111,25 @@ extension DynamicDelegate {
         _ method: String, _ timing: ObservationTiming, owner: AnyObject?, arguments: [CType], result: CType?,
         registers: Observer.RegisterBody? = nil, body: @escaping Observer.ArrayBody
     ) throws -> ObservationToken {
-        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let index = try descriptor.methodIndex(of: method)
         let expected = descriptor.methods[index].signature
         try checkSignature(CSignature(result ?? expected.returnType, arguments), of: index)
         try ensureDispatcher(index)
         let observer = Observer(timing: timing, owner: owner, delegate: self, registers: registers, body: body)
-        state.withLock { state in
+        change { state, changes in
             state.slots[index].observers.append(observer)
-            republish(index, &state)
+            changes.changed(index)
         }
-        settle(index)
         return ObservationToken([observer])
     }
 
     /// Takes the observer out of every slot; the plans that held it are released once no call runs them.
     func removeObserver(_ observer: Observer) {
-        let changed = state.withLock { state in
-            var changed: [Int] = []
+        change { state, changes in
             for index in state.slots.indices where state.slots[index].observers.contains(where: { $0 === observer }) {
                 state.slots[index].observers.removeAll { $0 === observer }
-                republish(index, &state)
-                changed.append(index)
+                changes.changed(index)
             }
-            return changed
         }
-        for index in changed { settle(index) }
     }
 }

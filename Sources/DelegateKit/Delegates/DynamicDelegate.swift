@@ -1,4 +1,3 @@
-import CDelegateKit
 import Synchronization
 
 /// A C callback table whose slots are Swift closures, bound and unbound at run time.
@@ -51,7 +50,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         var cell: PlanCell?
         var dispatcher: CClosure?
         var plan: SlotPlan?
-        /// Plans and implementations a change retired, until it settles them (see Retirement.swift).
+        /// Plans and implementations a change retired, until it settles them (see Retirement/SlotChange.swift).
         var retiring: [any Retirable] = []
         /// Retired objects a call was running when their change settled: the ``Reclaimer`` releases them
         /// once no call does. Listed here too, so that later removals mark these plans (``retire(_:slot:_:)``).
@@ -265,7 +264,6 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Thunk,
         typed: TypedEntry? = nil
     ) throws -> Registration {
-        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let index = try descriptor.methodIndex(of: method)
         let signature: CSignature
         switch body {
@@ -278,18 +276,13 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         let stub = try Implementation.stubSignature(body, once: once).map { try takeStub(index, prepared: $0) }
         if stub == nil { try ensureDispatcher(index) }
         let implementation = Implementation(key: erasedKey, body: body, once: once, typed: typed, stub: stub, index: index)
-        let dependents = state.withLock { state in
-            var replaced: [Implementation] = []
+        change { state, changes in
             if let old = state.slots[index].entries.firstIndex(where: { $0.key == erasedKey }) {
-                replaced.append(state.slots[index].entries.remove(at: old))
+                changes.removed([state.slots[index].entries.remove(at: old)], from: index)
             }
             state.slots[index].entries.append(implementation)
-            republish(index, &state)
-            retire(replaced, slot: index, &state)
-            return state.dependents
+            changes.changed(index)
         }
-        settle(index)
-        notify(dependents, method)
         return Registration(delegate: self, method: method, key: key ?? DefaultKey())
     }
 
@@ -308,8 +301,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     /// is not an error here: there is nothing to remove.
     @discardableResult
     public func removeImplementation(for method: String) -> Bool {
-        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
-        return removeEntries(method) { _ in true }
+        change { removeEntries(method, &$0, &$1) { _ in true } }
     }
 
     /// Removes the implementation of `method` registered under `key`. Returns whether there was one.
@@ -325,8 +317,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
 
     @discardableResult
     func removeImplementation(for method: String, matching key: AnyHashable) -> Bool {
-        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
-        return removeEntries(method) { $0.key == key }
+        change { removeEntries(method, &$0, &$1) { $0.key == key } }
     }
 
     func hasImplementation(for method: String, matching key: AnyHashable) -> Bool {
@@ -334,34 +325,24 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         return state.withLock { $0.slots[index].entries.contains { $0.key == key && !$0.isSpent } }
     }
 
-    private func removeEntries(_ method: String, where matches: (Implementation) -> Bool) -> Bool {
+    /// The edit that takes the implementations `matches` accepts out of `method`'s stack; whether there was any.
+    func removeEntries(
+        _ method: String, _ state: inout State, _ changes: inout SlotChanges, where matches: (Implementation) -> Bool
+    ) -> Bool {
         guard let index = try? descriptor.methodIndex(of: method) else { return false }
-        let (removed, dependents) = state.withLock { state in
-            let doomed = state.slots[index].entries.filter(matches)
-            guard !doomed.isEmpty else { return (false, [WeakDelegate]()) }
-            state.slots[index].entries.removeAll(where: matches)
-            republish(index, &state)
-            retire(doomed, slot: index, &state)
-            return (true, state.dependents)
-        }
-        settle(index)
-        notify(dependents, method)
-        return removed
+        let doomed = state.slots[index].entries.filter(matches)
+        guard !doomed.isEmpty else { return false }
+        state.slots[index].entries.removeAll(where: matches)
+        changes.removed(doomed, from: index)
+        return true
     }
 
     /// Removes one implementation object (a spent `once`, or one removing itself).
     func remove(_ implementation: Implementation, slot index: Int) {
-        let dependents = state.withLock { state in
-            guard let position = state.slots[index].entries.firstIndex(where: { $0 === implementation }) else {
-                return [WeakDelegate]()
-            }
-            let removed = state.slots[index].entries.remove(at: position)
-            republish(index, &state)
-            retire([removed], slot: index, &state)
-            return state.dependents
+        change { state, changes in
+            guard let position = state.slots[index].entries.firstIndex(where: { $0 === implementation }) else { return }
+            changes.removed([state.slots[index].entries.remove(at: position)], from: index)
         }
-        settle(index)
-        notify(dependents, descriptor.methods[index].name)
     }
 
     /// Whether a call of `method` reaches more than a default value: it has an implementation, an

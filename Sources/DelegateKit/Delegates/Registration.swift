@@ -1,4 +1,3 @@
-import CDelegateKit
 /// A handle on one implementation in a slot's stack, returned by `implement` and `override`.
 ///
 /// Discardable: deinitializing it removes nothing. ``remove()`` is the same as
@@ -21,9 +20,9 @@ public final class Registration: Sendable {
 
     /// Removes the implementation registered under this method and key, if it is still there.
     public func remove() {
-        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         guard let delegate else { return }
-        delegate.removeImplementation(for: method, matching: key)
+        let key = key
+        delegate.change { delegate.removeEntries(method, &$0, &$1) { $0.key == key } }
     }
 
     /// Whether an implementation under this method and key is still in the stack.

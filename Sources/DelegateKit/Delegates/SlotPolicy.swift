@@ -1,4 +1,3 @@
-import CDelegateKit
 /// How a slot behaves when nothing implements it.
 public enum SlotPolicy: Sendable {
     /// The slot is NULL while nothing implements it, so C's "is this callback set?" test sees the truth.
@@ -12,14 +11,12 @@ public enum SlotPolicy: Sendable {
 extension DynamicDelegate {
     /// Sets how `method`'s slot behaves when nothing implements it; see ``SlotPolicy``.
     public func setPolicy(_ policy: SlotPolicy, for method: String) throws {
-        cffi_forget_abandoned_calls()  // calls this thread left by longjmp (Retirement.swift)
         let index = try descriptor.methodIndex(of: method)
         if policy == .stable { try ensureDispatcher(index) }
-        state.withLock { state in
+        change { state, changes in
             state.slots[index].policy = policy
-            republish(index, &state)
+            changes.changed(index)
         }
-        settle(index)
     }
 
     /// Sets the policy of every slot.

@@ -1,4 +1,3 @@
-import CDelegateKit
 import Synchronization
 
 /// An immutable picture of one slot for calls to run against: the stack top first, the observers, the

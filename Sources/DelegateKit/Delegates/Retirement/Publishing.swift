@@ -1,8 +1,8 @@
 import CDelegateKit
 import Glibc
 
-// Step 1 of the publish/retire/settle protocol that Retirement.swift describes whole: how a change of a
-// slot reaches C without a lock on the call path.
+// Step 2 of the protocol (SlotChange.swift): how a change of a slot reaches C without a lock on the call
+// path; and what publishing needs made beforehand, outside the lock.
 
 extension DynamicDelegate {
     /// Builds the slot's plan and points the table slot at the cheapest function that serves it.

@@ -1,0 +1,106 @@
+import CDelegateKit
+
+// Steps 3 and 4 of the protocol (SlotChange.swift): retiring what a change removed and settling it, and
+// the wait for calls still running what was removed.
+
+/// A closure or plan that calls may be running: retired by a change, then released once no call runs it.
+protocol Retirable: AnyObject {
+    /// What a running call records (`cffi_enter`).
+    var runningIdentity: UnsafeRawPointer { get }
+}
+
+extension DynamicDelegate {
+    /// Retires implementations taken out of slot `index` (after the slot stopped pointing at them): their
+    /// stubs stop running them, and every plan still holding one skips it from now on, so no call starts
+    /// them again. Plans replaced by ``republish(_:_:)`` are retiring already. ``settle(_:)`` follows,
+    /// outside the lock.
+    ///
+    /// An implementation without a stub needs no entry of its own: only the plans that hold it can run it.
+    func retire(_ removed: [Implementation], slot index: Int, _ state: inout State) {
+        guard !removed.isEmpty else { return }
+        for implementation in removed {
+            implementation.retire()
+            if implementation.stub != nil { state.slots[index].retiring.append(implementation) }
+        }
+        for case let plan as SlotPlan in state.slots[index].retiring + state.slots[index].deferred {
+            plan.skip(removed)
+        }
+    }
+
+    /// Releases what slot `index` retired and no call runs, and defers the rest to the ``Reclaimer``.
+    /// Returns at once, whatever other threads do.
+    func settle(_ index: Int) {
+        let released: [any Retirable] = state.withLock { state in
+            guard !state.slots[index].retiring.isEmpty else { return [] }
+            // After every retirement of what is scanned (they happened before it was listed).
+            cffi_synchronize_calls()
+            var released: [any Retirable] = []
+            var running: [any Retirable] = []
+            for object in state.slots[index].retiring {
+                if cffi_is_running(object.runningIdentity) == 0 { released.append(object) } else { running.append(object) }
+            }
+            state.slots[index].retiring = []
+            for case let implementation as Implementation in released {
+                if let stub = implementation.releaseStub() { state.slots[index].freeStubs.append(stub) }
+            }
+            if !running.isEmpty {
+                // Still listed here, so that a later removal marks these plans too (see `retire`).
+                state.slots[index].deferred += running
+                Reclaimer.shared.takeOver(running, from: self, slot: index)
+            }
+            return released
+        }
+        Reclaimer.shared.collectIfPending()
+        _ = released  // The last references go here, outside the lock: deinitializers run user code.
+    }
+
+    /// The reclaimer found `object`, deferred from slot `index`, idle: it leaves the slot's books, and
+    /// its stub goes back to the slot. The caller drops the last reference, outside the lock.
+    func reclaimed(_ object: any Retirable, slot index: Int) {
+        state.withLock { state in
+            state.slots[index].deferred.removeAll { $0 === object }
+            if let implementation = object as? Implementation, let stub = implementation.releaseStub() {
+                state.slots[index].freeStubs.append(stub)
+            }
+        }
+    }
+
+    /// Hands what calls still run to the reclaimer when the delegate goes away (a closure that drops the
+    /// last reference to its own delegate, say), so that nothing is freed under a running call.
+    func deferRunningObjects(of state: State) {
+        var running: [any Retirable] = []
+        for slot in state.slots {
+            var objects: [any Retirable] = slot.retiring + slot.entries.filter { $0.stub != nil }
+            if let plan = slot.plan { objects.append(plan) }
+            running += objects.filter { cffi_is_running($0.runningIdentity) != 0 }
+            // Deferred ones are the reclaimer's already: it holds them too.
+        }
+        guard !running.isEmpty else { return }
+        Reclaimer.shared.takeOver(running, from: nil, slot: 0)
+        Reclaimer.shared.collect()
+    }
+
+    /// Waits until no call runs anything removed from this delegate before the wait began: implementations
+    /// removed or replaced, layers, observers cancelled, plans replaced by any change. Use it when what a
+    /// removed closure used (a buffer, a file, a lock) is about to be freed.
+    ///
+    /// A removal never waits: once it returns, no call made afterwards runs what it removed, but a call
+    /// made before may still be running it on another thread. This waits for those calls, sleeping (no
+    /// spinning) until the last of them returns, or until `timeout` has passed.
+    ///
+    /// - Important: Waiting for a call that is itself waiting for the waiting thread deadlocks until the
+    ///   timeout: a closure blocked on a lock the waiter holds, on a semaphore the waiter signals only
+    ///   afterwards, or in `DispatchQueue.main.sync` while the main thread waits here. A call that left by
+    ///   `longjmp` to a `setjmp` site of your own counts as running until its thread calls into DelegateKit
+    ///   again, blocks in the kernel, or exits; one that jumped to
+    ///   ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>`` does not.
+    /// - Parameter timeout: How long to wait at most.
+    /// - Returns: `true` when no such call runs any more; `false` when the timeout passed first.
+    /// - Throws: ``DelegateError/waitingForOwnCall(method:protocol:)`` when the calling thread is itself
+    ///   inside such a call (a closure waiting for its own removal): that wait could never end.
+    @discardableResult
+    public func waitForRemovedCalls(timeout: Duration) throws(DelegateError) -> Bool {
+        cffi_forget_abandoned_calls()  // calls this thread left by longjmp, judged from the caller's depth
+        return try Reclaimer.shared.wait(for: self, timeout: timeout)
+    }
+}

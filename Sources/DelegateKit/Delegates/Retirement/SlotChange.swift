@@ -1,0 +1,96 @@
+import CDelegateKit
+
+// How a slot changes while C calls it, and how a change lets go of what it removed without ever waiting
+// for another thread. Every public change (implement, override, remove, observe, cancel, policy,
+// forwarding) is one call of `change(_:)` below, which runs the whole sequence; nothing else runs its
+// steps. This folder holds the whole protocol; its C half, the per-thread records of calls in progress, is
+// CDelegateKit's Retirement.c and Retirement.h.
+//
+// 0. Forget (`cffi_forget_abandoned_calls`, first, in the caller's own frame): this thread's calls that a
+//    longjmp left run nothing any more; see "Calls that never return" below.
+// 1. Edit (the caller's closure, under the delegate's lock): the slot's stack, observers, policy or
+//    forwarding change in `State`, and the edit says which slots it changed and what it took out of each
+//    (`SlotChanges`). Nothing else happens under the lock but steps 2 and 3.
+// 2. Publish (`republish`, Publishing.swift): the slot's new plan goes into its cell, then the cheapest
+//    function serving the slot into the table, each with one atomic store. A call sees the old state or
+//    the new one, never a mix.
+// 3. Retire (`retire`, Retirement.swift): what the slot stopped using is marked so that no call starts it
+//    any more. A stub's guard is retired (a late call forwards to what the slot holds now, SlotStub.swift);
+//    a replaced plan is retired by being replaced in its cell (PlanCell.swift); a removed implementation
+//    is marked removed in every plan that still holds it, so that an override's `next` skips it. Each
+//    goes on the slot's `retiring`.
+// 4. Settle (`settle`, Retirement.swift, after the lock): one membarrier makes every thread's record of
+//    its calls visible (a call records what it runs, then checks it was not retired: `cffi_enter` in the
+//    guarded entries of SlotStub.swift and PlanCell.swift; one of the two sides always sees the other).
+//    What no record holds is released at once: the user's closure and captures, and its stub goes back to
+//    the slot for the next implementation. What a record holds is deferred to the `Reclaimer`
+//    (Reclaimer.swift), which marks the records' entries.
+// 5. Notify (`notify`, DynamicDelegate+Forwarding.swift): the delegates forwarding to this one run a
+//    change of their own for each slot changed here, which may have started or stopped responding.
+//
+// Afterwards, without any change:
+// - Reclaim: the call that runs a deferred object tests one bit when it leaves (`cffi_leave`), and if set,
+//   collects: whatever no record holds any more is released on that thread, as the call returns. Every
+//   later change collects too. Nothing waits; a call that never returns delays only its own objects.
+// - Wait (`waitForRemovedCalls`, Retirement.swift): for programs that must know no call still runs what
+//   they removed. It sleeps on the reclaimer's condition, which every collection that releases something
+//   signals.
+//
+// Calls that never return. A longjmp out of a call leaves its entry in the thread's record. The thread
+// forgets it when it lands in `CFunction.call(catchingJumpsTo:)`, or when it judges the entry gone
+// (Retirement.c): a later entry, or a change or wait (step 0, from the frame of the method that called
+// `change`, at or above the entry's frame), or the entry's return address slot overwritten; and any
+// thread judges another thread's entry gone while that thread is blocked in the kernel above it. A thread
+// that exits or is cancelled inside a call clears its record as it exits; a forked child clears the
+// records of the threads it does not have. Until then, what the entry ran stays deferred, and nothing else
+// waits.
+
+/// What an edit did, for ``DynamicDelegate/change(_:)`` to publish: the slots it changed, and the
+/// implementations it took out of each.
+struct SlotChanges {
+    /// In the order first changed, each once.
+    private(set) var slots: [Int] = []
+    private(set) var removed: [Int: [Implementation]] = [:]
+
+    /// Slot `index` changed: it is published again.
+    mutating func changed(_ index: Int) {
+        if !slots.contains(index) { slots.append(index) }
+    }
+
+    /// `implementations` left slot `index`'s stack: they are retired once it is published again.
+    mutating func removed(_ implementations: [Implementation], from index: Int) {
+        changed(index)
+        removed[index, default: []] += implementations
+    }
+}
+
+extension DynamicDelegate {
+    /// Changes slots: runs `edit` under the lock, then the rest of the protocol above for every slot the
+    /// edit reported. The only way anything changes a slot. An edit that throws must do so before it
+    /// changes anything.
+    ///
+    /// Transparent, so that step 0 runs in the frame of the method that calls this (always inlined, in
+    /// debug builds too): the shallower the frame, the more calls a longjmp left above it can be judged gone.
+    @_transparent @discardableResult
+    func change<Result>(_ edit: (inout State, inout SlotChanges) throws -> Result) rethrows -> Result {
+        cffi_forget_abandoned_calls()
+        return try applyChange(edit)
+    }
+
+    /// Steps 1 to 5 of ``change(_:)``.
+    @discardableResult
+    func applyChange<Result>(_ edit: (inout State, inout SlotChanges) throws -> Result) rethrows -> Result {
+        let (result, changes, dependents) = try state.withLock { state in
+            var changes = SlotChanges()
+            let result = try edit(&state, &changes)
+            for index in changes.slots {
+                republish(index, &state)
+                retire(changes.removed[index] ?? [], slot: index, &state)
+            }
+            return (result, changes, changes.slots.isEmpty ? [] : state.dependents)
+        }
+        for index in changes.slots { settle(index) }
+        for index in changes.slots { notify(dependents, descriptor.methods[index].name) }
+        return result
+    }
+}
