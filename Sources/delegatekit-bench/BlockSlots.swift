@@ -2,7 +2,7 @@ import DelegateKitBenchmarkSupport
 import DelegateKit
 
 // The same computations as `@Slot` properties, whose closures take the fixed-arity path through Slot's
-// generated per-arity initializers (see README, Performance).
+// generated per-arity initializers (see Benchmarks/README.md).
 
 final class BlockI64: BlockDelegate {
     @Slot("f") var f: ((Int64, Int64) -> Int64)?

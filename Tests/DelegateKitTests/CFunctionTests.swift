@@ -421,19 +421,23 @@ import Testing
         #expect(documented == snprintf.description)
     }
 
-    /// The README's Calling C section and its Performance section give one figure for a typed call
-    /// against a direct call.
+    /// The README's Calling C section and the measured figures in Benchmarks/README.md give one figure
+    /// for a typed call against a direct call.
     @Test func theReadmeGivesOneCostForATypedCall() throws {
-        let readme = try String(contentsOf: DocumentationExamplesTests.root.appendingPathComponent("README.md"), encoding: .utf8)
-            .split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-        func ratio(after marker: String, before end: String) -> String? {
-            guard let start = readme.range(of: marker) else { return nil }
-            let rest = readme[start.upperBound...]
+        func words(_ path: String) throws -> String {
+            try String(contentsOf: DocumentationExamplesTests.root.appendingPathComponent(path), encoding: .utf8)
+                .split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+        }
+        func ratio(in text: String, after marker: String, before end: String) -> String? {
+            guard let start = text.range(of: marker) else { return nil }
+            let rest = text[start.upperBound...]
             guard let stop = rest.range(of: end) else { return nil }
             return String(rest[..<stop.lowerBound]).components(separatedBy: " ").last
         }
-        let callingC = ratio(after: "A typed call of a register-only signature is a direct call in registers (about", before: " a direct call")
-        let performance = ratio(after: "a direct call in registers after one comparison per argument,", before: "; raw libffi")
+        let callingC = ratio(in: try words("README.md"),
+                             after: "A typed call of a register-only signature is a direct call in registers (about", before: " a direct call")
+        let performance = ratio(in: try words("Benchmarks/README.md"),
+                                after: "a direct call in registers after one comparison per argument,", before: "; raw libffi")
         #expect(callingC != nil)
         #expect(callingC == performance)
     }

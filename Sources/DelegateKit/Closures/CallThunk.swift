@@ -13,7 +13,7 @@ struct CallThunk: Sendable {
     /// The same call in register form, made where the closure's Swift types say which register each
     /// argument arrives in (see ``RegisterPath``); ``RegisterBody/unused`` where they cannot or the
     /// signature does not (``hasRegisters`` false). Not optional: copying and destroying an optional one
-    /// went through `Optional`'s value witnesses, about 60 instructions for each closure made.
+    /// goes through `Optional`'s value witnesses for each closure made.
     @usableFromInline let registers: RegisterBody
     @usableFromInline let hasRegisters: Bool
     /// The Swift function type of the user's closure (`(A0, A1) -> R`), when it has one: what

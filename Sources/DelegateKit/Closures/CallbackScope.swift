@@ -44,7 +44,7 @@ final class CallbackScope: Sendable {
     @TaskLocal static var current: CallbackScope?
 
     /// How many scopes are open in the process: while none is, making a closure skips the task-local
-    /// lookup (about 180 instructions, a tenth of making a closure).
+    /// lookup, a noticeable part of making a closure.
     private static let open = Atomic<Int>(0)
 
     private let objects = Locked<[AnyObject]>([])
