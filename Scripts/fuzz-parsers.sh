@@ -3,8 +3,8 @@
 #
 #   Scripts/fuzz-parsers.sh [seconds]      # default 600
 #
-# Builds Fuzz/ParserFuzzer.swift with Sources/DelegateKit/*.swift into one fuzzer binary (swiftc
-# -sanitize=fuzzer,address; CDelegateKit's C compiled with clang; -lffi), then runs it on a copy of the
+# Builds Fuzz/ParserFuzzer.swift with every Swift file of Sources/DelegateKit into one fuzzer binary (swiftc
+# -sanitize=fuzzer,address; CDelegateKit's C files compiled with clang; -lffi), then runs it on a copy of the
 # seed corpus Fuzz/corpus with the dictionary Fuzz/c.dict. Everything it writes goes under
 # $FUZZ_WORK (default .build/fuzz, which git ignores): the binary, the growing corpus, crash inputs,
 # the log. Crashes, hangs (-timeout) and memory blow-ups (-rss_limit_mb) are written to
@@ -30,14 +30,20 @@ module CDelegateKit {
     export *
 }
 EOF
-clang -c -O1 -g -fsanitize=address,fuzzer-no-link -I "$root/Sources/CDelegateKit/include" \
-    "$root/Sources/CDelegateKit/CDelegateKit.c" -o "$work/obj/CDelegateKit.o"
+c_objects=()
+for source in "$root"/Sources/CDelegateKit/*.c; do
+    object="$work/obj/$(basename "$source" .c).o"
+    clang -c -O1 -g -fsanitize=address,fuzzer-no-link -I "$root/Sources/CDelegateKit/include" "$source" -o "$object"
+    c_objects+=("$object")
+done
+# Every Swift file of the library, in all its folders.
+mapfile -t swift_sources < <(find "$root/Sources/DelegateKit" -name '*.swift' | sort)
 # -parse-as-library: no top-level code, libFuzzer supplies main().
 swiftc -swift-version 6 "$opt" -g -parse-as-library -module-name DelegateKit \
     -sanitize=fuzzer,address \
     -I "$work/module/CDelegateKit" \
-    "$root"/Sources/DelegateKit/*.swift "$root/Fuzz/ParserFuzzer.swift" \
-    "$work/obj/CDelegateKit.o" -lffi \
+    "${swift_sources[@]}" "$root/Fuzz/ParserFuzzer.swift" \
+    "${c_objects[@]}" -lffi \
     -module-cache-path "$work/module-cache" \
     -o "$work/parser-fuzzer"
 
