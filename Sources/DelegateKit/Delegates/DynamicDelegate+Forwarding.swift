@@ -28,8 +28,9 @@ extension DynamicDelegate {
             }
             forwarding[UInt(bitPattern: table)] = target == nil ? nil : WeakDelegate(delegate: self)
             return state.withLock { state in
-                defer { state.forwarding = target }
-                return state.forwarding
+                let previous = state.forwarding
+                state.forwarding = target
+                return previous
             }
         }
         if case .delegate(let old) = previous { old.removeDependent(self) }

@@ -315,11 +315,6 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         hasImplementation(for: method, matching: AnyHashable(key))
     }
 
-    @discardableResult
-    func removeImplementation(for method: String, matching key: AnyHashable) -> Bool {
-        change { removeEntries(method, &$0, &$1) { $0.key == key } }
-    }
-
     func hasImplementation(for method: String, matching key: AnyHashable) -> Bool {
         guard let index = try? descriptor.methodIndex(of: method) else { return false }
         return state.withLock { $0.slots[index].entries.contains { $0.key == key && !$0.isSpent } }
@@ -356,5 +351,15 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     private func responds(_ index: Int, _ state: State) -> Bool {
         let slot = state.slots[index]
         return slot.entries.contains { !$0.isSpent } || slot.original != nil || forwardRoute(index, state)?.responds == true
+    }
+}
+
+extension DynamicDelegate {
+    /// Removes the implementation of `method` registered under `key`, for ``removeImplementation(for:key:)``
+    /// and `Registration.remove()`. Transparent (in an extension: a class's own methods cannot be), as
+    /// ``change(_:)`` is, so that a registration's `remove()` forgets abandoned calls from its own frame.
+    @_transparent @discardableResult
+    func removeImplementation(for method: String, matching key: AnyHashable) -> Bool {
+        change { removeEntries(method, &$0, &$1) { $0.key == key } }
     }
 }

@@ -21,8 +21,7 @@ public final class Registration: Sendable {
     /// Removes the implementation registered under this method and key, if it is still there.
     public func remove() {
         guard let delegate else { return }
-        let key = key
-        delegate.change { delegate.removeEntries(method, &$0, &$1) { $0.key == key } }
+        delegate.removeImplementation(for: method, matching: key)
     }
 
     /// Whether an implementation under this method and key is still in the stack.
