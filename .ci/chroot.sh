@@ -88,8 +88,7 @@ dk_qemu_register() {
         local dir
         dir=$(dirname "$DK_QEMU_AARCH64")
         dk_root mkdir -p "$dir"
-        dk_root cp /etc/resolv.conf "$DK_CHROOT_AMD64/etc/resolv.conf"
-        dk_chroot_run "$DK_CHROOT_AMD64" -- apt-get update -q
+        dk_chroot_apt_update "$DK_CHROOT_AMD64"
         # (As root without the _apt sandbox: the download lands in a directory bound from the host.)
         dk_chroot_run "$DK_CHROOT_AMD64" --bind "$dir" /download -- \
             sh -c 'cd /download && apt-get -o APT::Sandbox::User=root download -q qemu-user'
@@ -247,13 +246,18 @@ dk_make_arm64_sysroot() {
     dk_root touch "$dir/.delegatekit-ci-complete"
 }
 
-# Installs packages into a chroot made by dk_make_amd64_chroot, with apt inside it (the mirror's sid
-# needs the apt.conf dk_write_apt_conf wrote). The host's resolv.conf is copied in for the download.
+# Refreshes the package lists of a chroot made by dk_make_amd64_chroot, with apt inside it (the mirror's
+# sid needs the apt.conf dk_write_apt_conf wrote). The host's resolv.conf is copied in for the download.
+dk_chroot_apt_update() {
+    dk_root cp /etc/resolv.conf "$1/etc/resolv.conf"
+    dk_chroot_run "$1" -- apt-get update -q
+}
+
+# Installs packages into a chroot made by dk_make_amd64_chroot.
 dk_chroot_install() {
     local dir=$1
     shift
-    dk_root cp /etc/resolv.conf "$dir/etc/resolv.conf"
-    dk_chroot_run "$dir" -- apt-get update -q
+    dk_chroot_apt_update "$dir"
     DK_ENV_DEBIAN_FRONTEND=noninteractive dk_chroot_run "$dir" -- apt-get install -y -q "$@"
     dk_root sh -c 'rm -f "$1"/var/cache/apt/archives/*.deb' sh "$dir"
 }
