@@ -25,14 +25,19 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
     ],
     targets: [
-        // The library's only code that touches libffi (the benchmark's DelegateKitBenchmarkSupport calls it
-        // too, as the baseline it measures against). In C so that Swift never reads libffi's mutable globals.
+        // The library's C, one target per concern, each imported by one Swift file of Sources/DelegateKit/Shim/
+        // (Scripts/check-layout.py holds every other file to that). libffi, wrapped: in C so that Swift never
+        // reads libffi's mutable globals. (The benchmark's DelegateKitBenchmarkSupport calls libffi itself,
+        // as the baseline it measures against.)
+        .target(name: "CDelegateKitLibffi", linkerSettings: [.linkedLibrary("ffi")]),
+        // The per-thread record of calls in progress that lets a removal release what it removed, the slot
+        // stub's guarded entry, the publishing store and the fork gate: the C half of Delegates/Retirement/.
+        .target(name: "CDelegateKitRetirement", dependencies: ["CDelegateKitLibffi"]),
+        // The register path's trampolines: written into libffi's closure memory, or into pages of its own.
+        .target(name: "CDelegateKitTrampolines", dependencies: ["CDelegateKitLibffi"]),
         .target(
-            name: "CDelegateKit",
-            path: "Sources/CDelegateKit",
-            linkerSettings: [.linkedLibrary("ffi")]
-        ),
-        .target(name: "DelegateKit", dependencies: ["CDelegateKit"], exclude: ["Generated/generate.py"]),
+            name: "DelegateKit", dependencies: ["CDelegateKitLibffi", "CDelegateKitRetirement", "CDelegateKitTrampolines"],
+            exclude: ["Generated/generate.py"]),
         .executableTarget(
             name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitCJPEG"]),
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).
@@ -54,7 +59,7 @@ let package = Package(
         .executableTarget(name: "delegatekit-leakcheck", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
         // Release-build checks of the register path's own trampoline pages (TrampolinePagesTests).
         .executableTarget(
-            name: "delegatekit-trampoline-pages", dependencies: ["DelegateKit", "CDelegateKit", "DelegateKitFixtures"]),
+            name: "delegatekit-trampoline-pages", dependencies: ["DelegateKit", "CDelegateKitTrampolines", "DelegateKitFixtures"]),
         // Each misuse that stops the program, one per run: ReleaseStopTests runs a release build of it.
         .executableTarget(
             name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitCSQLite"]),
@@ -66,7 +71,7 @@ let package = Package(
         .systemLibrary(name: "DelegateKitCLibXML2", path: "Sources/DelegateKitCLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
             name: "DelegateKitTests", dependencies: [
-                "DelegateKit", "CDelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitDocumentationExamples", "DelegateKitCSQLite",
+                "DelegateKit", "CDelegateKitRetirement", "CDelegateKitTrampolines", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitDocumentationExamples", "DelegateKitCSQLite",
                 "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib",
             ]),
         // The `#CClosure` macro: its compiler plug-in, its declaration (what users import), its benchmark

@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Checks the rules of the library's layout that the compiler does not: which files may run which step of
-the slot-change protocol. Prints each breach with its file and line, and exits 1 if there is any.
+"""Checks the rules of the library's layout that the compiler does not: which files may import which C
+module, and which may run which step of the slot-change protocol. Prints each breach with its file and
+line, and exits 1 if there is any.
 
 Rules:
+- Each of the library's C modules is imported by its own file of `Shim/` and by no other Swift file of
+  the library (`OWNERS`), but for the retirement protocol's folder, whose entries call the C inline
+  functions that record a call in their own frames. The compiler then keeps C types out of every other file's public and inlinable
+  code, so the C boundary is those files.
 - The steps of a slot change (forgetting abandoned calls, publishing, retiring, settling) run only in
   `Delegates/Retirement/`: everything else changes a slot through `change(_:)` (SlotChange.swift).
 """
@@ -13,6 +18,18 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "Sources" / "DelegateKit"
 PROTOCOL = LIBRARY / "Delegates" / "Retirement"
+SHIM = LIBRARY / "Shim"
+
+# Each C module of the package, and the files of the library that may import it. DirectEntry.swift holds
+# `#CClosure`'s public hooks, whose signatures must name the register entry's C types.
+OWNERS = {
+    "CDelegateKitLibffi": {"Shim/LibffiShim.swift"},
+    # The protocol's entries record calls with the C inline functions themselves, in their own frames.
+    "CDelegateKitRetirement": {"Shim/RetirementShim.swift", "Delegates/Retirement/"},
+    "CDelegateKitTrampolines": {"Shim/TrampolineShim.swift", "Shim/DirectEntry.swift"},
+}
+# Any import of a C module of ours, whatever its access modifier or attribute.
+C_IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(CDelegateKit\w*)")
 
 # A call of a protocol step: the name followed by an opening parenthesis, not a declaration.
 STEPS = re.compile(r"(?<![\w.])(?:\w+\.)?(cffi_forget_abandoned_calls|republish|settle|retire|applyChange)\s*\(")
@@ -24,9 +41,26 @@ def code_lines(path):
         yield number, line.split("//", 1)[0]
 
 
-def breaches():
+def import_breaches():
     for path in sorted(LIBRARY.rglob("*.swift")):
-        if PROTOCOL in path.parents:
+        name = path.relative_to(LIBRARY).as_posix()
+        for number, line in code_lines(path):
+            match = C_IMPORT.match(line)
+            if not match:
+                continue
+            owners = OWNERS.get(match.group(1))
+            if owners is None:
+                yield f"{path.relative_to(ROOT)}:{number}: `{match.group(1)}` is not a C module of the package"
+            elif not any(name == owner or (owner.endswith("/") and name.startswith(owner)) for owner in owners):
+                yield (f"{path.relative_to(ROOT)}:{number}: imports `{match.group(1)}`, which only "
+                       f"{', '.join(sorted(owners))} may import; use what that file declares")
+
+
+def breaches():
+    yield from import_breaches()
+    for path in sorted(LIBRARY.rglob("*.swift")):
+        # The protocol's folder runs its steps; the shim declares the C one.
+        if PROTOCOL in path.parents or SHIM in path.parents:
             continue
         for number, line in code_lines(path):
             if re.search(r"\bfunc\s+(republish|settle|applyChange)\b", line):
@@ -46,7 +80,8 @@ def main():
         print(f"error: {breach}", file=sys.stderr)
     if found:
         sys.exit(1)
-    print("layout: the slot-change protocol runs only in Delegates/Retirement/")
+    print("layout: each C module is imported by its own Shim/ file only; the slot-change protocol runs only in "
+          "Delegates/Retirement/")
 
 
 if __name__ == "__main__":

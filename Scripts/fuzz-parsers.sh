@@ -4,7 +4,7 @@
 #   Scripts/fuzz-parsers.sh [seconds]      # default 600
 #
 # Builds Fuzz/ParserFuzzer.swift with every Swift file of Sources/DelegateKit into one fuzzer binary (swiftc
-# -sanitize=fuzzer,address; CDelegateKit's C files compiled with clang; -lffi), then runs it on a copy of the
+# -sanitize=fuzzer,address; the C files of its three C modules compiled with clang; -lffi), then runs it on a copy of the
 # seed corpus Fuzz/corpus with the dictionary Fuzz/c.dict. Everything it writes goes under
 # $FUZZ_WORK (default .build/fuzz, which git ignores): the binary, the growing corpus, crash inputs,
 # the log. Crashes, hangs (-timeout) and memory blow-ups (-rss_limit_mb) are written to
@@ -20,28 +20,39 @@ work="${FUZZ_WORK:-$root/.build/fuzz}"
 jobs="${FUZZ_JOBS:-1}"
 max_len="${FUZZ_MAX_LEN:-4096}"
 opt="${FUZZ_OPT:--O}"
-mkdir -p "$work/obj" "$work/module/CDelegateKit" "$work/corpus" "$work/artifacts"
+c_modules=(CDelegateKitLibffi CDelegateKitRetirement CDelegateKitTrampolines)
+mkdir -p "$work/obj" "$work/module" "$work/corpus" "$work/artifacts"
 
 # --- Build -------------------------------------------------------------------------------------------
-# A module map for CDelegateKit's header (SwiftPM makes one itself; here nobody does).
-cat > "$work/module/CDelegateKit/module.modulemap" <<EOF
-module CDelegateKit {
-    header "$root/Sources/CDelegateKit/include/CDelegateKit.h"
+# A module map for each C module (SwiftPM makes them itself; here nobody does), an umbrella over its
+# include folder as SwiftPM's, and every C file compiled against all the include folders.
+c_objects=()
+include_flags=()
+module_flags=()
+for module in "${c_modules[@]}"; do
+    include_flags+=(-I "$root/Sources/$module/include")
+    module_flags+=(-I "$work/module/$module")
+done
+for module in "${c_modules[@]}"; do
+    mkdir -p "$work/module/$module"
+    cat > "$work/module/$module/module.modulemap" <<EOF
+module $module {
+    umbrella "$root/Sources/$module/include"
     export *
 }
 EOF
-c_objects=()
-for source in "$root"/Sources/CDelegateKit/*.c; do
-    object="$work/obj/$(basename "$source" .c).o"
-    clang -c -O1 -g -fsanitize=address,fuzzer-no-link -I "$root/Sources/CDelegateKit/include" "$source" -o "$object"
-    c_objects+=("$object")
+    for source in "$root/Sources/$module"/*.c; do
+        object="$work/obj/$module-$(basename "$source" .c).o"
+        clang -c -O1 -g -fsanitize=address,fuzzer-no-link "${include_flags[@]}" "$source" -o "$object"
+        c_objects+=("$object")
+    done
 done
 # Every Swift file of the library, in all its folders.
 mapfile -t swift_sources < <(find "$root/Sources/DelegateKit" -name '*.swift' | sort)
 # -parse-as-library: no top-level code, libFuzzer supplies main().
 swiftc -swift-version 6 "$opt" -g -parse-as-library -module-name DelegateKit \
     -sanitize=fuzzer,address \
-    -I "$work/module/CDelegateKit" \
+    "${module_flags[@]}" -Xcc -I -Xcc "$root/Sources/CDelegateKitLibffi/include" \
     "${swift_sources[@]}" "$root/Fuzz/ParserFuzzer.swift" \
     "${c_objects[@]}" -lffi \
     -module-cache-path "$work/module-cache" \

@@ -359,7 +359,7 @@ enum OwnEntry {
     case comparator, destroy, context, threadStart, busy, foreach
 
     var address: UnsafeRawPointer {
-        let entry: cffi_register_entry
+        let entry: TrampolineShim.Entry
         switch self {
         case .comparator: entry = CallbackShapes.comparator
         case .destroy: entry = CallbackShapes.destroy
@@ -432,7 +432,7 @@ def prelude():
 # What a case's code may use besides the prelude, made anew for each case by the test that runs it.
 PARAMETERS = "probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots"
 
-IMPORTS = "import CDelegateKit\n@testable import DelegateKit\nimport Synchronization\n"
+IMPORTS = "@testable import DelegateKit\nimport Synchronization\n"
 
 
 def indent(text, spaces):
@@ -483,11 +483,13 @@ def typecheck(jobs):
     bin_path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
                               check=True).stdout.strip()
     modules = pathlib.Path(bin_path) / "Modules"
-    shim_map = pathlib.Path(bin_path) / "CDelegateKit.build/module.modulemap"
     if not (modules / "DelegateKit.swiftmodule").exists():
         sys.exit(f"error: no DelegateKit module in {modules}: run `swift build --target DelegateKit` first")
-    flags = ["-typecheck", "-swift-version", "6", "-I", str(modules), "-Xcc", f"-fmodule-map-file={shim_map}",
-             "-Xcc", f"-I{ROOT / 'Sources/CDelegateKit/include'}"]
+    flags = ["-typecheck", "-swift-version", "6", "-I", str(modules)]
+    # DelegateKit's module refers to its C modules, whose module maps SwiftPM wrote beside their objects.
+    for c_module in ("CDelegateKitLibffi", "CDelegateKitRetirement", "CDelegateKitTrampolines"):
+        flags += ["-Xcc", f"-fmodule-map-file={pathlib.Path(bin_path) / f'{c_module}.build/module.modulemap'}",
+                  "-Xcc", f"-I{ROOT / 'Sources' / c_module / 'include'}"]
     all_cases = list(cases())
     with tempfile.TemporaryDirectory(prefix="spelling-matrix-") as directory:
         directory = pathlib.Path(directory)

@@ -9,7 +9,7 @@
 //   delegatekit-trampoline-pages fork    forks again and again while another thread makes and frees
 //                                        trampolines: each child makes, calls and frees one (its page lock
 //                                        must not be held by a thread the child does not have)
-import CDelegateKit
+import CDelegateKitTrampolines
 import DelegateKit
 import DelegateKitFixtures
 import Glibc

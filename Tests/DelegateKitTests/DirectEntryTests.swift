@@ -1,4 +1,3 @@
-import CDelegateKit
 @testable import DelegateKit  // RegisterPath.isAvailable
 import DelegateKitFixtures
 import Testing

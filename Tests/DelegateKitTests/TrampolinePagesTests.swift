@@ -2,12 +2,12 @@
 // elsewhere every closure takes libffi's path and there is nothing here to test.
 #if arch(x86_64)
 @testable import DelegateKit
-import CDelegateKit
+import CDelegateKitTrampolines
 import Foundation
 import Glibc
 import Testing
 
-/// DelegateKit's own trampoline pages (`Sources/CDelegateKit/TrampolinePages.c`): each slot enters its entry with its
+/// DelegateKit's own trampoline pages (`Sources/CDelegateKitTrampolines/TrampolinePages.c`): each slot enters its entry with its
 /// context through a near jump, from a page that is executable and never writable, and a freed slot is
 /// handed out again. Release builds put every register trampoline there; this debug build drives the
 /// pages directly, and `delegatekit-trampoline-pages`, built in release, runs the library on them.

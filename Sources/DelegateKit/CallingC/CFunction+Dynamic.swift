@@ -1,5 +1,3 @@
-import CDelegateKit
-
 extension CFunction {
     /// Calls the function with values known only at run time, each converted to the C type the signature
     /// gives it, and returns the result as a run-time value (`.bytes([])` for `void`).
@@ -41,7 +39,7 @@ extension CFunction {
                 }
                 if unfit >= 0 { return CDynamicValue.bytes([]) }
                 return withResultBuffer(byteCount: call.resultBufferSize) { result in
-                    cffi_call(call.cif, function, result, pointers.baseAddress.unsafelyUnwrapped)
+                    LibffiShim.call(call.cif, function, result, pointers.baseAddress.unsafelyUnwrapped)
                     return CDynamicValue(UnsafeRawPointer(result), layout.result)
                 }
             }

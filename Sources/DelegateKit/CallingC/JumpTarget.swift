@@ -1,4 +1,3 @@
-import CDelegateKit
 import Glibc
 import Synchronization
 
@@ -147,7 +146,7 @@ extension CFunction {
         let result = try target.arm(for: name) {
             withArgumentArray(repeat each argument) { arguments in
                 withResultBuffer(prepared, returning: R.self) { result in
-                    jumped = cffi_call_catching_jump(target.buffer, prepared.cif, address, result, arguments)
+                    jumped = RetirementShim.callCatchingJump(to: target.buffer, prepared.cif, address, result, arguments)
                 }
             }
         }

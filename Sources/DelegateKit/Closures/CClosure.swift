@@ -1,5 +1,3 @@
-import CDelegateKit
-
 /// A Swift closure made into a real C function pointer, with any C signature, capturing whatever it
 /// likes: no `void *` context argument needed.
 ///
@@ -48,7 +46,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
 
     /// The register entry the code enters with its own context, when it has one (a common shape's, or
     /// `#CClosure`'s): what the spelling matrix checks each shape reaches.
-    var ownEntry: cffi_register_entry? { directContext?.entry }
+    var ownEntry: TrampolineShim.Entry? { directContext?.entry }
 
     /// A closure running `thunk`; one made for the user (`joinsScope`) is kept by the current
     /// ``withCallbackScope(_:)`` until it ends.
@@ -64,8 +62,8 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// or, when the signature takes the register path and `registerEntry` is given, to `registerEntry`
     /// with the same context; or, given `direct`, to its own entry with its own context.
     init(
-        prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: cffi_closure_handler, target: AnyObject?,
-        swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: cffi_register_entry? = nil,
+        prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: LibffiShim.Handler, target: AnyObject?,
+        swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: TrampolineShim.Entry? = nil,
         direct: _DirectEntry? = nil
     ) throws {
         self.prepared = prepared
@@ -85,7 +83,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 
     /// The one function libffi calls for every DelegateKit closure but slot dispatchers.
-    static let entry: cffi_closure_handler = { _, result, arguments, userData in
+    static let entry: LibffiShim.Handler = { _, result, arguments, userData in
         // libffi passes a valid result buffer always, and an argument array that is only empty when
         // the signature has no arguments; neither is read beyond what the signature says.
         Unmanaged<CClosure>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
@@ -94,7 +92,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 
     /// The register path's counterpart of ``entry``.
-    static let registerEntry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<CClosure>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
         }

@@ -1,4 +1,3 @@
-import CDelegateKit
 import Synchronization
 
 /// A `CSignature` prepared for libffi: the `ffi_cif` and the `ffi_type`s it points into.
@@ -12,7 +11,7 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     /// For a call of a variadic function, how many of the arguments are its named ones; nil otherwise.
     /// (libffi prepares each variadic call's argument list on its own; closures are never variadic.)
     let fixedArgumentCount: Int?
-    let cif: UnsafeMutablePointer<ffi_cif>
+    let cif: UnsafeMutablePointer<LibffiShim.CallInterface>
     /// The argument-type array and every structure's `ffi_type` and element array, which the cif points into.
     private let typeStorage: [UnsafeMutableRawPointer]
     /// Where the arguments arrive when closures of this signature take the register path (see
@@ -155,7 +154,7 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         self.fixedArgumentCount = fixedArgumentCount
         runTimeLayout = RunTimeLayout(signature)
         var storage: [UnsafeMutableRawPointer] = []
-        let argumentTypes = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(
+        let argumentTypes = UnsafeMutablePointer<UnsafeMutablePointer<LibffiShim.TypeDescriptor>?>.allocate(
             capacity: max(signature.argumentTypes.count, 1))
         storage.append(UnsafeMutableRawPointer(argumentTypes))
         for (index, type) in signature.argumentTypes.enumerated() {
@@ -168,12 +167,9 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         registerLayout = RegisterPath.isAvailable && fixedArgumentCount == nil ? RegisterLayout(signature) : nil
         cif = .allocate(capacity: 1)
         // Every property is set, so a throw below still runs deinit and frees what was allocated.
-        let count = UInt32(signature.argumentTypes.count)
-        let status = if let fixedArgumentCount {
-            cffi_prep_cif_var(cif, UInt32(fixedArgumentCount), count, returnType, argumentTypes)
-        } else {
-            cffi_prep_cif(cif, count, returnType, argumentTypes)
-        }
+        let status = LibffiShim.prepare(
+            cif, fixedCount: fixedArgumentCount, result: returnType, arguments: argumentTypes,
+            count: signature.argumentTypes.count)
         guard status == 0 else {
             throw DelegateError.invalidSignature(signature, reason: "libffi refused it (ffi_status \(status))")
         }
@@ -189,32 +185,18 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     /// element array are allocated here and recorded in `storage`, for the signature to free.
     private static func ffiType(
         _ type: CType, storingInto storage: inout [UnsafeMutableRawPointer]
-    ) -> UnsafeMutablePointer<ffi_type> {
-        switch type {
-        case .void: return cffi_type_void()
-        case .bool, .uint8: return cffi_type_uint8()
-        case .int8: return cffi_type_sint8()
-        case .uint16: return cffi_type_uint16()
-        case .int16: return cffi_type_sint16()
-        case .uint32: return cffi_type_uint32()
-        case .int32: return cffi_type_sint32()
-        case .uint64, .size: return cffi_type_uint64()
-        case .int64: return cffi_type_sint64()
-        case .float: return cffi_type_float()
-        case .double: return cffi_type_double()
-        case .longDouble: return cffi_type_longdouble()
-        case .pointer: return cffi_type_pointer()
-        case .structure(let members):
-            let elements = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(capacity: members.count + 1)
-            storage.append(UnsafeMutableRawPointer(elements))
-            for (index, member) in members.enumerated() { elements[index] = ffiType(member, storingInto: &storage) }
-            elements[members.count] = nil
-            let structure = UnsafeMutablePointer<ffi_type>.allocate(capacity: 1)
-            storage.append(UnsafeMutableRawPointer(structure))
-            // size and alignment 0: ffi_prep_cif computes them from the elements.
-            structure.initialize(to: ffi_type(size: 0, alignment: 0, type: UInt16(FFI_TYPE_STRUCT), elements: elements))
-            return structure
-        }
+    ) -> UnsafeMutablePointer<LibffiShim.TypeDescriptor> {
+        // Every type but a structure is a scalar libffi describes itself.
+        guard case .structure(let members) = type else { return LibffiShim.scalar(type)! }
+        let elements = UnsafeMutablePointer<UnsafeMutablePointer<LibffiShim.TypeDescriptor>?>.allocate(
+            capacity: members.count + 1)
+        storage.append(UnsafeMutableRawPointer(elements))
+        for (index, member) in members.enumerated() { elements[index] = ffiType(member, storingInto: &storage) }
+        elements[members.count] = nil
+        let structure = UnsafeMutablePointer<LibffiShim.TypeDescriptor>.allocate(capacity: 1)
+        storage.append(UnsafeMutableRawPointer(structure))
+        structure.initialize(to: LibffiShim.structure(elements: elements))
+        return structure
     }
 
     /// libffi's own idea of the return type's size and alignment, once prepared; the tests compare it
@@ -230,7 +212,7 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         _ function: UnsafeRawPointer, result: UnsafeMutableRawPointer,
         arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) {
-        cffi_call(cif, function, result, arguments)
+        LibffiShim.call(cif, function, result, arguments)
     }
 
     /// Makes `result` (a closure's result buffer) hold zero, the value of a call nothing answered: C
@@ -292,11 +274,11 @@ func withResultBuffer<R: CValue>(_ prepared: PreparedSignature, returning: R.Typ
 /// Valid while its ``PreparedSignature`` lives (for ever, for those a ``CFunction`` or a key holds).
 @usableFromInline
 struct LibffiCall {
-    @usableFromInline let cif: UnsafeMutablePointer<ffi_cif>
+    @usableFromInline let cif: UnsafeMutablePointer<LibffiShim.CallInterface>
     @usableFromInline let resultBufferSize: Int
 
     @usableFromInline
-    init(cif: UnsafeMutablePointer<ffi_cif>, resultBufferSize: Int) {
+    init(cif: UnsafeMutablePointer<LibffiShim.CallInterface>, resultBufferSize: Int) {
         self.cif = cif
         self.resultBufferSize = resultBufferSize
     }
@@ -307,7 +289,7 @@ struct LibffiCall {
         _ function: UnsafeRawPointer, arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, returning: R.Type
     ) -> R {
         withResultBuffer(byteCount: max(resultBufferSize, MemoryLayout<R>.size)) { result in
-            cffi_call(cif, function, result, arguments)
+            LibffiShim.call(cif, function, result, arguments)
             // A narrow integer arrives as a whole register; on a little-endian machine its low bytes,
             // the value itself, come first.
             return UnsafeRawPointer(result).loadUnaligned(as: R.self)

@@ -1,5 +1,3 @@
-import CDelegateKit
-
 /// The register path: how C enters a closure of a *register-only* signature without libffi.
 ///
 /// On x86_64 System V, a signature whose arguments are at most 5 of integer class (integers up to 64
@@ -18,7 +16,7 @@ enum RegisterPath {
     /// Whether closures of register-only signatures take this path: on x86_64 System V, unless the
     /// environment sets `DELEGATEKIT_FAST_PATH=0`, and only when a trampoline written into libffi's
     /// closure memory was proven to run (a libffi built with static trampolines runs its own code there).
-    @usableFromInline static let isAvailable: Bool = cffi_register_path_available() != 0
+    @usableFromInline static let isAvailable: Bool = TrampolineShim.isAvailable
 
     /// Whether register trampolines go into DelegateKit's own pages (see `cffi_trampoline_create`), where
     /// they reach the entry with a near jump, rather than into libffi's closure memory: in release builds.
@@ -34,15 +32,15 @@ enum RegisterPath {
 
     /// Whether a closure made now on this thread gets a register trampoline for `prepared`.
     static func entersInRegisters(_ prepared: PreparedSignature) -> Bool {
-        prepared.takesRegisters && cffi_register_path_suppressed() == 0
+        prepared.takesRegisters && !TrampolineShim.isSuppressedHere
     }
 
     /// Runs `body` with closures, stubs and dispatchers made on this thread entering through libffi, as
     /// with `DELEGATEKIT_FAST_PATH=0`: for tests that compare both paths in one process. (Register
     /// forms are still made, and a `Next` still calls an original function directly.)
     static func withLibffiEntry<T>(_ body: () throws -> T) rethrows -> T {
-        cffi_register_path_suppress(1)
-        defer { cffi_register_path_suppress(0) }
+        TrampolineShim.isSuppressedHere = true
+        defer { TrampolineShim.isSuppressedHere = false }
         return try body()
     }
 }
@@ -88,10 +86,6 @@ struct RegisterResult {
     }
 
     @inlinable static var zero: RegisterResult { RegisterResult(integer: 0, sse: 0) }
-
-    @inlinable var registers: cffi_registers { cffi_registers(integer: integer, sse: sse) }
-
-    init(_ registers: cffi_registers) { self.init(integer: registers.integer, sse: registers.sse) }
 }
 
 /// The argument registers of a call, read in argument order by the specialized conversions.
@@ -332,8 +326,7 @@ func callInRegisters(
     _ function: UnsafeRawPointer, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
     _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
 ) -> RegisterResult {
-    let registers = cffi_call_registers(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-    return RegisterResult(integer: registers.integer, sse: registers.sse)
+    TrampolineShim.call(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
 }
 
 /// Where each argument of a register-only signature arrives, for bodies that read libffi's argument

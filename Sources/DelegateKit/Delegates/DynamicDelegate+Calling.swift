@@ -1,5 +1,3 @@
-import CDelegateKit
-
 extension DynamicDelegate {
     /// The function keeps the delegate alive.
     ///
@@ -37,7 +35,7 @@ extension DynamicDelegate {
 
     func loadSlot(_ index: Int) -> UnsafeRawPointer? {
         let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-        return cffi_load_pointer(slot).map(UnsafeRawPointer.init)
+        return RetirementShim.load(slot).map(UnsafeRawPointer.init)
     }
 }
 
@@ -53,7 +51,7 @@ struct SlotFunction: @unchecked Sendable {  // The table is the delegate's, whic
         let slot = (delegate.table + offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         return withArgumentArray(repeat each argument) { arguments in
             withResultBuffer(prepared, returning: R.self) { result in
-                if let function = cffi_load_pointer(slot) {
+                if let function = RetirementShim.load(slot) {
                     prepared.call(function, result: result, arguments: arguments)
                 }
             }

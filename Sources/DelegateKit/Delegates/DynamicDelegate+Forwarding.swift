@@ -1,5 +1,3 @@
-import CDelegateKit
-
 extension DynamicDelegate {
     /// The next table down the chain, or nil.
     public var forwardingTarget: ForwardingTarget? { state.withLock { $0.forwarding } }
@@ -111,6 +109,6 @@ struct ForwardRoute: @unchecked Sendable {  // The table it points into is kept 
     let keepAlive: AnyObject?
 
     var function: UnsafeRawPointer? {
-        cffi_load_pointer(slotAddress.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)).map(UnsafeRawPointer.init)
+        RetirementShim.load(slotAddress.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)).map(UnsafeRawPointer.init)
     }
 }

@@ -1,4 +1,3 @@
-import CDelegateKit
 import Glibc
 
 /// A value behind a pthread mutex, for DelegateKit's rare paths (implementing, removing, caching).
@@ -28,11 +27,11 @@ final class Locked<Value>: @unchecked Sendable {  // `value` is only touched wit
 
     /// Runs `body` with the value, holding the mutex.
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        cffi_fork_gate_enter()
+        RetirementShim.enterForkGate()
         pthread_mutex_lock(mutex)
         defer {
             pthread_mutex_unlock(mutex)
-            cffi_fork_gate_leave()
+            RetirementShim.leaveForkGate()
         }
         return try body(&value)
     }

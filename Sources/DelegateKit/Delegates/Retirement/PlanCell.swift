@@ -1,4 +1,7 @@
-import CDelegateKit
+// cffi_enter, cffi_leave and cffi_forget_abandoned_calls record or judge the frame they are inlined into,
+// so this file calls them itself rather than through RetirementShim (see there).
+import CDelegateKitRetirement
+
 import Synchronization
 
 /// The cell a slot's dispatcher reads its current plan from.
@@ -14,7 +17,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     }
 
     /// ``entry`` in register form.
-    private static let registerEntry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    private static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
             while true {
                 let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
@@ -37,7 +40,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
         }
     }
 
-    private static let entry: cffi_closure_handler = { _, result, arguments, userData in
+    private static let entry: LibffiShim.Handler = { _, result, arguments, userData in
         Unmanaged<PlanCell>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
             // A hazard pointer: a replaced plan is freed once no thread records it as running, so the
             // plan is recorded first and only then checked to be still the cell's, before it is touched.

@@ -1,4 +1,3 @@
-import CDelegateKit
 import Glibc
 
 // Step 2 of the protocol (SlotChange.swift): how a change of a slot reaches C without a lock on the call
@@ -51,7 +50,7 @@ extension DynamicDelegate {
         let targetStub = top?.stub.flatMap { $0.address == target ? $0 : nil }
         targetStub?.publish()
         let address = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-        cffi_store_pointer(address, target)
+        RetirementShim.store(target, in: address)
         for entry in slot.entries {
             if let stub = entry.stub, stub !== targetStub, stub.isPublished { stub.retire() }
         }

@@ -1,4 +1,3 @@
-import CDelegateKit
 import Glibc
 import Synchronization
 
@@ -26,21 +25,21 @@ final class Reclaimer: @unchecked Sendable {  // `pending` and `releasing` are o
 
     private init() {
         // Threads whose marked calls leave, exit or jump back collect through this.
-        cffi_set_collector { Reclaimer.shared.collect() }
+        RetirementShim.setCollector { Reclaimer.shared.collect() }
     }
 
     /// Takes over `objects`, which calls were running at the change's scan, and marks the records running
     /// them, then synchronizes: the caller collects afterwards, so that a call that left between the scan
     /// and the marking (and so did not see its mark) is not missed.
     func takeOver(_ objects: [any Retirable], from delegate: DynamicDelegate?, slot: Int) {
-        cffi_reclaim_lock()
+        RetirementShim.lockReclaimer()
         for object in objects {
             pending.append(Pending(object: object, delegate: delegate, slot: slot))
-            cffi_mark_runners(object.runningIdentity)
+            RetirementShim.markRunners(of: object.runningIdentity)
         }
         count.store(pending.count, ordering: .relaxed)
-        cffi_reclaim_unlock()
-        cffi_synchronize_calls()
+        RetirementShim.unlockReclaimer()
+        RetirementShim.synchronizeCalls()
     }
 
     func collectIfPending() {
@@ -49,24 +48,24 @@ final class Reclaimer: @unchecked Sendable {  // `pending` and `releasing` are o
 
     /// Releases every deferred object that no call runs any more; on any thread, from any call's leaving.
     func collect() {
-        cffi_reclaim_lock()
+        RetirementShim.lockReclaimer()
         var idle: [Pending] = []
         pending.removeAll { item in
-            guard cffi_is_running(item.object.runningIdentity) == 0 else { return false }
+            guard !RetirementShim.isRunning(item.object.runningIdentity) else { return false }
             idle.append(item)
             return true
         }
         count.store(pending.count, ordering: .relaxed)
         releasing += idle.count
-        cffi_reclaim_unlock()
+        RetirementShim.unlockReclaimer()
         guard !idle.isEmpty else { return }
         let released = idle.count
         for item in idle { item.delegate?.reclaimed(item.object, slot: item.slot) }
         idle = []  // The last references: deinitializers run here, with no lock held.
-        cffi_reclaim_lock()
+        RetirementShim.lockReclaimer()
         releasing -= released
-        cffi_reclaim_wake_all()
-        cffi_reclaim_unlock()
+        RetirementShim.wakeReclaimerWaiters()
+        RetirementShim.unlockReclaimer()
     }
 
     /// Sleeps on the reclaimer's condition, which each release signals. A thread that left a call by
@@ -76,28 +75,28 @@ final class Reclaimer: @unchecked Sendable {  // `pending` and `releasing` are o
     func wait(for delegate: DynamicDelegate, timeout: Duration) throws(DelegateError) -> Bool {
         collectIfPending()
         let deadline = Self.deadline(after: timeout)
-        cffi_reclaim_lock()
+        RetirementShim.lockReclaimer()
         let awaited = Set(pending.filter { $0.delegate === delegate }.map { ObjectIdentifier($0.object) })
-        cffi_reclaim_unlock()
+        RetirementShim.unlockReclaimer()
         var nap: Duration = .milliseconds(10)
         var timedOut = false
         while true {
-            cffi_reclaim_lock()
+            RetirementShim.lockReclaimer()
             let left = pending.filter { awaited.contains(ObjectIdentifier($0.object)) }
-            if let mine = left.first(where: { cffi_is_running_here($0.object.runningIdentity) != 0 }) {
-                cffi_reclaim_unlock()
+            if let mine = left.first(where: { RetirementShim.isRunningHere($0.object.runningIdentity) }) {
+                RetirementShim.unlockReclaimer()
                 throw .waitingForOwnCall(method: delegate.descriptor.methods[mine.slot].name, protocol: delegate.descriptor.name)
             }
             let settled = left.isEmpty && releasing == 0
             if settled || timedOut {
-                cffi_reclaim_unlock()
+                RetirementShim.unlockReclaimer()
                 return settled
             }
             var wake = Self.deadline(after: nap)
             let last = Self.isBefore(deadline, wake)
             if last { wake = deadline }
-            timedOut = cffi_reclaim_wait(&wake) == ETIMEDOUT && last
-            cffi_reclaim_unlock()
+            timedOut = !RetirementShim.waitForReclaimer(until: wake) && last
+            RetirementShim.unlockReclaimer()
             collect()
             nap = min(nap * 2, .seconds(1))
         }

@@ -1,4 +1,6 @@
-import CDelegateKit
+// cffi_enter, cffi_leave and cffi_forget_abandoned_calls record or judge the frame they are inlined into,
+// so this file calls them itself rather than through RetirementShim (see there).
+import CDelegateKitRetirement
 
 // Steps 3 and 4 of the protocol (SlotChange.swift): retiring what a change removed and settling it, and
 // the wait for calls still running what was removed.
@@ -33,11 +35,11 @@ extension DynamicDelegate {
         let released: [any Retirable] = state.withLock { state in
             guard !state.slots[index].retiring.isEmpty else { return [] }
             // After every retirement of what is scanned (they happened before it was listed).
-            cffi_synchronize_calls()
+            RetirementShim.synchronizeCalls()
             var released: [any Retirable] = []
             var running: [any Retirable] = []
             for object in state.slots[index].retiring {
-                if cffi_is_running(object.runningIdentity) == 0 { released.append(object) } else { running.append(object) }
+                if !RetirementShim.isRunning(object.runningIdentity) { released.append(object) } else { running.append(object) }
             }
             state.slots[index].retiring = []
             for case let implementation as Implementation in released {
@@ -72,7 +74,7 @@ extension DynamicDelegate {
         for slot in state.slots {
             var objects: [any Retirable] = slot.retiring + slot.entries.filter { $0.stub != nil }
             if let plan = slot.plan { objects.append(plan) }
-            running += objects.filter { cffi_is_running($0.runningIdentity) != 0 }
+            running += objects.filter { RetirementShim.isRunning($0.runningIdentity) }
             // Deferred ones are the reclaimer's already: it holds them too.
         }
         guard !running.isEmpty else { return }

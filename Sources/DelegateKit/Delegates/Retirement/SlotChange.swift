@@ -1,10 +1,8 @@
-import CDelegateKit
-
 // How a slot changes while C calls it, and how a change lets go of what it removed without ever waiting
 // for another thread. Every public change (implement, override, remove, observe, cancel, policy,
 // forwarding) is one call of `change(_:)` below, which runs the whole sequence; nothing else runs its
 // steps. This folder holds the whole protocol; its C half, the per-thread records of calls in progress, is
-// CDelegateKit's Retirement.c and Retirement.h.
+// Sources/CDelegateKitRetirement/ (Retirement.c; SlotStub.c and Publishing.c for the files named so here).
 //
 // 0. Forget (`cffi_forget_abandoned_calls`, first, in the caller's own frame): this thread's calls that a
 //    longjmp left run nothing any more; see "Calls that never return" below.
@@ -45,6 +43,10 @@ import CDelegateKit
 // records of the threads it does not have. Until then, what the entry ran stays deferred, and nothing else
 // waits.
 
+// cffi_forget_abandoned_calls judges from the frame it is inlined into, so it is called here, not
+// through RetirementShim (see there).
+import CDelegateKitRetirement
+
 /// What an edit did, for ``DynamicDelegate/change(_:)`` to publish: the slots it changed, and the
 /// implementations it took out of each.
 struct SlotChanges {
@@ -69,8 +71,11 @@ extension DynamicDelegate {
     /// edit reported. The only way anything changes a slot. An edit that throws must do so before it
     /// changes anything.
     ///
-    /// Transparent, so that step 0 runs in the frame of the method that calls this (always inlined, in
-    /// debug builds too): the shallower the frame, the more calls a longjmp left above it can be judged gone.
+    /// Transparent, so that step 0 runs in the frame of the method that calls this wherever the compiler
+    /// inlines it: the shallower the frame, the more calls a longjmp left above it can be judged gone. (A
+    /// debug build inlines it only into callers in this file, since it compiles files in separate jobs;
+    /// elsewhere step 0 runs in this function's frame, one below, which judges fewer calls gone and never
+    /// one that still runs.)
     @_transparent @discardableResult
     func change<Result>(_ edit: (inout State, inout SlotChanges) throws -> Result) rethrows -> Result {
         cffi_forget_abandoned_calls()

@@ -1,4 +1,6 @@
-import CDelegateKit
+// cffi_enter, cffi_leave and cffi_forget_abandoned_calls record or judge the frame they are inlined into,
+// so this file calls them itself rather than through RetirementShim (see there).
+import CDelegateKitRetirement
 
 /// The C function a slot holds for a plain implementation: a closure that enters through a `cffi_guard`
 /// (by libffi's entry, or by the register path's, see ``RegisterPath``), owned by the slot and reused by
@@ -17,7 +19,7 @@ import CDelegateKit
 final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate's lock, while retired and idle.
     /// The C-callable code.
     let address: UnsafeRawPointer
-    let guardian: UnsafeMutablePointer<cffi_guard>
+    let guardian: UnsafeMutablePointer<RetirementShim.Guard>
     private let code: ClosureCode
     /// The first implementation's signature: every signature the slot accepts is laid out alike.
     private let prepared: PreparedSignature
@@ -33,9 +35,9 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     init(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, prepared: PreparedSignature) throws {
         self.prepared = prepared
         guardian = .allocate(capacity: 1)
-        guardian.initialize(to: cffi_guard(handler: nil, user_data: nil, slot: UnsafePointer(slot), retired: 1))
+        guardian.initialize(to: RetirementShim.retiredGuard(of: UnsafePointer(slot)))
         do {
-            code = try ClosureCode(prepared, handler: cffi_guarded_entry, registerEntry: SlotStub.registerEntry, userData: guardian)
+            code = try ClosureCode(prepared, handler: RetirementShim.guardedEntry, registerEntry: SlotStub.registerEntry, userData: guardian)
         } catch {
             guardian.deallocate()
             throw error
@@ -65,23 +67,23 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     func publish() {
         guard !isPublished else { return }
         isPublished = true
-        cffi_guard_publish(guardian)
+        RetirementShim.publish(guardian)
     }
 
     /// Sends calls on to what the slot holds: call after the slot stopped pointing at ``address``.
     func retire() {
         isPublished = false
-        cffi_guard_retire(guardian)
+        RetirementShim.retire(guardian)
     }
 
     var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(guardian) }
 
     /// `cffi_guarded_entry` in register form: the guard is the context.
-    private static let registerEntry: cffi_register_entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-        let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: cffi_guard.self)
+    private static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: RetirementShim.Guard.self)
         cffi_enter(guardian)
-        let result: cffi_registers
-        if cffi_guard_is_published(guardian) != 0 {
+        let result: TrampolineShim.Registers
+        if RetirementShim.isPublished(guardian) {
             result = Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
                 $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
             }
@@ -97,8 +99,8 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     /// A call that found its stub retired: it behaves as if C had loaded the slot a moment later. Out of
     /// line, so that the common path saves no registers for it.
     @inline(never)
-    private static func forward(_ guardian: UnsafeMutablePointer<cffi_guard>, _ registers: ArgumentRegisters) -> cffi_registers {
-        guard let function = cffi_load_pointer(guardian.pointee.slot) else { return cffi_registers(integer: 0, sse: 0) }
+    private static func forward(_ guardian: UnsafeMutablePointer<RetirementShim.Guard>, _ registers: ArgumentRegisters) -> TrampolineShim.Registers {
+        guard let function = RetirementShim.load(guardian.pointee.slot) else { return TrampolineShim.Registers(integer: 0, sse: 0) }
         return registers.call(function).registers
     }
 }

@@ -1,5 +1,3 @@
-import CDelegateKit
-
 /// The closure of a plain implementation: what its slot's stub and its plans call. The delegate drops it
 /// when the implementation is removed and no call runs it, which releases the user's closure.
 final class PlainClosure: Sendable {
@@ -13,7 +11,7 @@ final class PlainClosure: Sendable {
     }
 
     /// The handler a published ``SlotStub`` runs, with this object (unretained) as user data.
-    static let entry: cffi_closure_handler = { _, result, arguments, userData in
+    static let entry: LibffiShim.Handler = { _, result, arguments, userData in
         Unmanaged<PlainClosure>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.body(result.unsafelyUnwrapped, arguments ?? noArguments)
         }

@@ -447,3 +447,17 @@ void cffi_forget_calls_from(long depth) {
     if (calls == NULL || calls_in_progress(calls) <= depth) return;
     if (drop_calls(calls, depth)) collect();
 }
+
+int cffi_call_catching_jump(struct __jmp_buf_tag *target, ffi_cif *cif, const void *function, void *result,
+                            void **arguments) {
+    /* Not changed between setjmp and longjmp, so still valid after a jump back. */
+    const long depth = cffi_calls_in_progress_here();
+    int value = setjmp(target);
+    if (value == 0) {
+        ffi_call(cif, FFI_FN(function), result, arguments);
+        return 0;
+    }
+    /* Every DelegateKit call that started inside the function was skipped by the jump. */
+    cffi_forget_calls_from(depth);
+    return value;
+}

@@ -1,7 +1,7 @@
-#ifndef CFFISHIM_TRAMPOLINE_PAGES_H
-#define CFFISHIM_TRAMPOLINE_PAGES_H
+#ifndef CDELEGATEKIT_TRAMPOLINE_PAGES_H
+#define CDELEGATEKIT_TRAMPOLINE_PAGES_H
 
-#include "CDelegateKit.h"
+#include "RegisterTrampoline.h"
 
 /* ---- Trampoline pages of DelegateKit's own (x86_64 Linux) ----
    The register path's trampoline, in pages DelegateKit maps itself within 2 GiB of the entry, so that it

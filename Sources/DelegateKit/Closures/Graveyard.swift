@@ -1,4 +1,3 @@
-import CDelegateKit
 import Glibc
 
 /// Debug builds keep the code of closures, and the tables, whose Swift owner is gone, pointed at a
@@ -19,7 +18,7 @@ enum Graveyard {
         var message: UnsafeMutablePointer<CChar>?
 
         func free() {
-            if let closure { cffi_closure_free(closure) }
+            if let closure { LibffiShim.freeClosure(closure) }
             table?.deallocate()
             Glibc.free(message)
         }
@@ -49,9 +48,9 @@ enum Graveyard {
     /// Points `closure` (with its callable `code`) at the stopping handler and keeps it.
     static func bury(closure: UnsafeMutableRawPointer, code: UnsafeRawPointer, prepared: PreparedSignature, message: String) {
         let text = strdup(message)
-        guard cffi_closure_bury(closure, prepared.cif, UnsafeMutableRawPointer(mutating: code), text) == 0 else {
+        guard let text, LibffiShim.bury(closure, prepared.cif, code: UnsafeMutableRawPointer(mutating: code), message: text) else {
             // libffi refused (it never does for a signature it accepted before): free as a release build would.
-            cffi_closure_free(closure)
+            LibffiShim.freeClosure(closure)
             Glibc.free(text)
             return
         }
@@ -64,16 +63,16 @@ enum Graveyard {
         for method in descriptor.methods {
             let slot = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
             guard let prepared = try? PreparedSignature.prepared(method.signature) else {
-                cffi_store_pointer(slot, nil)
+                RetirementShim.store(nil, in: slot)
                 continue
             }
             guard let code = try? ClosureCode(prepared, handler: { _, _, _, _ in }, registerEntry: nil, userData: nil) else {
-                cffi_store_pointer(slot, nil)
+                RetirementShim.store(nil, in: slot)
                 continue
             }
             bury(closure: code.closure, code: code.address, prepared: prepared,
                  message: deadCallMessage(method: method.name, descriptor: descriptor.name, origin: origin))
-            cffi_store_pointer(slot, UnsafeMutableRawPointer(mutating: code.address))
+            RetirementShim.store(code.address, in: slot)
         }
         add(Grave(table: table))
     }

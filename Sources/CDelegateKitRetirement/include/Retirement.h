@@ -1,5 +1,5 @@
-#ifndef CFFISHIM_RETIREMENT_H
-#define CFFISHIM_RETIREMENT_H
+#ifndef CDELEGATEKIT_RETIREMENT_H
+#define CDELEGATEKIT_RETIREMENT_H
 
 /* The C half of how a change of a slot lets go of what it removed without waiting for other threads
    (the Swift half, and the whole protocol in prose, is Sources/DelegateKit/Delegates/Retirement/, SlotChange.swift first).
@@ -16,6 +16,8 @@
    that exits or is cancelled inside a call has its record cleared by its exit; a forked child clears
    the records of the threads it does not have. */
 
+#include "CDelegateKitLibffi.h"
+#include <setjmp.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -158,5 +160,12 @@ void cffi_fork_gate_leave(void);
    What they ran is collected if a remover deferred it. */
 long cffi_calls_in_progress_here(void);
 void cffi_forget_calls_from(long depth);
+
+/* Calls `function` as cffi_call does, at a setjmp site: C code, or a closure, may longjmp to `target`
+   while the call runs. Returns 0 when the function returned, else the value given to longjmp (1 for 0).
+   On a jump back, the calling thread's DelegateKit calls that started inside are forgotten (the frames
+   the jump skipped run no cleanup). `target` must not be jumped to after this returns. */
+int cffi_call_catching_jump(struct __jmp_buf_tag *target, ffi_cif *cif, const void *function, void *result,
+                            void **arguments);
 
 #endif

@@ -1,4 +1,4 @@
-import CDelegateKit
+import CDelegateKitTrampolines
 
 /// A closure with its own register entry: code formed where the closure's Swift types are concrete, which
 /// C's trampoline enters with this object as its context and which calls the closure itself, so that a
@@ -18,18 +18,18 @@ import CDelegateKit
 open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`s: a @Sendable closure.
     /// Entered by the trampoline with this object as its context pointer; none for a typed thunk's
     /// captured closure whose types are not one of the shapes.
-    @usableFromInline let entry: cffi_register_entry?
+    @usableFromInline let entry: TrampolineShim.Entry?
 
     /// An entry that C's trampoline calls with the argument registers and this object as `context`
     /// (between the fifth integer register and the first SSE one): it reads its arguments with a
     /// ``_DirectRegisters`` and returns ``_DirectRegisters/result(_:)``.
-    public init(entry: cffi_register_entry) {
+    public init(entry: _RegisterEntry) {
         self.entry = entry
     }
 
     /// A typed thunk's captured closure, whose entry is its shape's (see ``CallbackShapes``), if any.
     @usableFromInline
-    init(shapeEntry: cffi_register_entry?) {
+    init(shapeEntry: TrampolineShim.Entry?) {
         entry = shapeEntry
     }
 
@@ -65,13 +65,13 @@ public struct _DirectRegisters {
     /// `value` as the entry's result registers, a narrow integer widened as libffi widens it (a constant
     /// where `T`'s C type is visible).
     @inlinable @inline(__always)
-    public static func result<T: CValue>(_ value: T) -> cffi_registers {
+    public static func result<T: CValue>(_ value: T) -> _RegisterPair {
         registerResult(value).registers
     }
 
     /// The result registers of an entry whose closure returns nothing.
     @inlinable @inline(__always)
-    public static func result(_ value: Void) -> cffi_registers {
+    public static func result(_ value: Void) -> _RegisterPair {
         RegisterResult.zero.registers
     }
 }

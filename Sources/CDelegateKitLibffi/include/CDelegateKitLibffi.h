@@ -1,0 +1,58 @@
+#ifndef CDELEGATEKIT_LIBFFI_H
+#define CDELEGATEKIT_LIBFFI_H
+
+/* The library's one way into libffi: type descriptors, call interfaces, calls and closures. The Swift
+   side that owns it is Sources/DelegateKit/Shim/Libffi.swift, the only Swift file that imports it. */
+
+/* Linux distributions install libffi's header as <ffi.h>; Apple's SDKs as <ffi/ffi.h>. */
+#if __has_include(<ffi.h>)
+#include <ffi.h>
+#elif __has_include(<ffi/ffi.h>)
+#include <ffi/ffi.h>
+#else
+#error "libffi's header was not found: install libffi-dev (Debian, Ubuntu) or libffi-devel (Fedora)"
+#endif
+#include <stdint.h>
+
+/* libffi's type descriptors are mutable C globals, which Swift 6 refuses to take the address of;
+   these return the addresses instead. */
+ffi_type *cffi_type_void(void);
+ffi_type *cffi_type_uint8(void);
+ffi_type *cffi_type_sint8(void);
+ffi_type *cffi_type_uint16(void);
+ffi_type *cffi_type_sint16(void);
+ffi_type *cffi_type_uint32(void);
+ffi_type *cffi_type_sint32(void);
+ffi_type *cffi_type_uint64(void);
+ffi_type *cffi_type_sint64(void);
+ffi_type *cffi_type_float(void);
+ffi_type *cffi_type_double(void);
+ffi_type *cffi_type_longdouble(void);
+ffi_type *cffi_type_pointer(void);
+
+/* The code libffi reaches for every call of a closure. */
+typedef void (*cffi_closure_handler)(ffi_cif *cif, void *result, void **arguments, void *user_data);
+
+/* ffi_prep_cif with the platform's default ABI; returns an ffi_status (FFI_OK is 0). */
+int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_type **arguments);
+/* ffi_prep_cif_var: a call of a variadic function with `fixed_count` named arguments and these types after
+   them (already promoted: libffi refuses float and integers narrower than int there). */
+int cffi_prep_cif_var(ffi_cif *cif, unsigned fixed_count, unsigned argument_count, ffi_type *result,
+                      ffi_type **arguments);
+
+/* Allocates and prepares a closure. Returns the closure (to free later) and stores its callable code in
+   *code, or returns NULL (nothing allocated) when the system refuses executable memory or prep fails. */
+void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user_data, void **code);
+void cffi_closure_free(void *closure);
+/* Points a closure whose owner is gone at a handler that writes `message` to stderr and aborts, so a
+   late call through a stale pointer stops loudly instead of running freed memory. The closure stays
+   allocated; `message` must outlive it. Returns 0 on success. */
+int cffi_closure_bury(void *closure, ffi_cif *cif, void *code, const char *message);
+/* Sets the user data a prepared closure passes to its handler (before C can call it). */
+void cffi_closure_set_user_data(void *closure, void *user_data);
+
+/* Calls `function` as described by `cif`. Integer results narrower than a register are written as a
+   full ffi_arg, as libffi requires. */
+void cffi_call(ffi_cif *cif, const void *function, void *result, void **arguments);
+
+#endif

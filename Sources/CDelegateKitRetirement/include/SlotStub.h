@@ -1,0 +1,34 @@
+#ifndef CDELEGATEKIT_SLOT_STUB_H
+#define CDELEGATEKIT_SLOT_STUB_H
+
+/* The C half of a slot's stub (Sources/DelegateKit/Delegates/Retirement/SlotStub.swift), on libffi's path. */
+#include "CDelegateKitLibffi.h"
+#include "Retirement.h"
+
+/* What a closure C calls directly runs through, so that its removal knows whether it runs: a call marks the
+   guard as running, then runs `handler` with `user_data` unless the guard was retired, in which case it
+   calls what `slot` holds now (or returns zero when that is NULL). The whole check is C, so it costs a
+   few instructions and no call into Swift. A guard is retired whenever the slot does not hold its
+   closure; once retired and no longer running, its handler and user data may be changed and the guard
+   published again, for another closure of the same slot. */
+typedef struct cffi_guard {
+    cffi_closure_handler handler;
+    void *user_data;
+    void *const *slot;
+    int retired;
+} cffi_guard;
+
+/* Whether calls may run the guard's handler (an acquiring load: the handler was set before publishing). */
+static inline int cffi_guard_is_published(const cffi_guard *guard) {
+    return !__atomic_load_n(&guard->retired, __ATOMIC_ACQUIRE);
+}
+
+/* The libffi handler of a guarded closure; its user data is the cffi_guard. */
+void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *guard);
+/* Retires the guard (sequentially consistent, against cffi_enter): later calls no longer run it. */
+void cffi_guard_retire(cffi_guard *guard);
+/* Un-retires the guard (sequentially consistent): calls run its handler again. Set the handler and user
+   data first; publish before the slot points at the guard's closure. */
+void cffi_guard_publish(cffi_guard *guard);
+
+#endif

@@ -1,0 +1,95 @@
+import CDelegateKitLibffi
+
+/// libffi as the library uses it: type descriptors, call interfaces, calls and closures.
+///
+/// This is the only Swift file that imports `CDelegateKitLibffi` (`Scripts/check-layout.py` holds every
+/// other file to that), so that what the library asks of libffi is all in one place and no C type
+/// reaches a public signature. Its C half is `Sources/CDelegateKitLibffi/`.
+@usableFromInline
+enum LibffiShim {
+    /// libffi's call interface, `ffi_cif`: prepared once per signature, read by every call and closure.
+    @usableFromInline typealias CallInterface = ffi_cif
+    /// libffi's type descriptor, `ffi_type`.
+    @usableFromInline typealias TypeDescriptor = ffi_type
+    /// What libffi runs for every call of a closure: `(cif, result, arguments, user data)`.
+    @usableFromInline typealias Handler = cffi_closure_handler
+
+    /// libffi's own descriptor of a scalar C type; nil for a structure, whose descriptor its signature
+    /// builds with ``structure(elements:)``.
+    static func scalar(_ type: CType) -> UnsafeMutablePointer<ffi_type>? {
+        switch type {
+        case .void: return cffi_type_void()
+        case .bool, .uint8: return cffi_type_uint8()
+        case .int8: return cffi_type_sint8()
+        case .uint16: return cffi_type_uint16()
+        case .int16: return cffi_type_sint16()
+        case .uint32: return cffi_type_uint32()
+        case .int32: return cffi_type_sint32()
+        case .uint64, .size: return cffi_type_uint64()
+        case .int64: return cffi_type_sint64()
+        case .float: return cffi_type_float()
+        case .double: return cffi_type_double()
+        case .longDouble: return cffi_type_longdouble()
+        case .pointer: return cffi_type_pointer()
+        case .structure: return nil
+        }
+    }
+
+    /// The descriptor of a structure of `elements` (a null-terminated array). Its size and alignment are
+    /// 0 until `ffi_prep_cif` computes them from the elements.
+    static func structure(elements: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>) -> ffi_type {
+        ffi_type(size: 0, alignment: 0, type: UInt16(FFI_TYPE_STRUCT), elements: elements)
+    }
+
+    /// Prepares `cif` with the platform's default ABI; for a call of a variadic function, the first
+    /// `fixedCount` arguments are its named ones. Returns libffi's `ffi_status` (0 is `FFI_OK`).
+    static func prepare(
+        _ cif: UnsafeMutablePointer<ffi_cif>, fixedCount: Int?, result: UnsafeMutablePointer<ffi_type>,
+        arguments: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>, count: Int
+    ) -> Int32 {
+        if let fixedCount {
+            return cffi_prep_cif_var(cif, UInt32(fixedCount), UInt32(count), result, arguments)
+        }
+        return cffi_prep_cif(cif, UInt32(count), result, arguments)
+    }
+
+    /// Calls the C function at `function` as `cif` describes, with arguments in libffi's form; a narrow
+    /// integer result is written as a whole `ffi_arg`.
+    @usableFromInline @_transparent
+    static func call(
+        _ cif: UnsafeMutablePointer<ffi_cif>, _ function: UnsafeRawPointer, _ result: UnsafeMutableRawPointer,
+        _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) {
+        cffi_call(cif, function, result, arguments)
+    }
+
+    /// A closure in libffi's memory that runs `handler` with `userData`, and the address C calls in
+    /// `code`; nil (nothing allocated) when the system refuses executable memory.
+    static func makeClosure(
+        _ cif: UnsafeMutablePointer<ffi_cif>, handler: Handler, userData: UnsafeMutableRawPointer?,
+        code: inout UnsafeMutableRawPointer?
+    ) -> UnsafeMutableRawPointer? {
+        cffi_closure_create(cif, handler, userData, &code)
+    }
+
+    /// Frees a closure that ``makeClosure(_:handler:userData:code:)`` (or the register path's libffi
+    /// memory) made: C must not call its code any more.
+    static func freeClosure(_ closure: UnsafeMutableRawPointer) {
+        cffi_closure_free(closure)
+    }
+
+    /// Sets the user data the closure's handler receives, before C can call it.
+    static func setUserData(_ closure: UnsafeMutableRawPointer, _ userData: UnsafeMutableRawPointer?) {
+        cffi_closure_set_user_data(closure, userData)
+    }
+
+    /// Points a closure whose owner is gone at a handler that prints `message` and aborts, so that a late
+    /// call stops loudly; the closure stays allocated and `message` must outlive it. False when libffi
+    /// refused.
+    static func bury(
+        _ closure: UnsafeMutableRawPointer, _ cif: UnsafeMutablePointer<ffi_cif>, code: UnsafeMutableRawPointer,
+        message: UnsafePointer<CChar>
+    ) -> Bool {
+        cffi_closure_bury(closure, cif, code, message) == 0
+    }
+}
