@@ -4,12 +4,16 @@ module, and which may run which step of the slot-change protocol. Prints each br
 line, and exits 1 if there is any.
 
 Rules:
-- Each of the library's C modules is imported by its own file of `Shim/` and by no other Swift file of
-  the library (`OWNERS`), but for the retirement protocol's folder, whose entries call the C inline
-  functions that record a call in their own frames. The compiler then keeps C types out of every other file's public and inlinable
+- Each of the library's C modules is imported by the one file that owns it (`OWNERS`: `Shim/LibffiShim.swift`,
+  `Shim/RetirementShim.swift`, the register path's `TrampolineShim.swift`) and by no other Swift file of the
+  library, but for two that must: the macro hooks' `DirectEntry.swift`, and the retirement protocol's folder,
+  whose entries call the C inline functions that record a call in their own frames. The compiler then keeps C types out of every other file's public and inlinable
   code, so the C boundary is those files.
 - The steps of a slot change (forgetting abandoned calls, publishing, retiring, settling) run only in
   `Delegates/Retirement/`: everything else changes a slot through `change(_:)` (SlotChange.swift).
+- The folders are layers (`LAYERS`, bottom first), and no file names a top-level declaration of a layer
+  above its own, so the layers have no cycles. (A textual check: a name counts wherever it appears outside
+  comments and string literals, except as an argument label.)
 """
 import pathlib
 import re
@@ -20,14 +24,26 @@ LIBRARY = ROOT / "Sources" / "DelegateKit"
 PROTOCOL = LIBRARY / "Delegates" / "Retirement"
 SHIM = LIBRARY / "Shim"
 
-# Each C module of the package, and the files of the library that may import it. DirectEntry.swift holds
-# `#CClosure`'s public hooks, whose signatures must name the register entry's C types.
+# Each C module of the package, and the files of the library that may import it (a folder ends in `/`).
+# DirectEntry.swift holds `#CClosure`'s public hooks, whose signatures must name the register entry's C
+# types (a public signature needs the import in its own file).
 OWNERS = {
     "CDelegateKitLibffi": {"Shim/LibffiShim.swift"},
     # The protocol's entries record calls with the C inline functions themselves, in their own frames.
     "CDelegateKitRetirement": {"Shim/RetirementShim.swift", "Delegates/Retirement/"},
-    "CDelegateKitTrampolines": {"Shim/TrampolineShim.swift", "Shim/DirectEntry.swift"},
+    "CDelegateKitTrampolines": {"Closures/RegisterPath/TrampolineShim.swift", "Closures/RegisterPath/DirectEntry.swift"},
 }
+# The library's layers, bottom first: the first folder of a file's path names its layer. A generated file
+# belongs to the layer of what it generates.
+LAYERS = ["Shim", "Support", "Describing", "Closures", "CallingC", "Delegates"]
+GENERATED_LAYER = {
+    "TypedThunks": "Closures", "CallbackShapes": "Closures", "CFunctionCalls": "CallingC",
+    "DelegateEntryPoints": "Delegates", "SlotInitializers": "Delegates",
+}
+TOP_LEVEL = re.compile(
+    r"^(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|open|internal|private|fileprivate|package|final|indirect)\s+)*"
+    r"(class|struct|enum|protocol|typealias|actor|func|let|var)\s+(\w+)", re.M)
+
 # Any import of a C module of ours, whatever its access modifier or attribute.
 C_IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+(CDelegateKit\w*)")
 
@@ -56,8 +72,44 @@ def import_breaches():
                        f"{', '.join(sorted(owners))} may import; use what that file declares")
 
 
+def layer_of(path):
+    relative = path.relative_to(LIBRARY)
+    if relative.parts[0] == "Generated":
+        return GENERATED_LAYER.get(relative.name.split(".")[0])
+    return relative.parts[0] if len(relative.parts) > 1 else None
+
+
+def layer_breaches():
+    files = sorted(LIBRARY.rglob("*.swift"))
+    declared = {}
+    for path in files:
+        layer = layer_of(path)
+        if layer not in LAYERS:
+            yield f"{path.relative_to(ROOT)}: in no layer of check-layout.py's LAYERS"
+            continue
+        for match in TOP_LEVEL.finditer(path.read_text()):
+            # A function counts only where it is called (`name(`), not where a local of its name is used.
+            name = match.group(2) + ("(" if match.group(1) == "func" else "")
+            declared.setdefault(name, set()).add(layer)
+    for path in files:
+        layer = layer_of(path)
+        if layer not in LAYERS:
+            continue
+        rank = LAYERS.index(layer)
+        for number, line in code_lines(path):
+            line = re.sub(r'"(?:\\.|[^"\\])*"', '""', line)
+            names = set(re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*:)", line))
+            names |= {name + "(" for name in re.findall(r"\b([A-Za-z_]\w*)\s*[(<]", line)}
+            for name in names:
+                above = [other for other in declared.get(name, ()) if LAYERS.index(other) > rank]
+                if above and layer not in declared[name]:
+                    yield (f"{path.relative_to(ROOT)}:{number}: `{name.rstrip('(')}` belongs to {', '.join(sorted(above))}, "
+                           f"a layer above {layer}")
+
+
 def breaches():
     yield from import_breaches()
+    yield from layer_breaches()
     for path in sorted(LIBRARY.rglob("*.swift")):
         # The protocol's folder runs its steps; the shim declares the C one.
         if PROTOCOL in path.parents or SHIM in path.parents:
@@ -80,8 +132,8 @@ def main():
         print(f"error: {breach}", file=sys.stderr)
     if found:
         sys.exit(1)
-    print("layout: each C module is imported by its own Shim/ file only; the slot-change protocol runs only in "
-          "Delegates/Retirement/")
+    print("layout: each C module is imported only by the files that own it; the slot-change protocol runs only "
+          "in Delegates/Retirement/; no layer names one above it (" + " < ".join(LAYERS) + ")")
 
 
 if __name__ == "__main__":

@@ -200,9 +200,6 @@ func withArgumentSlots<each A: CValue, T>(
     }
 }
 
-@inlinable @inline(__always)
-func argumentSlotSize(_ size: Int) -> Int { (max(size, 8) + 15) / 16 * 16 }
-
 /// `key` with a `T` passed past a variadic function's named arguments (as C promotes it) appended.
 @inlinable @inline(__always)
 func appendingVariadicKey<T: CValue>(_: T.Type, _ key: UInt64?) -> UInt64? {

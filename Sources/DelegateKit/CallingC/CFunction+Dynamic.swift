@@ -46,7 +46,8 @@ extension CFunction {
         }
         if unfit >= 0 {
             throw DelegateError.valueMismatch(
-                function: name, argument: unfit + 1, type: (signature.argumentTypes + variadicTypes)[unfit], value: arguments[unfit])
+                function: name, argument: unfit + 1, type: (signature.argumentTypes + variadicTypes)[unfit],
+                value: arguments[unfit].description)
         }
         return result
     }

@@ -186,8 +186,30 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     private static func ffiType(
         _ type: CType, storingInto storage: inout [UnsafeMutableRawPointer]
     ) -> UnsafeMutablePointer<LibffiShim.TypeDescriptor> {
-        // Every type but a structure is a scalar libffi describes itself.
-        guard case .structure(let members) = type else { return LibffiShim.scalar(type)! }
+        let scalar: LibffiShim.Scalar
+        switch type {
+        case .void: scalar = .void
+        case .bool, .uint8: scalar = .uint8
+        case .int8: scalar = .sint8
+        case .uint16: scalar = .uint16
+        case .int16: scalar = .sint16
+        case .uint32: scalar = .uint32
+        case .int32: scalar = .sint32
+        case .uint64, .size: scalar = .uint64
+        case .int64: scalar = .sint64
+        case .float: scalar = .float
+        case .double: scalar = .double
+        case .longDouble: scalar = .longDouble
+        case .pointer: scalar = .pointer
+        case .structure(let members): return structureType(members, storingInto: &storage)
+        }
+        return LibffiShim.descriptor(scalar)
+    }
+
+    /// libffi's description of a structure of `members`, allocated here and recorded in `storage`.
+    private static func structureType(
+        _ members: [CType], storingInto storage: inout [UnsafeMutableRawPointer]
+    ) -> UnsafeMutablePointer<LibffiShim.TypeDescriptor> {
         let elements = UnsafeMutablePointer<UnsafeMutablePointer<LibffiShim.TypeDescriptor>?>.allocate(
             capacity: members.count + 1)
         storage.append(UnsafeMutableRawPointer(elements))
@@ -229,70 +251,6 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
             result.storeBytes(of: 0, as: UInt64.self)
         } else {
             result.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
-        }
-    }
-}
-
-/// Runs `body` with a zeroed buffer of at least `byteCount` bytes that libffi may write a result into:
-/// two words on the stack, zeroed without a call of memset, when that is enough (every scalar; libffi
-/// stores a result with moves that need no more than 8-byte alignment), else 16-aligned memory of that
-/// size. Always inlined: a call of C should cost no generic dispatch for its result.
-@inlinable @inline(__always)
-func withResultBuffer<T>(byteCount: Int, _ body: (UnsafeMutableRawPointer) -> T) -> T {
-    if byteCount <= 16 {
-        var buffer: (UInt64, UInt64) = (0, 0)
-        return withUnsafeMutableBytes(of: &buffer) { body($0.baseAddress.unsafelyUnwrapped) }
-    }
-    return withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 16) {
-        let result = $0.baseAddress.unsafelyUnwrapped
-        result.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
-        return body(result)
-    }
-}
-
-/// ``withResultBuffer(byteCount:_:)`` for a result of `prepared`, at least `minimumSize` bytes long.
-@inlinable @inline(__always)
-func withResultBuffer<T>(
-    _ prepared: PreparedSignature, minimumSize: Int = 0, _ body: (UnsafeMutableRawPointer) -> T
-) -> T {
-    withResultBuffer(byteCount: max(prepared.resultBufferSize, minimumSize), body)
-}
-
-/// Runs `body` with a zeroed result buffer for `prepared`, then reads the result as `R`.
-@inlinable
-func withResultBuffer<R: CValue>(_ prepared: PreparedSignature, returning: R.Type, _ body: (UnsafeMutableRawPointer) -> Void) -> R {
-    withResultBuffer(prepared, minimumSize: MemoryLayout<R>.size) { result in
-        body(result)
-        // A narrow integer arrives as a whole register; on a little-endian machine its low bytes, the
-        // value itself, come first.
-        return UnsafeRawPointer(result).loadUnaligned(as: R.self)
-    }
-}
-
-/// A prepared signature's call interface and result size, for calls of C: a value with no reference in
-/// it, so that the closures a call nests (argument storage, result buffer) retain and release nothing.
-/// Valid while its ``PreparedSignature`` lives (for ever, for those a ``CFunction`` or a key holds).
-@usableFromInline
-struct LibffiCall {
-    @usableFromInline let cif: UnsafeMutablePointer<LibffiShim.CallInterface>
-    @usableFromInline let resultBufferSize: Int
-
-    @usableFromInline
-    init(cif: UnsafeMutablePointer<LibffiShim.CallInterface>, resultBufferSize: Int) {
-        self.cif = cif
-        self.resultBufferSize = resultBufferSize
-    }
-
-    /// Calls `function` with `arguments` in libffi's form, and reads the result as an `R`.
-    @inlinable @inline(__always)
-    func call<R: CValue>(
-        _ function: UnsafeRawPointer, arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, returning: R.Type
-    ) -> R {
-        withResultBuffer(byteCount: max(resultBufferSize, MemoryLayout<R>.size)) { result in
-            LibffiShim.call(cif, function, result, arguments)
-            // A narrow integer arrives as a whole register; on a little-endian machine its low bytes,
-            // the value itself, come first.
-            return UnsafeRawPointer(result).loadUnaligned(as: R.self)
         }
     }
 }

@@ -103,25 +103,3 @@ extension Optional: CValue where Wrapped: CPointerValue {
     /// ``CType/pointer``: an optional pointer is a pointer that may be NULL.
     @inlinable public static var cType: CType { .pointer }
 }
-
-/// Reads the next argument from libffi's argument array and moves past it.
-@inlinable @inline(__always)
-func nextArgument<T: CValue>(_ cursor: inout UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T {
-    defer { cursor += 1 }
-    // libffi's argument copies are not promised to be aligned for every type (structs on the stack).
-    return UnsafeRawPointer(cursor.pointee.unsafelyUnwrapped).loadUnaligned(as: T.self)
-}
-
-/// Writes a closure's result where libffi expects it, widened to a register when narrower.
-@inlinable @inline(__always)
-func storeResult<T: CValue>(_ value: T, to result: UnsafeMutableRawPointer, _ widening: ReturnWidening) {
-    result.storeBytes(of: value, as: T.self)
-    // Only types narrower than a register can need widening; for the rest the check folds away.
-    if MemoryLayout<T>.size < MemoryLayout<UInt64>.size { widening.apply(to: result) }
-}
-
-/// The argument at `index` of libffi's argument array, as a `T`.
-@inlinable @inline(__always)
-func argument<T: CValue>(_ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ index: Int) -> T {
-    UnsafeRawPointer(arguments[index].unsafelyUnwrapped).loadUnaligned(as: T.self)
-}

@@ -14,24 +14,27 @@ enum LibffiShim {
     /// What libffi runs for every call of a closure: `(cif, result, arguments, user data)`.
     @usableFromInline typealias Handler = cffi_closure_handler
 
-    /// libffi's own descriptor of a scalar C type; nil for a structure, whose descriptor its signature
-    /// builds with ``structure(elements:)``.
-    static func scalar(_ type: CType) -> UnsafeMutablePointer<ffi_type>? {
-        switch type {
+    /// The scalar types libffi describes itself.
+    enum Scalar {
+        case void, uint8, sint8, uint16, sint16, uint32, sint32, uint64, sint64, float, double, longDouble, pointer
+    }
+
+    /// libffi's own descriptor of `scalar`.
+    static func descriptor(_ scalar: Scalar) -> UnsafeMutablePointer<ffi_type> {
+        switch scalar {
         case .void: return cffi_type_void()
-        case .bool, .uint8: return cffi_type_uint8()
-        case .int8: return cffi_type_sint8()
+        case .uint8: return cffi_type_uint8()
+        case .sint8: return cffi_type_sint8()
         case .uint16: return cffi_type_uint16()
-        case .int16: return cffi_type_sint16()
+        case .sint16: return cffi_type_sint16()
         case .uint32: return cffi_type_uint32()
-        case .int32: return cffi_type_sint32()
-        case .uint64, .size: return cffi_type_uint64()
-        case .int64: return cffi_type_sint64()
+        case .sint32: return cffi_type_sint32()
+        case .uint64: return cffi_type_uint64()
+        case .sint64: return cffi_type_sint64()
         case .float: return cffi_type_float()
         case .double: return cffi_type_double()
         case .longDouble: return cffi_type_longdouble()
         case .pointer: return cffi_type_pointer()
-        case .structure: return nil
         }
     }
 

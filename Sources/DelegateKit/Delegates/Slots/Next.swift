@@ -52,37 +52,6 @@ func forwardAnyArity<each A: CValue, R>(_ context: CallContext, _ argument: repe
     }
 }
 
-/// Lays Swift values out the way libffi receives arguments (an array of pointers to each value), in
-/// stack memory, for the duration of `body`.
-@inlinable
-func withArgumentArray<each A: CValue, T>(
-    _ argument: repeat each A, body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T
-) -> T {
-    var count = 0
-    var bytes = 0
-    for value in repeat each argument {
-        let alignment = MemoryLayout.alignment(ofValue: value)
-        bytes = (bytes + alignment - 1) / alignment * alignment + MemoryLayout.size(ofValue: value)
-        count += 1
-    }
-    return withUnsafeTemporaryAllocation(byteCount: max(bytes, 1), alignment: 16) { storage in
-        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(count, 1)) { pointers in
-            let base = storage.baseAddress.unsafelyUnwrapped
-            var offset = 0
-            var index = 0
-            for value in repeat each argument {
-                let alignment = MemoryLayout.alignment(ofValue: value)
-                offset = (offset + alignment - 1) / alignment * alignment
-                (base + offset).storeBytes(of: value, as: staticType(of: value))
-                pointers[index] = base + offset
-                offset += MemoryLayout.size(ofValue: value)
-                index += 1
-            }
-            return body(pointers.baseAddress.unsafelyUnwrapped)
-        }
-    }
-}
-
 /// Where a running override sits: which plan of its slot, and the level below it.
 ///
 /// Two words, so that a ``Next`` (this and its forwarding function) travels in registers: the override's

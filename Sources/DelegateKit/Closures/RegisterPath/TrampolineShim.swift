@@ -5,15 +5,17 @@ import CDelegateKitTrampolines
 /// own, the probe that proves it runs, and a direct call of C in registers. What the path is, and when a
 /// closure takes it, is ``RegisterPath``.
 ///
-/// This is the only Swift file that imports `CDelegateKitTrampolines` (`Scripts/check-layout.py` holds
-/// every other file to that).
+/// This file and `DirectEntry.swift` (`#CClosure`'s public hooks, whose signatures name these C types)
+/// are the only Swift files that import `CDelegateKitTrampolines` (`Scripts/check-layout.py` holds every
+/// other file to that).
 @usableFromInline
 enum TrampolineShim {
-    /// The two result registers of a register entry (`rax` and `xmm0`).
-    @usableFromInline typealias Registers = _RegisterPair
+    /// The two result registers of a register entry (`rax` and `xmm0`): a C struct, because a C-callable
+    /// Swift function can return two registers only as one.
+    @usableFromInline typealias Registers = cffi_registers
     /// A register entry: `(i0, i1, i2, i3, i4, context, d0, …, d7) -> Registers`, the argument
     /// registers in place and the trampoline's context in the sixth integer register.
-    @usableFromInline typealias Entry = _RegisterEntry
+    @usableFromInline typealias Entry = cffi_register_entry
 
     /// Whether the register path runs in this process (probed once; see ``RegisterPath/isAvailable``).
     static var isAvailable: Bool { cffi_register_path_available() != 0 }
@@ -70,13 +72,3 @@ extension RegisterResult {
     @inlinable @inline(__always)
     init(_ registers: TrampolineShim.Registers) { self.init(integer: registers.integer, sse: registers.sse) }
 }
-
-/// The two result registers of a register entry (`rax` and `xmm0`). A C struct: a C-callable Swift
-/// function can return both registers only as one, and `#CClosure`'s expansion writes such a function in
-/// the user's module, so this is the one C type public API names. Public for that expansion only
-/// (``_DirectRegisters/result(_:)``), not API to use by hand.
-public typealias _RegisterPair = cffi_registers
-
-/// A register entry, as `#CClosure`'s expansion declares one (``_DirectEntry/init(entry:)``): public
-/// for that expansion only, not API to use by hand.
-public typealias _RegisterEntry = cffi_register_entry

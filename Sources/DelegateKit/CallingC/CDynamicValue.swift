@@ -1,61 +1,74 @@
-/// How a call with run-time values (``CFunction/call(_:variadicTypes:)``) lays its arguments out for
-/// libffi, worked out once per prepared signature: each argument's kind and the offset of its slot in one
-/// block of stack memory, and the result's kind.
+/// A C value known only at run time: an argument or result of a ``CFunction`` called with run-time values
+/// (``CFunction/call(_:variadicTypes:)``), and an argument or result of an ``ObservedCall``.
 ///
-/// A call then converts each value with one switch over a kind that holds no reference. Working from the
-/// signature's `CType`s instead copies an enum whose structure case holds an array (a retain and release
-/// per copy) and builds arrays of types and offsets per call: most of what such a call cost.
-struct RunTimeLayout {
-    /// What a value is stored as: a `CType` with the structure's members reduced to its size.
-    enum Kind: Equatable {
-        case void, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float, double, longDouble, pointer
-        case bytes(Int)
+/// Each case holds a kind of C value at its widest: every signed integer type is ``signed(_:)``, every
+/// unsigned one (and `size_t`) ``unsigned(_:)``, `float` and `double` are ``floatingPoint(_:)``, a pointer
+/// is its address (``pointer(_:)``, 0 for `NULL`) and a struct its bytes (``bytes(_:)``). A `long double`
+/// is exact: ``longDouble(_:)`` on x86_64, where Swift has `Float80`; its bytes elsewhere (aarch64
+/// Linux's is a 128-bit quad, which Swift has no type for). Passed to a function, a value is converted to
+/// the argument's C type, and one the type cannot hold (a negative value for an unsigned type, 300 for
+/// `uint8_t`) throws; a `long double` argument also takes a ``floatingPoint(_:)``, which it holds
+/// exactly, or its own bytes.
+public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
+    /// `bool`.
+    case bool(Bool)
+    /// A signed integer of any width.
+    case signed(Int64)
+    /// An unsigned integer of any width (`size_t` too).
+    case unsigned(UInt64)
+    /// `float` or `double`, as a `Double`; as an argument, a `long double` too.
+    case floatingPoint(Double)
+    #if arch(x86_64)
+    /// `long double`, x86's 80-bit extended format, all 64 bits of its significand. (Boxed: held inline,
+    /// its 16-byte alignment would double the size of every value and slow every call with run-time
+    /// values by a third.)
+    indirect case longDouble(Float80)
+    #endif
+    /// A pointer's address (0 for NULL).
+    case pointer(UInt)
+    /// A struct's bytes.
+    case bytes([UInt8])
+    /// A ``CClosure``'s function pointer, as an argument of pointer type: the value holds the closure, so
+    /// it lives as long as the call does. Written `try .function(closure)`; a call never returns it.
+    case closure(CClosure)
 
-        init(_ type: CType) {
-            switch type {
-            case .void: self = .void
-            case .bool: self = .bool
-            case .int8: self = .int8
-            case .uint8: self = .uint8
-            case .int16: self = .int16
-            case .uint16: self = .uint16
-            case .int32: self = .int32
-            case .uint32: self = .uint32
-            case .int64: self = .int64
-            case .uint64, .size: self = .uint64
-            case .float: self = .float
-            case .double: self = .double
-            case .longDouble: self = .longDouble
-            case .pointer: self = .pointer
-            case .structure: self = .bytes(type.size)
-            }
+    /// A C function pointer as a pointer argument: a ``CClosure`` (held by the value, see
+    /// ``closure(_:)``), a ``CFunction`` (its address), or a `@convention(c)` function value.
+    ///
+    /// ```swift
+    /// try qsort.call([.pointer(base), .unsigned(count), .unsigned(8), .function(compare)])
+    /// ```
+    ///
+    /// - Throws: ``DelegateError/notAFunctionPointer(call:type:)`` for a value of any other type (a Swift
+    ///   closure, say, which has no C address: make it a ``CClosure``).
+    public static func function<F>(_ function: F) throws(DelegateError) -> CDynamicValue {
+        switch FunctionArgument(function) {
+        case .closure(let closure): return .closure(closure)
+        case .address(let address): return .pointer(UInt(bitPattern: address))
+        case nil: throw .notAFunctionPointer(call: "CDynamicValue.function(_:)", type: String(reflecting: F.self))
         }
     }
 
-    struct Argument {
-        let kind: Kind
-        let offset: Int
+    /// The value of C type `type` at `address`.
+    init(_ address: UnsafeRawPointer, _ type: CType) {
+        self.init(address, RunTimeLayout.Kind(type))
     }
 
-    /// One per argument; allocated once, freed by ``deallocate()`` (a buffer, not an array: reading a
-    /// class's array property per call retains and releases it).
-    let arguments: UnsafeMutableBufferPointer<Argument>
-    /// The bytes of all argument slots, each 16-aligned and at least 8 bytes (libffi reads whole words).
-    let byteCount: Int
-    let result: Kind
-
-    init(_ signature: CSignature) {
-        arguments = .allocate(capacity: signature.argumentTypes.count)
-        var offset = 0
-        for (index, type) in signature.argumentTypes.enumerated() {
-            arguments.initializeElement(at: index, to: Argument(kind: Kind(type), offset: offset))
-            offset += argumentSlotSize(type.size)
+    /// The value as C's printf would show it: `42`, `0.5`, `0x7f…`, `NULL`, `{16 bytes}`.
+    public var description: String {
+        switch self {
+        case .bool(let value): return value ? "true" : "false"
+        case .signed(let value): return "\(value)"
+        case .unsigned(let value): return "\(value)"
+        case .floatingPoint(let value): return "\(value)"
+        #if arch(x86_64)
+        case .longDouble(let value): return "\(value)"
+        #endif
+        case .pointer(let address): return address == 0 ? "NULL" : "0x" + String(address, radix: 16)
+        case .bytes(let bytes): return "{\(bytes.count) bytes}"
+        case .closure(let closure): return "0x" + String(UInt(bitPattern: closure.address), radix: 16)
         }
-        byteCount = max(offset, 1)
-        result = Kind(signature.returnType)
     }
-
-    func deallocate() { arguments.deallocate() }
 }
 
 extension CDynamicValue {

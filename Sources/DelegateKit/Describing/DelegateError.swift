@@ -61,8 +61,9 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// signature of the call as written (its Swift types' C types) and what does not fit.
     case callMismatch(function: String, declaration: String, call: CSignature, reason: String)
     /// A run-time value given to ``CFunction/call(_:variadicTypes:)`` that its C type cannot hold.
-    /// Carries the function's name, the argument's position (from 1), its C type and the value.
-    case valueMismatch(function: String, argument: Int, type: CType, value: CDynamicValue)
+    /// Carries the function's name, the argument's position (from 1), its C type and the value as C's
+    /// printf would show it (``CDynamicValue/description``; the value itself is the caller's own).
+    case valueMismatch(function: String, argument: Int, type: CType, value: String)
     /// A variadic argument of a C type C never passes through `...`: default argument promotions turn a
     /// `float` into a `double` and a narrower integer into an `int`. Carries the function's name, the
     /// argument's position (from 1), the type and what C passes instead.

@@ -14,7 +14,9 @@ import CDelegateKitTrampolines
 /// user of a thunk (slot stubs, plans, one-shots, libffi's path) ignores it.
 ///
 /// Public only for `#CClosure`'s expansion, as ``_DirectRegisters`` and ``CClosure/init(_:_direct:)``: not
-/// API to use by hand.
+/// API to use by hand. These are the only public signatures that name a C type of the package's
+/// (`cffi_register_entry`, `cffi_registers`): the expansion writes a C-callable function in the user's
+/// module that returns both result registers, which only a C struct can carry.
 open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`s: a @Sendable closure.
     /// Entered by the trampoline with this object as its context pointer; none for a typed thunk's
     /// captured closure whose types are not one of the shapes.
@@ -23,7 +25,7 @@ open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add onl
     /// An entry that C's trampoline calls with the argument registers and this object as `context`
     /// (between the fifth integer register and the first SSE one): it reads its arguments with a
     /// ``_DirectRegisters`` and returns ``_DirectRegisters/result(_:)``.
-    public init(entry: _RegisterEntry) {
+    public init(entry: cffi_register_entry) {
         self.entry = entry
     }
 
@@ -65,13 +67,13 @@ public struct _DirectRegisters {
     /// `value` as the entry's result registers, a narrow integer widened as libffi widens it (a constant
     /// where `T`'s C type is visible).
     @inlinable @inline(__always)
-    public static func result<T: CValue>(_ value: T) -> _RegisterPair {
+    public static func result<T: CValue>(_ value: T) -> cffi_registers {
         registerResult(value).registers
     }
 
     /// The result registers of an entry whose closure returns nothing.
     @inlinable @inline(__always)
-    public static func result(_ value: Void) -> _RegisterPair {
+    public static func result(_ value: Void) -> cffi_registers {
         RegisterResult.zero.registers
     }
 }
@@ -95,19 +97,4 @@ extension CClosure {
         let agrees = registerClassesAgree(thunk.signature, CVoid.self, repeat (each A).self)
         try self.init(thunk: agrees ? thunk.entering(entry) : thunk)
     }
-}
-
-/// Whether every Swift type of a closure travels in the register class its C type in `signature` does,
-/// the condition for converting arguments and result by Swift type alone (as a direct entry does).
-@inlinable
-func registerClassesAgree<each A: CValue, R: CValue>(
-    _ signature: CSignature, _ result: R.Type, _ arguments: repeat (each A).Type
-) -> Bool {
-    var agrees = registerClassAgrees(R.self, signature.returnType)
-    var index = 0
-    for argument in repeat each arguments {
-        agrees = agrees && registerClassAgrees(argument, signature.argumentTypes[index])
-        index += 1
-    }
-    return agrees
 }

@@ -1,0 +1,156 @@
+/// The argument registers of a call, read in argument order by the specialized conversions.
+@frozen @usableFromInline
+struct ArgumentRegisters {
+    /// The integer argument registers, and the SSE ones: the form in which the registers are passed by
+    /// value to a function out of line (an ``ArgumentRegisters`` would be passed by address, and so
+    /// stored by the caller on every call).
+    @usableFromInline typealias Integers = (UInt64, UInt64, UInt64, UInt64, UInt64)
+    @usableFromInline typealias SSE = (Double, Double, Double, Double, Double, Double, Double, Double)
+
+    @usableFromInline var integers: Integers
+    @usableFromInline var sse: SSE
+    /// How many of each class the arguments read so far took.
+    @usableFromInline var integersTaken = 0
+    @usableFromInline var sseTaken = 0
+    /// False once ``append(_:)`` was given a value wider than a register or more values of a class than
+    /// it has registers: these registers cannot carry the call (a constant where the types are known).
+    @usableFromInline var fits = true
+
+    @inlinable @inline(__always)
+    init(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ d0: Double, _ d1: Double,
+        _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) {
+        integers = (i0, i1, i2, i3, i4)
+        sse = (d0, d1, d2, d3, d4, d5, d6, d7)
+    }
+
+    /// The registers passed by value as ``Integers`` and ``SSE``, to read from the first argument on.
+    @inlinable @inline(__always)
+    init(_ integers: Integers, _ sse: SSE) {
+        self.integers = integers
+        self.sse = sse
+    }
+
+    /// The registers stored at `registers`, to read from the first argument on: only the registers the
+    /// arguments take are loaded once the reader is specialized.
+    @inlinable @inline(__always)
+    init(reading registers: UnsafePointer<ArgumentRegisters>) {
+        integers = registers.pointee.integers
+        sse = registers.pointee.sse
+    }
+
+    /// Empty registers, for ``append(_:)`` to fill.
+    @inlinable @inline(__always)
+    init() {
+        self.init(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    /// The next argument, of Swift type `T`. The counters and the class test are constants once the
+    /// caller is specialized and inlined, so this is one register move (and a truncation): a float is the
+    /// low half of its register, a narrow integer the low bits of its (C leaves the rest undefined, and
+    /// they are not read).
+    @inlinable @inline(__always)
+    mutating func next<T: CValue>(_ type: T.Type = T.self) -> T {
+        if travelsInSSE(T.self) {
+            defer { sseTaken += 1 }
+            return sseValue(of: self[sse: sseTaken])
+        }
+        defer { integersTaken += 1 }
+        return integerValue(of: self[integer: integersTaken])
+    }
+
+    /// Integer register `index`: a switch that folds to one register where `index` is a constant. (An
+    /// indexed access through `withUnsafeBytes` would put the tuple in memory and add a stack protector.)
+    @inlinable
+    subscript(integer index: Int) -> UInt64 {
+        @inline(__always) get {
+            switch index {
+            case 0: return integers.0
+            case 1: return integers.1
+            case 2: return integers.2
+            case 3: return integers.3
+            default: return integers.4
+            }
+        }
+        @inline(__always) set {
+            switch index {
+            case 0: integers.0 = newValue
+            case 1: integers.1 = newValue
+            case 2: integers.2 = newValue
+            case 3: integers.3 = newValue
+            default: integers.4 = newValue
+            }
+        }
+    }
+
+    /// SSE register `index` (see ``subscript(integer:)``).
+    @inlinable
+    subscript(sse index: Int) -> Double {
+        @inline(__always) get {
+            switch index {
+            case 0: return sse.0
+            case 1: return sse.1
+            case 2: return sse.2
+            case 3: return sse.3
+            case 4: return sse.4
+            case 5: return sse.5
+            case 6: return sse.6
+            default: return sse.7
+            }
+        }
+        @inline(__always) set {
+            switch index {
+            case 0: sse.0 = newValue
+            case 1: sse.1 = newValue
+            case 2: sse.2 = newValue
+            case 3: sse.3 = newValue
+            case 4: sse.4 = newValue
+            case 5: sse.5 = newValue
+            case 6: sse.6 = newValue
+            default: sse.7 = newValue
+            }
+        }
+    }
+
+    /// Puts `value` in the next register of its class, for calling C in register form.
+    @inlinable @inline(__always)
+    mutating func append<T: CValue>(_ value: T) {
+        // Past the last register of its class the value has nowhere to go; the counts are constants
+        // where the types are known, so this folds away.
+        guard MemoryLayout<T>.size <= 8, travelsInSSE(T.self) ? sseTaken < 8 : integersTaken < 5 else {
+            fits = false
+            return
+        }
+        if travelsInSSE(T.self) {
+            self[sse: sseTaken] = sseBits(of: value)
+            sseTaken += 1
+        } else {
+            // The ABI leaves the bits above a narrow integer undefined, but clang's callees take them as
+            // extended to 32 bits (sign or zero, by the type), as clang's callers leave them: do the same.
+            var bits = integerBits(of: value)
+            if MemoryLayout<T>.size == 1, T.cType == .int8 { bits = UInt64(bitPattern: Int64(Int8(truncatingIfNeeded: bits))) }
+            if MemoryLayout<T>.size == 2, T.cType == .int16 { bits = UInt64(bitPattern: Int64(Int16(truncatingIfNeeded: bits))) }
+            self[integer: integersTaken] = bits
+            integersTaken += 1
+        }
+    }
+
+    /// Calls the C function at `function`, of a register-only signature, with these registers.
+    @inlinable @inline(__always)
+    func call(_ function: UnsafeRawPointer) -> RegisterResult {
+        callInRegisters(
+            function, integers.0, integers.1, integers.2, integers.3, integers.4,
+            sse.0, sse.1, sse.2, sse.3, sse.4, sse.5, sse.6, sse.7)
+    }
+}
+
+/// A direct call of `function` with the given registers: inlined, so that a `next` reaching the original
+/// from a user's module calls it with no frame between.
+@inlinable @inline(__always)
+func callInRegisters(
+    _ function: UnsafeRawPointer, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
+    _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+) -> RegisterResult {
+    TrampolineShim.call(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+}

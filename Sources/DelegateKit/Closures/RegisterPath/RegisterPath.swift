@@ -1,0 +1,46 @@
+/// The register path: how C enters a closure of a *register-only* signature without libffi.
+///
+/// On x86_64 System V, a signature whose arguments are at most 5 of integer class (integers up to 64
+/// bits, `bool`, pointers) and at most 8 of SSE class (`float`, `double`), returning `void`, one of
+/// those or a pointer, travels entirely in registers. Its C address is then a trampoline that loads a
+/// context pointer into `r9`, the integer argument register such a signature leaves free, and jumps to one
+/// of DelegateKit's entries (in a page of DelegateKit's own, see `cffi_trampoline_create`, or in libffi's
+/// closure memory, see `cffi_register_closure_create`). The entry hands the registers to a
+/// ``RegisterBody``, the user's closure behind a conversion specialized for its Swift types when it was
+/// made, or is the closure's own (see ``_DirectEntry``). libffi's generic entry, which classifies and
+/// copies every argument of every call, is not involved.
+///
+/// Everything else (and every closure when the path is off, see ``isAvailable``) enters through libffi.
+@usableFromInline
+enum RegisterPath {
+    /// Whether closures of register-only signatures take this path: on x86_64 System V, unless the
+    /// environment sets `DELEGATEKIT_FAST_PATH=0`, and only when a trampoline written into libffi's
+    /// closure memory was proven to run (a libffi built with static trampolines runs its own code there).
+    @usableFromInline static let isAvailable: Bool = TrampolineShim.isAvailable
+
+    /// Whether register trampolines go into DelegateKit's own pages (see `cffi_trampoline_create`), where
+    /// they reach the entry with a near jump, rather than into libffi's closure memory: in release builds.
+    /// A debug build keeps a dead closure's code callable to stop with a message (see ``Graveyard``),
+    /// which means rewriting it, and a page is never writable once it is executable.
+    static let usesOwnPages: Bool = {
+        #if DEBUG
+        return false
+        #else
+        return true
+        #endif
+    }()
+
+    /// Whether a closure made now on this thread gets a register trampoline for `prepared`.
+    static func entersInRegisters(_ prepared: PreparedSignature) -> Bool {
+        prepared.takesRegisters && !TrampolineShim.isSuppressedHere
+    }
+
+    /// Runs `body` with closures, stubs and dispatchers made on this thread entering through libffi, as
+    /// with `DELEGATEKIT_FAST_PATH=0`: for tests that compare both paths in one process. (Register
+    /// forms are still made, and a `Next` still calls an original function directly.)
+    static func withLibffiEntry<T>(_ body: () throws -> T) rethrows -> T {
+        TrampolineShim.isSuppressedHere = true
+        defer { TrampolineShim.isSuppressedHere = false }
+        return try body()
+    }
+}

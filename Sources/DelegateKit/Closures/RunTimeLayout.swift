@@ -1,0 +1,59 @@
+/// How a call with run-time values (``CFunction/call(_:variadicTypes:)``) lays its arguments out for
+/// libffi, worked out once per prepared signature: each argument's kind and the offset of its slot in one
+/// block of stack memory, and the result's kind.
+///
+/// A call then converts each value with one switch over a kind that holds no reference. Working from the
+/// signature's `CType`s instead copies an enum whose structure case holds an array (a retain and release
+/// per copy) and builds arrays of types and offsets per call: most of what such a call cost.
+struct RunTimeLayout {
+    /// What a value is stored as: a `CType` with the structure's members reduced to its size.
+    enum Kind: Equatable {
+        case void, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float, double, longDouble, pointer
+        case bytes(Int)
+
+        init(_ type: CType) {
+            switch type {
+            case .void: self = .void
+            case .bool: self = .bool
+            case .int8: self = .int8
+            case .uint8: self = .uint8
+            case .int16: self = .int16
+            case .uint16: self = .uint16
+            case .int32: self = .int32
+            case .uint32: self = .uint32
+            case .int64: self = .int64
+            case .uint64, .size: self = .uint64
+            case .float: self = .float
+            case .double: self = .double
+            case .longDouble: self = .longDouble
+            case .pointer: self = .pointer
+            case .structure: self = .bytes(type.size)
+            }
+        }
+    }
+
+    struct Argument {
+        let kind: Kind
+        let offset: Int
+    }
+
+    /// One per argument; allocated once, freed by ``deallocate()`` (a buffer, not an array: reading a
+    /// class's array property per call retains and releases it).
+    let arguments: UnsafeMutableBufferPointer<Argument>
+    /// The bytes of all argument slots, each 16-aligned and at least 8 bytes (libffi reads whole words).
+    let byteCount: Int
+    let result: Kind
+
+    init(_ signature: CSignature) {
+        arguments = .allocate(capacity: signature.argumentTypes.count)
+        var offset = 0
+        for (index, type) in signature.argumentTypes.enumerated() {
+            arguments.initializeElement(at: index, to: Argument(kind: Kind(type), offset: offset))
+            offset += argumentSlotSize(type.size)
+        }
+        byteCount = max(offset, 1)
+        result = Kind(signature.returnType)
+    }
+
+    func deallocate() { arguments.deallocate() }
+}
