@@ -93,6 +93,14 @@ def void_body(shape):
     return Body("Void", None, None, (f"probe.see({arguments})", "probe.see()"))
 
 
+def leaving_body(shape):
+    """A closure that may leave the call by throwing a `CallbackExit` (`probe.leave` throws), returning the
+    shape's result otherwise."""
+    if shape.void:
+        return Body("Void", None, None, (f"try probe.leave({shape.value})", f"try probe.leave({shape.fallback})"))
+    return Body(shape.result, f"try probe.leave({shape.value})", f"try probe.leave({shape.fallback})", None)
+
+
 def element_body(shape):
     """A closure that returns an element made of the arguments (a stream, `withCCallback`'s `receive`)."""
     arguments = ", ".join(n for n, _ in shape.params)
@@ -226,6 +234,10 @@ ENTRY_POINTS = [
     EntryPoint("CClosure", c_body, lambda s, c, l:
                "let closure = try " + call("CClosure", [], c, l)
                + then(f"try expectOwnEntry(closure, {own_entry(s)})", "return closure.signature")),
+    EntryPoint("CClosure, leaving by a CallbackExit", leaving_body, lambda s, c, l:
+               "let closure = try " + call("CClosure", [], c, l)
+               + then("try expectOwnEntry(closure, nil)", "return closure.signature"),
+               value_type=throwing),
     EntryPoint("CCallback.oneShot", c_body, lambda s, c, l:
                "let callback = try " + call("CCallback.oneShot", [], c, l)
                + then("defer { callback.discard() }", "return callback.signature")),
@@ -322,6 +334,11 @@ final class SpellingProbe: Sendable {
     func close(_ handle: OpaquePointer?) -> Int32 { handle == nil ? 0 : 1 }
     func see(_ values: Any?...) { _ = values }
     func element(_ values: Any?...) -> Int { values.count }
+    /// `value`, or a `CallbackExit` thrown: what a closure that may leave its call does.
+    func leave<T>(_ value: T) throws -> T {
+        if calls.load(ordering: .relaxed) < -1 { throw CallbackExit.jump(to: JumpTarget()) }
+        return value
+    }
 }
 
 /// The shapes as a C table: a struct of `@convention(c)` members, for the key-path entry points.

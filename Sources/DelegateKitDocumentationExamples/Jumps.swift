@@ -33,6 +33,26 @@ public func jpegSize(of data: [UInt8]) throws -> (width: UInt32, height: UInt32)
     // doc:end
 }
 
+/// The README's `CallbackExit` example: `values` sorted by glibc's `qsort`, or nil when one is NaN, which
+/// the comparator cannot order and leaves the sort for.
+public func sortedUnlessNaN(_ values: [Double]) throws -> [Double]? {
+    var values = values
+    // doc:begin callback-exit
+    let target = JumpTarget()
+    let compare = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) throws -> Int32 in
+        let (x, y) = (a!.load(as: Double.self), b!.load(as: Double.self))
+        if x.isNaN || y.isNaN { throw CallbackExit.jump(to: target) }   // qsort cannot be told: leave it
+        return x < y ? -1 : x > y ? 1 : 0
+    }
+    let qsort = try CFunction("qsort", declaration: "void qsort(void *, size_t, size_t, int (*)(const void *, const void *))")
+    let outcome = try values.withUnsafeMutableBytes { bytes in
+        try qsort.call(catchingJumpsTo: target, bytes.baseAddress, bytes.count / 8, 8, compare.address, returning: Void.self)
+    }
+    guard case .returned = outcome else { return nil }   // .jumped: a NaN stopped the sort
+    // doc:end
+    return values
+}
+
 /// The wait of Lifetimes and Threads: a removed closure that uses a buffer, which is freed once no call
 /// runs it any more. Returns whether the wait saw every call finish.
 public func freeAfterRemoval() throws -> Bool {

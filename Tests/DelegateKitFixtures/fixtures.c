@@ -546,6 +546,7 @@ const void *fx_function(const char *name) {
         {"fx_raw_i16", (const void *)fx_raw_i16},
         {"fx_raw_bool", (const void *)fx_raw_bool},
         {"fx_next_kind", (const void *)fx_next_kind},
+        {"fx_jump_back", (const void *)fx_jump_back},
     };
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) return functions[i].address;

@@ -23,12 +23,28 @@ extension CFunction {
 
     @usableFromInline
     func call(values arguments: UnsafeBufferPointer<CDynamicValue>, variadicTypes: [CType]) throws -> CDynamicValue {
-        let (call, layout) = try preparedForRunTimeCall(arguments, variadicTypes: variadicTypes)
         let function = address
+        return try withRunTimeArguments(arguments, variadicTypes: variadicTypes) { call, layout, _, pointers in
+            withResultBuffer(byteCount: call.resultBufferSize) { result in
+                LibffiShim.call(call.cif, function, result, pointers)
+                return CDynamicValue(UnsafeRawPointer(result), layout.result)
+            }
+        }
+    }
+
+    /// Runs `body` with `arguments` converted to the C types of a call of this function, in libffi's form:
+    /// the prepared call (valid for ever), its layout, the block of ``RunTimeLayout/byteCount`` bytes the
+    /// values are stored in, and the argument array pointing into it (both valid during `body`). Throws as
+    /// ``call(_:variadicTypes:)`` does.
+    func withRunTimeArguments<T>(
+        _ arguments: UnsafeBufferPointer<CDynamicValue>, variadicTypes: [CType],
+        _ body: (LibffiCall, RunTimeLayout, UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T
+    ) throws -> T {
+        let (call, layout) = try preparedForRunTimeCall(arguments, variadicTypes: variadicTypes)
         let count = layout.arguments.count
         // Only values inside the closures, so that they capture nothing reference counted.
         var unfit = -1
-        let result = withUnsafeTemporaryAllocation(byteCount: layout.byteCount, alignment: 16) { storage in
+        let result: T? = withUnsafeTemporaryAllocation(byteCount: layout.byteCount, alignment: 16) { storage in
             withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(count, 1)) { pointers in
                 let base = storage.baseAddress.unsafelyUnwrapped
                 for index in 0..<count where unfit < 0 {
@@ -37,14 +53,11 @@ extension CFunction {
                     if !arguments[index].store(argument.kind, to: slot) { unfit = index }
                     pointers[index] = slot
                 }
-                if unfit >= 0 { return CDynamicValue.bytes([]) }
-                return withResultBuffer(byteCount: call.resultBufferSize) { result in
-                    LibffiShim.call(call.cif, function, result, pointers.baseAddress.unsafelyUnwrapped)
-                    return CDynamicValue(UnsafeRawPointer(result), layout.result)
-                }
+                if unfit >= 0 { return nil }
+                return body(call, layout, base, pointers.baseAddress.unsafelyUnwrapped)
             }
         }
-        if unfit >= 0 {
+        guard let result else {
             throw DelegateError.valueMismatch(
                 function: name, argument: unfit + 1, type: (signature.argumentTypes + variadicTypes)[unfit],
                 value: arguments[unfit].description)

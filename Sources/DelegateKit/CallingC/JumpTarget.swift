@@ -10,6 +10,11 @@ import Synchronization
 /// (a ``CClosure``, or a slot of a ``DynamicDelegate``) call ``jump(_:)``. The call then returns
 /// ``JumpOutcome/jumped(_:)`` instead of the function's result.
 ///
+/// A ``CClosure`` does better to throw ``CallbackExit/jump(to:value:)``: the closure unwinds as for any
+/// error, and DelegateKit's entry jumps once it has returned, so the jump skips no Swift frame and
+/// nothing the closure captured or made leaks. What follows is for closures that jump themselves (a
+/// slot's, for now).
+///
 /// ```swift
 /// let target = JumpTarget()
 /// decoder.pointee.client_data = UnsafeMutableRawPointer(target.buffer)   // libjpeg's context pointer

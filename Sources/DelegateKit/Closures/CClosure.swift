@@ -23,7 +23,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// What a call runs; libffi's user data is this object itself.
     let body: CallThunk.ArrayBody
     /// What a call runs when it enters in register form (see ``RegisterPath``).
-    private let registers: RegisterBody
+    let registers: RegisterBody
     private let code: ClosureCode
     /// The prepared signature (kept alive by the cache too, but the closure should not depend on that).
     let prepared: PreparedSignature

@@ -3,650 +3,650 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for CCallback.oneShot.
+/// The spelling matrix's cases for CClosure, leaving by a CallbackExit.
 enum SpellingMatrix01 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "int (const void *, const void *)", run: spelling1_0),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "int (const void *, const void *)", run: spelling1_1),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "int (const void *, const void *)", run: spelling1_2),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "int (const void *, const void *)", run: spelling1_3),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (const void *, const void *)", run: spelling1_4),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "int (const void *, const void *)", run: spelling1_5),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling1_6),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "int (const void *, const void *)", run: spelling1_7),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling1_8),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling1_9),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling1_10),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling1_11),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling1_12),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling1_13),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling1_14),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling1_15),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a single expression",
                      expected: "int (void *)", run: spelling1_16),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling1_17),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling1_18),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling1_19),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling1_20),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling1_21),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling1_22),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "int (void *)", run: spelling1_23),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void *(void *)", run: spelling1_24),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling1_25),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling1_26),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling1_27),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling1_28),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling1_29),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void *(void *)", run: spelling1_30),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void *(void *)", run: spelling1_31),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "int (void *, int)", run: spelling1_32),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling1_33),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling1_34),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling1_35),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling1_36),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "an early return",
                      expected: "int (void *, int)", run: spelling1_37),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "int (void *, int)", run: spelling1_38),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "int (void *, int)", run: spelling1_39),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling1_40),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling1_41),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling1_42),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling1_43),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling1_44),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling1_45),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling1_46),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling1_47),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling1_48),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling1_49),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling1_50),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling1_51),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling1_52),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling1_53),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling1_54),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_55),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_56),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_57),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_58),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_59),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_60),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_61),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_62),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a single expression",
                      expected: "double (double)", run: spelling1_63),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling1_64),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling1_65),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "double (double)", run: spelling1_66),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "double (double)", run: spelling1_67),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling1_68),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a capture list",
                      expected: "double (double)", run: spelling1_69),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "double (double)", run: spelling1_70),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "int (struct opaque *)", run: spelling1_71),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling1_72),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "int (struct opaque *)", run: spelling1_73),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "int (struct opaque *)", run: spelling1_74),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "int (struct opaque *)", run: spelling1_75),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "int (struct opaque *)", run: spelling1_76),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling1_77),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling1_78),
     ]
 
     static func spelling1_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in try probe.leave(probe.compare(a, b)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return try probe.leave(probe.compare(a, b)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return try probe.leave(probe.compare(a, b)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return try probe.leave(probe.int32) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.compare(a, b)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.compare(a, b)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return try probe.leave(probe.compare(a, b)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) throws -> Int32 = { a, b in probe.note(); return try probe.leave(probe.compare(a, b)) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.free(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(nil)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Void = { p in probe.note(); try probe.leave(probe.free(p)) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.count(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.count(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.count(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return try probe.leave(probe.count(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.int32) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.count(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.count(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.count(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int32 = { p in probe.note(); return try probe.leave(probe.count(p)) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.pass(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pass(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return try probe.leave(probe.pass(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pointer) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.pass(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?) in if probe.stopped { return try probe.leave(probe.pointer) }; return try probe.leave(probe.pass(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pass(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> UnsafeMutableRawPointer? = { p in probe.note(); return try probe.leave(probe.pass(p)) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in try probe.leave(probe.retry(p, count)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return try probe.leave(probe.retry(p, count)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return try probe.leave(probe.retry(p, count)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return try probe.leave(probe.int32) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.retry(p, count)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.retry(p, count)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return try probe.leave(probe.retry(p, count)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32) throws -> Int32 = { p, count in probe.note(); return try probe.leave(probe.retry(p, count)) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in try probe.leave(probe.visit(element, data)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.visit(element, data)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); try probe.leave(probe.visit(element, data)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(nil)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.visit(element, data)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; try probe.leave(probe.visit(element, data)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.visit(element, data)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) throws -> Void = { element, data in probe.note(); try probe.leave(probe.visit(element, data)) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { probe.tick() }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { try probe.leave(probe.tick()) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { probe.note(); probe.tick() }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { probe.note(); try probe.leave(probe.tick()) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { () -> Void in probe.note(); probe.tick() }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { () -> Void in probe.note(); try probe.leave(probe.tick()) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { probe.calls.add(1, ordering: .relaxed); probe.tick() }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.tick()) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { if probe.stopped { return }; probe.tick() }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { if probe.stopped { return }; try probe.leave(probe.tick()) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] () in probe.note(); probe.tick() }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] () in probe.note(); try probe.leave(probe.tick()) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable () -> Void = { probe.note(); probe.tick() }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable () throws -> Void = { probe.note(); try probe.leave(probe.tick()) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: Int64, b: Int64) in a &+ b }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: Int64, b: Int64) in try probe.leave(a &+ b) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: Int64, b: Int64) in probe.note(); return a &+ b }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: Int64, b: Int64) in probe.note(); return try probe.leave(a &+ b) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: Int64, b: Int64) -> Int64 in probe.note(); return try probe.leave(a &+ b) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (_: Int64, _: Int64) in probe.note(); return try probe.leave(probe.int64) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(a &+ b) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (a: Int64, b: Int64) in if probe.stopped { return try probe.leave(probe.int64) }; return try probe.leave(a &+ b) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] (a: Int64, b: Int64) in probe.note(); return try probe.leave(a &+ b) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable (Int64, Int64) throws -> Int64 = { a, b in probe.note(); return try probe.leave(a &+ b) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (x: Double) in x * probe.factor }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (x: Double) in try probe.leave(x * probe.factor) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (x: Double) in probe.note(); return x * probe.factor }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (x: Double) in probe.note(); return try probe.leave(x * probe.factor) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (x: Double) -> Double in probe.note(); return x * probe.factor }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (x: Double) -> Double in probe.note(); return try probe.leave(x * probe.factor) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (_: Double) in probe.note(); return probe.factor }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (_: Double) in probe.note(); return try probe.leave(probe.factor) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (x: Double) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(x * probe.factor) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (x: Double) in if probe.stopped { return try probe.leave(probe.factor) }; return try probe.leave(x * probe.factor) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] (x: Double) in probe.note(); return x * probe.factor }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] (x: Double) in probe.note(); return try probe.leave(x * probe.factor) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Double) -> Double = { x in probe.note(); return x * probe.factor }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable (Double) throws -> Double = { x in probe.note(); return try probe.leave(x * probe.factor) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (handle: OpaquePointer?) in probe.close(handle) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (handle: OpaquePointer?) in try probe.leave(probe.close(handle)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (handle: OpaquePointer?) in probe.note(); return try probe.leave(probe.close(handle)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (handle: OpaquePointer?) -> Int32 in probe.note(); return try probe.leave(probe.close(handle)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (_: OpaquePointer?) in probe.note(); return probe.int32 }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (_: OpaquePointer?) in probe.note(); return try probe.leave(probe.int32) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.close(handle)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { (handle: OpaquePointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.close(handle)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let callback = try CCallback.oneShot { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        defer { callback.discard() }
-        return callback.signature
+        let closure = try CClosure { [probe] (handle: OpaquePointer?) in probe.note(); return try probe.leave(probe.close(handle)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 
     static func spelling1_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
-        let callback = try CCallback.oneShot(body)
-        defer { callback.discard() }
-        return callback.signature
+        let body: @Sendable (OpaquePointer?) throws -> Int32 = { handle in probe.note(); return try probe.leave(probe.close(handle)) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
     }
 }

@@ -3,571 +3,729 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for implement by name.
+/// The spelling matrix's cases for NotifiedCallback.
 enum SpellingMatrix03 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "int (const void *, const void *)", run: spelling3_0),
-        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "int (const void *, const void *)", run: spelling3_1),
-        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "int (const void *, const void *)", run: spelling3_2),
-        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "int (const void *, const void *)", run: spelling3_3),
-        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (const void *, const void *)", run: spelling3_4),
-        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "int (const void *, const void *)", run: spelling3_5),
-        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling3_6),
-        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "int (const void *, const void *)", run: spelling3_7),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling3_8),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling3_9),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling3_10),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling3_11),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling3_12),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling3_13),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling3_14),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling3_15),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a single expression",
                      expected: "int (void *)", run: spelling3_16),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling3_17),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling3_18),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling3_19),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling3_20),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling3_21),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling3_22),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "int (void *)", run: spelling3_23),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void *(void *)", run: spelling3_24),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling3_25),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling3_26),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling3_27),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling3_28),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling3_29),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void *(void *)", run: spelling3_30),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void *(void *)", run: spelling3_31),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "int (void *, int)", run: spelling3_32),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling3_33),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling3_34),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling3_35),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling3_36),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "an early return",
                      expected: "int (void *, int)", run: spelling3_37),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "int (void *, int)", run: spelling3_38),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "int (void *, int)", run: spelling3_39),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling3_40),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling3_41),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling3_42),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling3_43),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling3_44),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling3_45),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling3_46),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling3_47),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling3_48),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling3_49),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling3_50),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling3_51),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling3_52),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling3_53),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling3_54),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_55),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_56),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_57),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_58),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_59),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_60),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_61),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_62),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a single expression",
                      expected: "double (double)", run: spelling3_63),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling3_64),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling3_65),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "double (double)", run: spelling3_66),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "double (double)", run: spelling3_67),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling3_68),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a capture list",
                      expected: "double (double)", run: spelling3_69),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "double (double)", run: spelling3_70),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "int (struct opaque *)", run: spelling3_71),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling3_72),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "int (struct opaque *)", run: spelling3_73),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "int (struct opaque *)", run: spelling3_74),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "int (struct opaque *)", run: spelling3_75),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "int (struct opaque *)", run: spelling3_76),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling3_77),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling3_78),
     ]
 
     static func spelling3_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .comparator)
+        return notified.callback.signature
     }
 
     static func spelling3_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .comparator)
+        return notified.callback.signature
     }
 
     static func spelling3_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .comparator)
+        return notified.callback.signature
     }
 
     static func spelling3_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("comparator", in: delegate)
+        let notified = try NotifiedCallback { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .comparator)
+        return notified.callback.signature
     }
 
     static func spelling3_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .comparator)
+        return notified.callback.signature
     }
 
     static func spelling3_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .comparator)
+        return notified.callback.signature
     }
 
     static func spelling3_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        let notified = try NotifiedCallback { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .comparator)
+        return notified.callback.signature
     }
 
     static func spelling3_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
-        try delegate.implement("comparator", body)
-        return try implemented("comparator", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, .comparator)
+        return notified.callback.signature
     }
 
     static func spelling3_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .destroy)
+        return notified.callback.signature
     }
 
     static func spelling3_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .destroy)
+        return notified.callback.signature
     }
 
     static func spelling3_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .destroy)
+        return notified.callback.signature
     }
 
     static func spelling3_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("destroy", in: delegate)
+        let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .destroy)
+        return notified.callback.signature
     }
 
     static func spelling3_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .destroy)
+        return notified.callback.signature
     }
 
     static func spelling3_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .destroy)
+        return notified.callback.signature
     }
 
     static func spelling3_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .destroy)
+        return notified.callback.signature
     }
 
     static func spelling3_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
-        try delegate.implement("destroy", body)
-        return try implemented("destroy", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, .destroy)
+        return notified.callback.signature
     }
 
     static func spelling3_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.count(p) }
-        return try implemented("context", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.count(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .context)
+        return notified.callback.signature
     }
 
     static func spelling3_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .context)
+        return notified.callback.signature
     }
 
     static func spelling3_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
-        return try implemented("context", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .context)
+        return notified.callback.signature
     }
 
     static func spelling3_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("context", in: delegate)
+        let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .context)
+        return notified.callback.signature
     }
 
     static func spelling3_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
-        return try implemented("context", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .context)
+        return notified.callback.signature
     }
 
     static func spelling3_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
-        return try implemented("context", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .context)
+        return notified.callback.signature
     }
 
     static func spelling3_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: delegate)
+        let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .context)
+        return notified.callback.signature
     }
 
     static func spelling3_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
-        try delegate.implement("context", body)
-        return try implemented("context", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, .context)
+        return notified.callback.signature
     }
 
     static func spelling3_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .threadStart)
+        return notified.callback.signature
     }
 
     static func spelling3_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .threadStart)
+        return notified.callback.signature
     }
 
     static func spelling3_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .threadStart)
+        return notified.callback.signature
     }
 
     static func spelling3_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
-        return try implemented("threadStart", in: delegate)
+        let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .threadStart)
+        return notified.callback.signature
     }
 
     static func spelling3_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .threadStart)
+        return notified.callback.signature
     }
 
     static func spelling3_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .threadStart)
+        return notified.callback.signature
     }
 
     static func spelling3_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .threadStart)
+        return notified.callback.signature
     }
 
     static func spelling3_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
-        try delegate.implement("threadStart", body)
-        return try implemented("threadStart", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, .threadStart)
+        return notified.callback.signature
     }
 
     static func spelling3_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .busy)
+        return notified.callback.signature
     }
 
     static func spelling3_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .busy)
+        return notified.callback.signature
     }
 
     static func spelling3_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .busy)
+        return notified.callback.signature
     }
 
     static func spelling3_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
-        return try implemented("busy", in: delegate)
+        let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .busy)
+        return notified.callback.signature
     }
 
     static func spelling3_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .busy)
+        return notified.callback.signature
     }
 
     static func spelling3_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .busy)
+        return notified.callback.signature
     }
 
     static func spelling3_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .busy)
+        return notified.callback.signature
     }
 
     static func spelling3_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
-        try delegate.implement("busy", body)
-        return try implemented("busy", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, .busy)
+        return notified.callback.signature
     }
 
     static func spelling3_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .foreach)
+        return notified.callback.signature
     }
 
     static func spelling3_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .foreach)
+        return notified.callback.signature
     }
 
     static func spelling3_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .foreach)
+        return notified.callback.signature
     }
 
     static func spelling3_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("foreach", in: delegate)
+        let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .foreach)
+        return notified.callback.signature
     }
 
     static func spelling3_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .foreach)
+        return notified.callback.signature
     }
 
     static func spelling3_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .foreach)
+        return notified.callback.signature
     }
 
     static func spelling3_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        let notified = try NotifiedCallback { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, .foreach)
+        return notified.callback.signature
     }
 
     static func spelling3_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
-        try delegate.implement("foreach", body)
-        return try implemented("foreach", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, .foreach)
+        return notified.callback.signature
     }
 
     static func spelling3_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { probe.tick() }
-        return try implemented("tick", in: delegate)
+        let notified = try NotifiedCallback { probe.tick() }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { probe.note(); probe.tick() }
-        return try implemented("tick", in: delegate)
+        let notified = try NotifiedCallback { probe.note(); probe.tick() }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { () -> Void in probe.note(); probe.tick() }
-        return try implemented("tick", in: delegate)
+        let notified = try NotifiedCallback { () -> Void in probe.note(); probe.tick() }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { probe.calls.add(1, ordering: .relaxed); probe.tick() }
-        return try implemented("tick", in: delegate)
+        let notified = try NotifiedCallback { probe.calls.add(1, ordering: .relaxed); probe.tick() }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { if probe.stopped { return }; probe.tick() }
-        return try implemented("tick", in: delegate)
+        let notified = try NotifiedCallback { if probe.stopped { return }; probe.tick() }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { [probe] () in probe.note(); probe.tick() }
-        return try implemented("tick", in: delegate)
+        let notified = try NotifiedCallback { [probe] () in probe.note(); probe.tick() }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Void = { probe.note(); probe.tick() }
-        try delegate.implement("tick", body)
-        return try implemented("tick", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) in a &+ b }
-        return try implemented("sum", in: delegate)
+        let notified = try NotifiedCallback { (a: Int64, b: Int64) in a &+ b }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: delegate)
+        let notified = try NotifiedCallback { (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
-        return try implemented("sum", in: delegate)
+        let notified = try NotifiedCallback { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
-        return try implemented("sum", in: delegate)
+        let notified = try NotifiedCallback { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
-        return try implemented("sum", in: delegate)
+        let notified = try NotifiedCallback { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
-        return try implemented("sum", in: delegate)
+        let notified = try NotifiedCallback { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: delegate)
+        let notified = try NotifiedCallback { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
-        try delegate.implement("sum", body)
-        return try implemented("sum", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) in x * probe.factor }
-        return try implemented("scale", in: delegate)
+        let notified = try NotifiedCallback { (x: Double) in x * probe.factor }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        let notified = try NotifiedCallback { (x: Double) in probe.note(); return x * probe.factor }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) -> Double in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        let notified = try NotifiedCallback { (x: Double) -> Double in probe.note(); return x * probe.factor }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (_: Double) in probe.note(); return probe.factor }
-        return try implemented("scale", in: delegate)
+        let notified = try NotifiedCallback { (_: Double) in probe.note(); return probe.factor }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        let notified = try NotifiedCallback { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        let notified = try NotifiedCallback { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { [probe] (x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        let notified = try NotifiedCallback { [probe] (x: Double) in probe.note(); return x * probe.factor }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Double = { x in probe.note(); return x * probe.factor }
-        try delegate.implement("scale", body)
-        return try implemented("scale", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        let notified = try NotifiedCallback { (handle: OpaquePointer?) in probe.close(handle) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        let notified = try NotifiedCallback { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        let notified = try NotifiedCallback { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (_: OpaquePointer?) in probe.note(); return probe.int32 }
-        return try implemented("handle", in: delegate)
+        let notified = try NotifiedCallback { (_: OpaquePointer?) in probe.note(); return probe.int32 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        let notified = try NotifiedCallback { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        let notified = try NotifiedCallback { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        let notified = try NotifiedCallback { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 
     static func spelling3_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
-        try delegate.implement("handle", body)
-        return try implemented("handle", in: delegate)
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
     }
 }

@@ -3,571 +3,571 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for implement by key path.
+/// The spelling matrix's cases for implement by name.
 enum SpellingMatrix04 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "int (const void *, const void *)", run: spelling4_0),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "int (const void *, const void *)", run: spelling4_1),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "int (const void *, const void *)", run: spelling4_2),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "int (const void *, const void *)", run: spelling4_3),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (const void *, const void *)", run: spelling4_4),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "int (const void *, const void *)", run: spelling4_5),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling4_6),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "int (const void *, const void *)", run: spelling4_7),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling4_8),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling4_9),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling4_10),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling4_11),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling4_12),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling4_13),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling4_14),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling4_15),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a single expression",
                      expected: "int (void *)", run: spelling4_16),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling4_17),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling4_18),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling4_19),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling4_20),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling4_21),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling4_22),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "int (void *)", run: spelling4_23),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void *(void *)", run: spelling4_24),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling4_25),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling4_26),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling4_27),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling4_28),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling4_29),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void *(void *)", run: spelling4_30),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void *(void *)", run: spelling4_31),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "int (void *, int)", run: spelling4_32),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling4_33),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling4_34),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling4_35),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling4_36),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "an early return",
                      expected: "int (void *, int)", run: spelling4_37),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "int (void *, int)", run: spelling4_38),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "int (void *, int)", run: spelling4_39),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling4_40),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling4_41),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling4_42),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling4_43),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling4_44),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling4_45),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling4_46),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling4_47),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling4_48),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling4_49),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling4_50),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling4_51),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling4_52),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling4_53),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling4_54),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_55),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_56),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_57),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_58),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_59),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_60),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_61),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_62),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a single expression",
                      expected: "double (double)", run: spelling4_63),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling4_64),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling4_65),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "double (double)", run: spelling4_66),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "double (double)", run: spelling4_67),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling4_68),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a capture list",
                      expected: "double (double)", run: spelling4_69),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "double (double)", run: spelling4_70),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "int (struct opaque *)", run: spelling4_71),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling4_72),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "int (struct opaque *)", run: spelling4_73),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "int (struct opaque *)", run: spelling4_74),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "int (struct opaque *)", run: spelling4_75),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "int (struct opaque *)", run: spelling4_76),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling4_77),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling4_78),
     ]
 
     static func spelling4_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.comparator) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
+        return try implemented("comparator", in: delegate)
     }
 
     static func spelling4_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.comparator) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        return try implemented("comparator", in: delegate)
     }
 
     static func spelling4_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.comparator) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
+        return try implemented("comparator", in: delegate)
     }
 
     static func spelling4_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.comparator) { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("comparator", in: typed)
+        try delegate.implement("comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
+        return try implemented("comparator", in: delegate)
     }
 
     static func spelling4_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.comparator) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
+        return try implemented("comparator", in: delegate)
     }
 
     static func spelling4_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.comparator) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
+        return try implemented("comparator", in: delegate)
     }
 
     static func spelling4_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.comparator) { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        try delegate.implement("comparator") { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        return try implemented("comparator", in: delegate)
     }
 
     static func spelling4_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
-        try typed.implement(\.comparator, body)
-        return try implemented("comparator", in: typed)
+        try delegate.implement("comparator", body)
+        return try implemented("comparator", in: delegate)
     }
 
     static func spelling4_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) in probe.free(p) }
-        return try implemented("destroy", in: typed)
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.free(p) }
+        return try implemented("destroy", in: delegate)
     }
 
     static func spelling4_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: typed)
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        return try implemented("destroy", in: delegate)
     }
 
     static func spelling4_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: typed)
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
+        return try implemented("destroy", in: delegate)
     }
 
     static func spelling4_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.destroy) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("destroy", in: typed)
+        try delegate.implement("destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        return try implemented("destroy", in: delegate)
     }
 
     static func spelling4_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
-        return try implemented("destroy", in: typed)
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        return try implemented("destroy", in: delegate)
     }
 
     static func spelling4_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
-        return try implemented("destroy", in: typed)
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
+        return try implemented("destroy", in: delegate)
     }
 
     static func spelling4_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.destroy) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: typed)
+        try delegate.implement("destroy") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        return try implemented("destroy", in: delegate)
     }
 
     static func spelling4_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
-        try typed.implement(\.destroy, body)
-        return try implemented("destroy", in: typed)
+        try delegate.implement("destroy", body)
+        return try implemented("destroy", in: delegate)
     }
 
     static func spelling4_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) in probe.count(p) }
-        return try implemented("context", in: typed)
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.count(p) }
+        return try implemented("context", in: delegate)
     }
 
     static func spelling4_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: typed)
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        return try implemented("context", in: delegate)
     }
 
     static func spelling4_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
-        return try implemented("context", in: typed)
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
+        return try implemented("context", in: delegate)
     }
 
     static func spelling4_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.context) { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("context", in: typed)
+        try delegate.implement("context") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
+        return try implemented("context", in: delegate)
     }
 
     static func spelling4_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
-        return try implemented("context", in: typed)
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
+        return try implemented("context", in: delegate)
     }
 
     static func spelling4_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
-        return try implemented("context", in: typed)
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
+        return try implemented("context", in: delegate)
     }
 
     static func spelling4_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.context) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: typed)
+        try delegate.implement("context") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        return try implemented("context", in: delegate)
     }
 
     static func spelling4_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
-        try typed.implement(\.context, body)
-        return try implemented("context", in: typed)
+        try delegate.implement("context", body)
+        return try implemented("context", in: delegate)
     }
 
     static func spelling4_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
+        return try implemented("threadStart", in: delegate)
     }
 
     static func spelling4_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: delegate)
     }
 
     static func spelling4_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: delegate)
     }
 
     static func spelling4_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.threadStart) { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
-        return try implemented("threadStart", in: typed)
+        try delegate.implement("threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
+        return try implemented("threadStart", in: delegate)
     }
 
     static func spelling4_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
+        return try implemented("threadStart", in: delegate)
     }
 
     static func spelling4_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
+        return try implemented("threadStart", in: delegate)
     }
 
     static func spelling4_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.threadStart) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        try delegate.implement("threadStart") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: delegate)
     }
 
     static func spelling4_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
-        try typed.implement(\.threadStart, body)
-        return try implemented("threadStart", in: typed)
+        try delegate.implement("threadStart", body)
+        return try implemented("threadStart", in: delegate)
     }
 
     static func spelling4_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
+        return try implemented("busy", in: delegate)
     }
 
     static func spelling4_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        return try implemented("busy", in: delegate)
     }
 
     static func spelling4_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
+        return try implemented("busy", in: delegate)
     }
 
     static func spelling4_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.busy) { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
-        return try implemented("busy", in: typed)
+        try delegate.implement("busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
+        return try implemented("busy", in: delegate)
     }
 
     static func spelling4_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
+        return try implemented("busy", in: delegate)
     }
 
     static func spelling4_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
+        return try implemented("busy", in: delegate)
     }
 
     static func spelling4_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.busy) { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        try delegate.implement("busy") { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        return try implemented("busy", in: delegate)
     }
 
     static func spelling4_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
-        try typed.implement(\.busy, body)
-        return try implemented("busy", in: typed)
+        try delegate.implement("busy", body)
+        return try implemented("busy", in: delegate)
     }
 
     static func spelling4_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
+        return try implemented("foreach", in: delegate)
     }
 
     static func spelling4_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        return try implemented("foreach", in: delegate)
     }
 
     static func spelling4_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
+        return try implemented("foreach", in: delegate)
     }
 
     static func spelling4_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.foreach) { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("foreach", in: typed)
+        try delegate.implement("foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        return try implemented("foreach", in: delegate)
     }
 
     static func spelling4_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
+        return try implemented("foreach", in: delegate)
     }
 
     static func spelling4_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
+        return try implemented("foreach", in: delegate)
     }
 
     static func spelling4_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.foreach) { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        try delegate.implement("foreach") { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        return try implemented("foreach", in: delegate)
     }
 
     static func spelling4_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
-        try typed.implement(\.foreach, body)
-        return try implemented("foreach", in: typed)
+        try delegate.implement("foreach", body)
+        return try implemented("foreach", in: delegate)
     }
 
     static func spelling4_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.tick) { probe.tick() }
-        return try implemented("tick", in: typed)
+        try delegate.implement("tick") { probe.tick() }
+        return try implemented("tick", in: delegate)
     }
 
     static func spelling4_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.tick) { probe.note(); probe.tick() }
-        return try implemented("tick", in: typed)
+        try delegate.implement("tick") { probe.note(); probe.tick() }
+        return try implemented("tick", in: delegate)
     }
 
     static func spelling4_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.tick) { () -> Void in probe.note(); probe.tick() }
-        return try implemented("tick", in: typed)
+        try delegate.implement("tick") { () -> Void in probe.note(); probe.tick() }
+        return try implemented("tick", in: delegate)
     }
 
     static func spelling4_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.tick) { probe.calls.add(1, ordering: .relaxed); probe.tick() }
-        return try implemented("tick", in: typed)
+        try delegate.implement("tick") { probe.calls.add(1, ordering: .relaxed); probe.tick() }
+        return try implemented("tick", in: delegate)
     }
 
     static func spelling4_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.tick) { if probe.stopped { return }; probe.tick() }
-        return try implemented("tick", in: typed)
+        try delegate.implement("tick") { if probe.stopped { return }; probe.tick() }
+        return try implemented("tick", in: delegate)
     }
 
     static func spelling4_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.tick) { [probe] () in probe.note(); probe.tick() }
-        return try implemented("tick", in: typed)
+        try delegate.implement("tick") { [probe] () in probe.note(); probe.tick() }
+        return try implemented("tick", in: delegate)
     }
 
     static func spelling4_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Void = { probe.note(); probe.tick() }
-        try typed.implement(\.tick, body)
-        return try implemented("tick", in: typed)
+        try delegate.implement("tick", body)
+        return try implemented("tick", in: delegate)
     }
 
     static func spelling4_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.sum) { (a: Int64, b: Int64) in a &+ b }
-        return try implemented("sum", in: typed)
+        try delegate.implement("sum") { (a: Int64, b: Int64) in a &+ b }
+        return try implemented("sum", in: delegate)
     }
 
     static func spelling4_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.sum) { (a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: typed)
+        try delegate.implement("sum") { (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        return try implemented("sum", in: delegate)
     }
 
     static func spelling4_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.sum) { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
-        return try implemented("sum", in: typed)
+        try delegate.implement("sum") { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
+        return try implemented("sum", in: delegate)
     }
 
     static func spelling4_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.sum) { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
-        return try implemented("sum", in: typed)
+        try delegate.implement("sum") { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
+        return try implemented("sum", in: delegate)
     }
 
     static func spelling4_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.sum) { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
-        return try implemented("sum", in: typed)
+        try delegate.implement("sum") { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
+        return try implemented("sum", in: delegate)
     }
 
     static func spelling4_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.sum) { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
-        return try implemented("sum", in: typed)
+        try delegate.implement("sum") { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
+        return try implemented("sum", in: delegate)
     }
 
     static func spelling4_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.sum) { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: typed)
+        try delegate.implement("sum") { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        return try implemented("sum", in: delegate)
     }
 
     static func spelling4_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
-        try typed.implement(\.sum, body)
-        return try implemented("sum", in: typed)
+        try delegate.implement("sum", body)
+        return try implemented("sum", in: delegate)
     }
 
     static func spelling4_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.scale) { (x: Double) in x * probe.factor }
-        return try implemented("scale", in: typed)
+        try delegate.implement("scale") { (x: Double) in x * probe.factor }
+        return try implemented("scale", in: delegate)
     }
 
     static func spelling4_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.scale) { (x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: typed)
+        try delegate.implement("scale") { (x: Double) in probe.note(); return x * probe.factor }
+        return try implemented("scale", in: delegate)
     }
 
     static func spelling4_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.scale) { (x: Double) -> Double in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: typed)
+        try delegate.implement("scale") { (x: Double) -> Double in probe.note(); return x * probe.factor }
+        return try implemented("scale", in: delegate)
     }
 
     static func spelling4_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.scale) { (_: Double) in probe.note(); return probe.factor }
-        return try implemented("scale", in: typed)
+        try delegate.implement("scale") { (_: Double) in probe.note(); return probe.factor }
+        return try implemented("scale", in: delegate)
     }
 
     static func spelling4_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.scale) { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
-        return try implemented("scale", in: typed)
+        try delegate.implement("scale") { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
+        return try implemented("scale", in: delegate)
     }
 
     static func spelling4_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.scale) { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
-        return try implemented("scale", in: typed)
+        try delegate.implement("scale") { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
+        return try implemented("scale", in: delegate)
     }
 
     static func spelling4_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.scale) { [probe] (x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: typed)
+        try delegate.implement("scale") { [probe] (x: Double) in probe.note(); return x * probe.factor }
+        return try implemented("scale", in: delegate)
     }
 
     static func spelling4_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Double = { x in probe.note(); return x * probe.factor }
-        try typed.implement(\.scale, body)
-        return try implemented("scale", in: typed)
+        try delegate.implement("scale", body)
+        return try implemented("scale", in: delegate)
     }
 
     static func spelling4_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.handle) { (handle: OpaquePointer?) in probe.close(handle) }
-        return try implemented("handle", in: typed)
+        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.close(handle) }
+        return try implemented("handle", in: delegate)
     }
 
     static func spelling4_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.handle) { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: typed)
+        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        return try implemented("handle", in: delegate)
     }
 
     static func spelling4_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.handle) { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: typed)
+        try delegate.implement("handle") { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
+        return try implemented("handle", in: delegate)
     }
 
     static func spelling4_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.handle) { (_: OpaquePointer?) in probe.note(); return probe.int32 }
-        return try implemented("handle", in: typed)
+        try delegate.implement("handle") { (_: OpaquePointer?) in probe.note(); return probe.int32 }
+        return try implemented("handle", in: delegate)
     }
 
     static func spelling4_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.handle) { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
-        return try implemented("handle", in: typed)
+        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
+        return try implemented("handle", in: delegate)
     }
 
     static func spelling4_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.handle) { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
-        return try implemented("handle", in: typed)
+        try delegate.implement("handle") { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
+        return try implemented("handle", in: delegate)
     }
 
     static func spelling4_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.implement(\.handle) { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: typed)
+        try delegate.implement("handle") { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        return try implemented("handle", in: delegate)
     }
 
     static func spelling4_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
-        try typed.implement(\.handle, body)
-        return try implemented("handle", in: typed)
+        try delegate.implement("handle", body)
+        return try implemented("handle", in: delegate)
     }
 }

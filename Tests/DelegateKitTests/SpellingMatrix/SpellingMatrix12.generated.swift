@@ -3,571 +3,650 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for CClosure.makeStream.
+/// The spelling matrix's cases for withCCallback.
 enum SpellingMatrix12 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "void (const void *, const void *)", run: spelling12_0),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "void (const void *, const void *)", run: spelling12_1),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "void (const void *, const void *)", run: spelling12_2),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "void (const void *, const void *)", run: spelling12_3),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (const void *, const void *)", run: spelling12_4),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "void (const void *, const void *)", run: spelling12_5),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "void (const void *, const void *)", run: spelling12_6),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "void (const void *, const void *)", run: spelling12_7),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling12_8),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling12_9),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling12_10),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling12_11),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling12_12),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling12_13),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling12_14),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling12_15),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling12_16),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling12_17),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling12_18),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling12_19),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling12_20),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling12_21),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling12_22),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling12_23),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling12_24),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling12_25),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling12_26),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling12_27),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling12_28),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling12_29),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling12_30),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling12_31),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "void (void *, int)", run: spelling12_32),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "several statements",
                      expected: "void (void *, int)", run: spelling12_33),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "void (void *, int)", run: spelling12_34),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "void (void *, int)", run: spelling12_35),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, int)", run: spelling12_36),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "an early return",
                      expected: "void (void *, int)", run: spelling12_37),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "void (void *, int)", run: spelling12_38),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "void (void *, int)", run: spelling12_39),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling12_40),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling12_41),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling12_42),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling12_43),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling12_44),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling12_45),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling12_46),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling12_47),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling12_48),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling12_49),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling12_50),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling12_51),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling12_52),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling12_53),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling12_54),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "void (int64_t, int64_t)", run: spelling12_55),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "void (int64_t, int64_t)", run: spelling12_56),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "void (int64_t, int64_t)", run: spelling12_57),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "void (int64_t, int64_t)", run: spelling12_58),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "void (int64_t, int64_t)", run: spelling12_59),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "void (int64_t, int64_t)", run: spelling12_60),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "void (int64_t, int64_t)", run: spelling12_61),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "void (int64_t, int64_t)", run: spelling12_62),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a single expression",
                      expected: "void (double)", run: spelling12_63),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "several statements",
                      expected: "void (double)", run: spelling12_64),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "void (double)", run: spelling12_65),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "void (double)", run: spelling12_66),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "void (double)", run: spelling12_67),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "an early return",
                      expected: "void (double)", run: spelling12_68),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a capture list",
                      expected: "void (double)", run: spelling12_69),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "void (double)", run: spelling12_70),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "void (struct opaque *)", run: spelling12_71),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "void (struct opaque *)", run: spelling12_72),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "void (struct opaque *)", run: spelling12_73),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "void (struct opaque *)", run: spelling12_74),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "void (struct opaque *)", run: spelling12_75),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "void (struct opaque *)", run: spelling12_76),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "void (struct opaque *)", run: spelling12_77),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "void (struct opaque *)", run: spelling12_78),
     ]
 
     static func spelling12_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) })
+        }
     }
 
     static func spelling12_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) })
+        }
     }
 
     static func spelling12_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int = { a, b in probe.note(); return probe.element(a, b) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) throws -> Int = { a, b in probe.note(); return probe.element(a, b) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.element(p) })
+        }
     }
 
     static func spelling12_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) })
+        }
     }
 
     static func spelling12_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) })
+        }
     }
 
     static func spelling12_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int = { p in probe.note(); return probe.element(p) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.element(p) })
+        }
     }
 
     static func spelling12_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) })
+        }
     }
 
     static func spelling12_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) })
+        }
     }
 
     static func spelling12_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int = { p in probe.note(); return probe.element(p) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.element(p) })
+        }
     }
 
     static func spelling12_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) })
+        }
     }
 
     static func spelling12_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) })
+        }
     }
 
     static func spelling12_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int = { p in probe.note(); return probe.element(p) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) })
+        }
     }
 
     static func spelling12_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) })
+        }
     }
 
     static func spelling12_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) })
+        }
     }
 
     static func spelling12_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) })
+        }
     }
 
     static func spelling12_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) })
+        }
     }
 
     static func spelling12_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) })
+        }
     }
 
     static func spelling12_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int = { p, count in probe.note(); return probe.element(p, count) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32) throws -> Int = { p, count in probe.note(); return probe.element(p, count) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) })
+        }
     }
 
     static func spelling12_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) })
+        }
     }
 
     static func spelling12_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) })
+        }
     }
 
     static func spelling12_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) })
+        }
     }
 
     static func spelling12_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) })
+        }
     }
 
     static func spelling12_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) })
+        }
     }
 
     static func spelling12_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int = { element, data in probe.note(); return probe.element(element, data) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) throws -> Int = { element, data in probe.note(); return probe.element(element, data) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { probe.element() })
+        }
     }
 
     static func spelling12_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { () -> Int in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { () -> Int in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { probe.calls.add(1, ordering: .relaxed); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { probe.calls.add(1, ordering: .relaxed); return probe.element() })
+        }
     }
 
     static func spelling12_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { if probe.stopped { return probe.element() }; return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { if probe.stopped { return probe.element() }; return probe.element() })
+        }
     }
 
     static func spelling12_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] () in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] () in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable () -> Int = { probe.note(); return probe.element() }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable () throws -> Int = { probe.note(); return probe.element() }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in probe.element(a, b) })
+        }
     }
 
     static func spelling12_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: Int64, _: Int64) in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: Int64, _: Int64) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) })
+        }
     }
 
     static func spelling12_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Int64, Int64) -> Int = { a, b in probe.note(); return probe.element(a, b) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable (Int64, Int64) throws -> Int = { a, b in probe.note(); return probe.element(a, b) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) in probe.element(x) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) in probe.element(x) })
+        }
     }
 
     static func spelling12_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) in probe.note(); return probe.element(x) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) in probe.note(); return probe.element(x) })
+        }
     }
 
     static func spelling12_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) -> Int in probe.note(); return probe.element(x) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) -> Int in probe.note(); return probe.element(x) })
+        }
     }
 
     static func spelling12_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: Double) in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: Double) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) })
+        }
     }
 
     static func spelling12_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) })
+        }
     }
 
     static func spelling12_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (x: Double) in probe.note(); return probe.element(x) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (x: Double) in probe.note(); return probe.element(x) })
+        }
     }
 
     static func spelling12_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Double) -> Int = { x in probe.note(); return probe.element(x) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable (Double) throws -> Int = { x in probe.note(); return probe.element(x) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in probe.element(handle) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in probe.element(handle) })
+        }
     }
 
     static func spelling12_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) })
+        }
     }
 
     static func spelling12_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) })
+        }
     }
 
     static func spelling12_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: OpaquePointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: OpaquePointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) })
+        }
     }
 
     static func spelling12_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) })
+        }
     }
 
     static func spelling12_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
-        return closure.signature
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) })
+        }
     }
 
     static func spelling12_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let body: @Sendable (OpaquePointer?) throws -> Int = { handle in probe.note(); return probe.element(handle) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 }

@@ -24,6 +24,11 @@ final class SpellingProbe: Sendable {
     func close(_ handle: OpaquePointer?) -> Int32 { handle == nil ? 0 : 1 }
     func see(_ values: Any?...) { _ = values }
     func element(_ values: Any?...) -> Int { values.count }
+    /// `value`, or a `CallbackExit` thrown: what a closure that may leave its call does.
+    func leave<T>(_ value: T) throws -> T {
+        if calls.load(ordering: .relaxed) < -1 { throw CallbackExit.jump(to: JumpTarget()) }
+        return value
+    }
 }
 
 /// The shapes as a C table: a struct of `@convention(c)` members, for the key-path entry points.

@@ -1,0 +1,31 @@
+#ifndef CDELEGATEKIT_CALLBACK_EXIT_H
+#define CDELEGATEKIT_CALLBACK_EXIT_H
+
+/* A way out of a callback that must not return to its C caller (libpng's png_error, Lua's lua_error, a
+   longjmp to a setjmp site), asked for by the Swift closure and taken by DelegateKit's entry once the
+   closure has returned: so the jump skips no Swift frame that still holds something, and leaks nothing.
+   The Swift half is Sources/DelegateKit/Closures/CallbackExit.swift.
+
+   One request per thread. A request replaces an earlier one not yet taken (a nested callback's). */
+#include "CDelegateKitLibffi.h"
+#include <setjmp.h>
+
+/* Asks to leave by longjmp(target, value). */
+void cffi_exit_request_jump(struct __jmp_buf_tag *target, int value);
+
+/* Asks to leave by calling `function` as `cif` describes with `arguments` (libffi's form). The argument
+   values are copied now, so their memory may go before the exit is taken. Returns 0, or -1 when they
+   take more room than a request holds (CFFI_EXIT_BYTES), or the result more than CFFI_EXIT_RESULT_BYTES,
+   and nothing was asked. */
+#define CFFI_EXIT_BYTES 512
+#define CFFI_EXIT_RESULT_BYTES 64
+int cffi_exit_request_call(ffi_cif *cif, const void *function, void **arguments);
+
+/* Whether this thread has a request not yet taken. */
+int cffi_exit_requested(void);
+
+/* Takes this thread's request, if any: then never returns. A called function that returns after all
+   breaks its promise; that stops the program with a message, as nothing can go on from here. */
+void cffi_exit_take(void);
+
+#endif
