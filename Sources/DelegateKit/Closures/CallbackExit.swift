@@ -17,7 +17,9 @@
 /// runs. The closure then returns to DelegateKit's entry, which leaves the call the way the exit says,
 /// from a frame that holds nothing of Swift's. So a closure that leaves this way leaks nothing, captures
 /// and all, in debug and release builds alike; one that calls `longjmp` or `png_error` itself skips its
-/// own frames, and whatever they hold stays held (see ``JumpTarget``).
+/// own frames, and whatever they hold stays held (see ``JumpTarget``). The jump still skips every frame
+/// between the entry and where it lands, so those must be C's: leaving from a closure that another Swift
+/// closure's call into C reached skips that outer closure's frames.
 ///
 /// A closure that throws anything else stops the program with a message: C cannot be told of an error,
 /// and the closure's result would be made up.
