@@ -128,7 +128,10 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
         }
     }
 
-    @Test func theReadmeSortLeavesQsortAtANaN() throws {
+    // ThreadSanitizer intercepts qsort, and a jump out of the comparator skips the end of its interceptor:
+    // in CI its thread then "finished with ignores enabled".
+    @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer's qsort interceptor cannot follow a jump out of the comparator"))
+    func theReadmeSortLeavesQsortAtANaN() throws {
         try Self.onBothPaths {
             let sorted = try sortedUnlessNaN([3, 1, 2])
             let stopped = try sortedUnlessNaN([3, .nan, 2, 5])
