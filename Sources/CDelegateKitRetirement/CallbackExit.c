@@ -27,30 +27,25 @@ void cffi_exit_request_jump(struct __jmp_buf_tag *target, int value) {
     request.value = value;
 }
 
+/* The bytes an argument of `size` bytes takes in the request: a 16-aligned slot, one at least. */
+static size_t slot_size(size_t size) { return size == 0 ? 16 : (size + 15) / 16 * 16; }
+
 int cffi_exit_request_call(ffi_cif *cif, const void *function, void **arguments) {
     if (cif->rtype->size > CFFI_EXIT_RESULT_BYTES) return -1;
+    size_t needed = 0;
+    for (unsigned i = 0; i < cif->nargs; i++) needed += slot_size(cif->arg_types[i]->size);
+    if (needed > CFFI_EXIT_BYTES) return -1;
     size_t offset = 0;
     for (unsigned i = 0; i < cif->nargs; i++) {
-        size_t size = cif->arg_types[i]->size;
-        size_t slot = (size + 15) / 16 * 16;
-        if (slot == 0) slot = 16;
-        if (offset + slot > CFFI_EXIT_BYTES) return -1;
-        offset += slot;
-    }
-    offset = 0;
-    for (unsigned i = 0; i < cif->nargs; i++) {
-        size_t size = cif->arg_types[i]->size;
-        memcpy(request.bytes + offset, arguments[i], size);
+        memcpy(request.bytes + offset, arguments[i], cif->arg_types[i]->size);
         request.pointers[i] = request.bytes + offset;
-        offset += size == 0 ? 16 : (size + 15) / 16 * 16;
+        offset += slot_size(cif->arg_types[i]->size);
     }
     request.kind = exit_call;
     request.cif = cif;
     request.function = function;
     return 0;
 }
-
-int cffi_exit_requested(void) { return request.kind != exit_none; }
 
 void cffi_exit_take(void) {
     const int kind = request.kind;

@@ -21,9 +21,6 @@ void cffi_exit_request_jump(struct __jmp_buf_tag *target, int value);
 #define CFFI_EXIT_RESULT_BYTES 64
 int cffi_exit_request_call(ffi_cif *cif, const void *function, void **arguments);
 
-/* Whether this thread has a request not yet taken. */
-int cffi_exit_requested(void);
-
 /* Takes this thread's request, if any: then never returns. A called function that returns after all
    breaks its promise; that stops the program with a message, as nothing can go on from here. */
 void cffi_exit_take(void);

@@ -47,7 +47,6 @@ public struct CallbackExit: Error, Sendable {
 
 /// A value of `T` whose bytes are all zero: what a closure that left by a ``CallbackExit`` returns to
 /// DelegateKit's entry, which never hands it to C.
-@usableFromInline
 func zeroValue<T>(_ type: T.Type) -> T {
     withUnsafeTemporaryAllocation(byteCount: max(MemoryLayout<T>.size, 1), alignment: MemoryLayout<T>.alignment) {
         $0.initializeMemory(as: UInt8.self, repeating: 0)
