@@ -30,11 +30,7 @@ extension CallbackExit {
     /// ``DelegateError/callMismatch(function:declaration:call:reason:)`` for a variadic function or for
     /// arguments (or a result) too large to keep for the exit.
     public static func call(_ function: CFunction, _ arguments: [CDynamicValue]) throws -> CallbackExit {
-        guard !function.isVariadic else {
-            throw DelegateError.callMismatch(
-                function: function.name, declaration: function.declaration, call: function.signature,
-                reason: "a CallbackExit cannot call a variadic function; call one that takes a fixed list")
-        }
+        try refuseVariadic(function)
         // The values in libffi's form now, so that a bad one throws here; the prepared call lives for ever.
         let (call, bytes, offsets) = try arguments.withUnsafeBufferPointer { values in
             try function.withRunTimeArguments(values, variadicTypes: []) { call, layout, storage, _ in
@@ -43,6 +39,47 @@ extension CallbackExit {
                 return (call, bytes, offsets)
             }
         }
+        return try CallbackExit(calling: function, call, bytes: bytes, offsets: offsets)
+    }
+
+    /// Leave by calling `function`, a C function that never returns, with `argument`s of ``CValue``
+    /// types, checked against its signature as ``CFunction/call(_:)-8dedy`` checks them:
+    ///
+    /// ```swift
+    /// throw try CallbackExit.call(pngError, png, shortRead)   // png_error(png, "short read")
+    /// ```
+    ///
+    /// The values are copied now; what a pointer among them points to must outlive the closure, as for
+    /// ``call(_:_:)-(CFunction,[CDynamicValue])``.
+    ///
+    /// Throws ``DelegateError/callMismatch(function:declaration:call:reason:)`` naming both signatures
+    /// when the arguments do not fit the function's, for a variadic function, or for arguments too large
+    /// to keep for the exit.
+    public static func call<each A: CValue>(_ function: CFunction, _ argument: repeat each A) throws -> CallbackExit {
+        try refuseVariadic(function)
+        try function.check(repeat each argument, returning: CVoid.self, checkingResult: false)
+        guard let call = function.libffiCall else { preconditionFailure("a CFunction that is not variadic has its call") }
+        var bytes: [UInt8] = []
+        var offsets: [Int] = []
+        for value in repeat each argument {
+            offsets.append(bytes.count)
+            withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
+            let size = MemoryLayout.size(ofValue: value)
+            bytes.append(contentsOf: repeatElement(0, count: argumentSlotSize(size) - size))
+        }
+        return try CallbackExit(calling: function, call, bytes: bytes, offsets: offsets)
+    }
+
+    private static func refuseVariadic(_ function: CFunction) throws {
+        guard function.isVariadic else { return }
+        throw DelegateError.callMismatch(
+            function: function.name, declaration: function.declaration, call: function.signature,
+            reason: "a CallbackExit cannot call a variadic function; call one that takes a fixed list")
+    }
+
+    /// The exit that calls `function` by `call` with argument values in libffi's form (`bytes`, each
+    /// argument at its offset), once they are known to fit in the thread's request.
+    private init(calling function: CFunction, _ call: LibffiCall, bytes: [UInt8], offsets: [Int]) throws {
         let capacity = RetirementShim.requestedCallCapacity
         guard bytes.count <= capacity.arguments, call.resultBufferSize <= capacity.result else {
             throw DelegateError.callMismatch(
@@ -51,7 +88,7 @@ extension CallbackExit {
                     + "a CallbackExit keeps")
         }
         let exit = RequestedCall(cif: call.cif, function: function.address, bytes: bytes, offsets: offsets)
-        return CallbackExit { exit.request() }
+        self.init { exit.request() }
     }
 }
 

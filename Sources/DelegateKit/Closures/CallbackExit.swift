@@ -8,7 +8,7 @@
 /// ```swift
 /// let reader = try CClosure { (png: png_structp?, data: png_bytep?, length: Int) in
 ///     guard source.read(into: data, length) else {
-///         throw try CallbackExit.call(pngError, [.pointer(png), .pointer(shortRead)])
+///         throw try CallbackExit.call(pngError, png, shortRead)
 ///     }
 /// }
 /// ```
