@@ -256,6 +256,10 @@ ENTRY_POINTS = [
                              + ["errorHandler: { _, _ in }"], c, l)
                + then(f"return try implemented({quoted(s)}, in: delegate)"),
                value_type=throwing),
+    EntryPoint("implement by name, leaving by a CallbackExit", leaving_body, lambda s, c, l:
+               "try " + call("delegate.implement", [quoted(s)], c, l)
+               + then(f"return try implemented({quoted(s)}, in: delegate)"),
+               value_type=throwing),
     EntryPoint("override by name", c_body, lambda s, c, l:
                "try " + call("delegate.override", [quoted(s)], c, l)
                + then(f"return try implemented({quoted(s)}, in: delegate)"),

@@ -2,6 +2,7 @@
    and, for the whole protocol, Sources/DelegateKit/Delegates/Retirement/ (SlotChange.swift first). */
 #define _GNU_SOURCE  /* pthread_getattr_np */
 #include "Retirement.h"
+#include "CallbackExit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,7 +81,8 @@ static void collect(void) {
    the lock removers set them with; returns whether any was set. Without the lock when none is: a remover
    sets a bit before its own membarrier and collection, which then see this thread's record as it is. */
 static int clear_reclaim_bits(cffi_thread_calls *calls, long depth) {
-    unsigned long keep = depth > CFFI_CALL_DEPTH ? (1UL << CFFI_CALL_DEPTH) - 1 | CFFI_RECLAIM_OVERFLOW : (1UL << depth) - 1;
+    unsigned long keep = CFFI_EXIT_REQUESTED
+        | (depth > CFFI_CALL_DEPTH ? (1UL << CFFI_CALL_DEPTH) - 1 | CFFI_RECLAIM_OVERFLOW : (1UL << depth) - 1);
     if ((__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & ~keep) == 0) return 0;
     cffi_reclaim_lock();
     unsigned long old = __atomic_fetch_and(&calls->reclaim, keep, __ATOMIC_RELAXED);
@@ -193,7 +195,7 @@ static void release_record(void *record) {
     /* A later destructor of this thread that calls a closure registers afresh. */
     cffi_current_calls = NULL;
     cffi_reclaim_lock();
-    int marked = __atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0;
+    int marked = (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & ~CFFI_EXIT_REQUESTED) != 0;
     clear_record(calls);
     cffi_reclaim_unlock();
     if (marked) collect();
@@ -349,6 +351,22 @@ void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_addre
     }
 }
 
+void cffi_note_exit_request(int requested) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    if (calls == NULL) return;
+    if (!requested) {
+        __atomic_fetch_and(&calls->reclaim, ~CFFI_EXIT_REQUESTED, __ATOMIC_RELAXED);
+    } else if (calls_in_progress(calls) > 0) {
+        __atomic_fetch_or(&calls->reclaim, CFFI_EXIT_REQUESTED, __ATOMIC_RELAXED);
+    }
+}
+
+/* Takes the exit a closure of the call that just left asked for, if any; from the entry's frame, which
+   cffi_leave is inlined into, so nothing of the closure's is left to skip. */
+static void take_requested_exit(cffi_thread_calls *calls) {
+    if (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & CFFI_EXIT_REQUESTED) cffi_exit_take();
+}
+
 void cffi_leave_slow(uintptr_t frame) {
     cffi_thread_calls *calls = cffi_current_calls;
     long depth = calls_in_progress(calls);
@@ -358,15 +376,20 @@ void cffi_leave_slow(uintptr_t frame) {
     while (index >= 0 && calls->frames[index] < frame) index--;
     if (index < 0 || calls->frames[index] != frame) {
         /* A call past the list (the listed ones all enclose it). */
-        if (depth <= CFFI_CALL_DEPTH) return;
+        if (depth <= CFFI_CALL_DEPTH) {
+            take_requested_exit(calls);
+            return;
+        }
         index = depth - 1;
     }
     if (drop_calls(calls, index)) collect();
+    take_requested_exit(calls);
 }
 
 void cffi_leave_collecting(void) {
     cffi_thread_calls *calls = cffi_current_calls;
     if (clear_reclaim_bits(calls, calls_in_progress(calls))) collect();
+    take_requested_exit(calls);
 }
 
 /* ---- Scans (removers) ---- */

@@ -1,6 +1,7 @@
 @testable import DelegateKit  // RegisterPath.withLibffiEntry: both call paths in one process
 import DelegateKitDocumentationExamples
 import DelegateKitFixtures
+import Foundation
 import Glibc
 import Synchronization
 import Testing
@@ -128,6 +129,81 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
         }
     }
 
+    /// A slot's implementation leaves through each of a slot's entries: the stub of a lone
+    /// implementation, and the plan cell's dispatcher once an observer makes the call a plan.
+    @Test func aSlotLeavesThroughEachEntry() throws {
+        let jumpBack = try Self.jumpBack()
+        try Self.onBothPaths {
+            let delegate = DynamicDelegate(protocol: pluginProtocol)
+            let alive = Captured.alive.load(ordering: .relaxed)
+            try delegate.implement("transform") { [captured = Captured(40)] (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
+                if value < 0 { throw try CallbackExit.call(jumpBack, [.signed(-value)]) }
+                return captured.value + value
+            }
+            var result: Int64 = 0
+            #expect(fx_call_at_setjmp(table(delegate), 2, &result) == 0 && result == 42)
+            #expect(fx_call_at_setjmp(table(delegate), -7, &result) == 7)
+            let observed = Atomic<Int>(0)
+            let token = try delegate.observe("transform", .after) { (_: UnsafeMutableRawPointer?, _: Int64) in
+                observed.add(1, ordering: .relaxed)
+            }
+            #expect(fx_call_at_setjmp(table(delegate), -5, &result) == 5)
+            #expect(fx_call_at_setjmp(table(delegate), 3, &result) == 0 && result == 43)
+            #expect(observed.load(ordering: .relaxed) == 2, "the observer runs after an implementation that left")
+            token.cancel()
+            // The exits left no call running: another thread's removal lets go of the closure at once.
+            let removed = Atomic<Bool>(false)
+            let thread = Thread { delegate.removeImplementation(for: "transform"); removed.store(true, ordering: .releasing) }
+            thread.start()
+            while !removed.load(ordering: .acquiring) { usleep(1_000) }
+            #expect(Captured.alive.load(ordering: .relaxed) == alive, "the removal kept the closure")
+        }
+    }
+
+    /// 5,000 implementations per path, each capturing an object, half of them leaving: every capture is
+    /// released with the delegate.
+    @Test func tenThousandSlotExitsReleaseEveryCapture() throws {
+        let jumpBack = try Self.jumpBack()
+        try Self.onBothPaths {
+            let delegate = DynamicDelegate(protocol: pluginProtocol)
+            var jumped = 0
+            for index in 0..<5_000 {
+                let captured = Captured(Int64(index))
+                try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
+                    let seen = [captured, Captured(value)]
+                    if seen[0].value % 2 == 1 { throw try CallbackExit.call(jumpBack, [.signed(1)]) }
+                    return seen[1].value
+                }
+                if fx_call_at_setjmp(table(delegate), Int64(index), nil) != 0 { jumped += 1 }
+                if fx_call_at_setjmp(table(delegate), Int64(index), nil) != 0 { jumped += 1 }
+            }
+            #expect(jumped == 5_000)
+            delegate.removeImplementation(for: "transform")
+            #expect(try delegate.waitForRemovedCalls(timeout: .zero))
+        }
+    }
+
+    @Test func anImplementationWithAnErrorHandlerLeavesByAnExit() throws {
+        let jumpBack = try Self.jumpBack()
+        try Self.onBothPaths {
+            let delegate = DynamicDelegate(protocol: pluginProtocol)
+            let heard = Mutex<[String]>([])
+            struct Refused: Error {}
+            try delegate.implement(
+                "transform", returningOnError: -1, errorHandler: { error, method in heard.withLock { $0.append("\(method): \(error)") } }
+            ) { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
+                if value == 1 { throw Refused() }
+                if value == 2 { throw try CallbackExit.call(jumpBack, [.signed(4)]) }
+                return value
+            }
+            var result: Int64 = 0
+            #expect(fx_call_at_setjmp(table(delegate), 1, &result) == 0 && result == -1)
+            #expect(fx_call_at_setjmp(table(delegate), 2, &result) == 4)
+            #expect(fx_call_at_setjmp(table(delegate), 3, &result) == 0 && result == 3)
+            #expect(heard.withLock { $0 } == ["transform: Refused()"])
+        }
+    }
+
     // ThreadSanitizer intercepts qsort, and a jump out of the comparator skips the end of its interceptor:
     // in CI its thread then "finished with ignores enabled".
     @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer's qsort interceptor cannot follow a jump out of the comparator"))
@@ -146,6 +222,14 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
             _ = try CallbackExit.call(jumpBack, [.signed(1 << 32)])
         }
         #expect(throws: DelegateError.self) { _ = try CallbackExit.call(jumpBack, []) }
+        // Typed arguments are checked against the signature as a typed call's are.
+        let mismatch = #expect(throws: DelegateError.self) { _ = try CallbackExit.call(jumpBack, Int64(1)) }
+        guard case .callMismatch(let function, _, _, _) = mismatch else {
+            Issue.record("not a call mismatch: \(String(describing: mismatch))")
+            return
+        }
+        #expect(function == "'fx_jump_back'")
+        _ = try CallbackExit.call(jumpBack, Int32(1))
     }
 
     @Test func anotherErrorStopsTheProgramNamingIt() async throws {

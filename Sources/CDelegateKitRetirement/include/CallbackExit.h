@@ -6,7 +6,10 @@
    closure has returned: so the jump skips no Swift frame that still holds something, and leaks nothing.
    The Swift half is Sources/DelegateKit/Closures/CallbackExit.swift.
 
-   One request per thread. A request replaces an earlier one not yet taken (a nested callback's). */
+   One request per thread. A request replaces an earlier one not yet taken (a nested callback's).
+   Who takes it: the entry of a closure that may leave (a CClosure's) calls cffi_exit_take after the
+   closure; a slot's entries do not, as their calls would all pay for the check, so a request inside a
+   slot's call also marks the thread's call record, and that call's cffi_leave takes it (Retirement.h). */
 #include "CDelegateKitLibffi.h"
 #include <setjmp.h>
 

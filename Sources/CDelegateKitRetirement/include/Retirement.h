@@ -24,6 +24,11 @@
 #define CFFI_CALL_DEPTH 16
 /* The bit of cffi_thread_calls.reclaim that stands for the calls nested deeper than CFFI_CALL_DEPTH. */
 #define CFFI_RECLAIM_OVERFLOW (1UL << CFFI_CALL_DEPTH)
+/* The bit of cffi_thread_calls.reclaim that says a closure of the innermost call asked to leave it
+   (CallbackExit.h): cffi_leave, which tests the word anyway, then takes the exit once the call has left,
+   so a slot's calls pay nothing for being able to leave. The thread sets and clears it itself, by atomic
+   read-modify-writes that need no lock; removers never touch it. */
+#define CFFI_EXIT_REQUESTED (1UL << (CFFI_CALL_DEPTH + 1))
 
 typedef struct cffi_thread_calls {
     /* What each call in progress runs, outermost first. running[0] alone tells whether a call is in
@@ -41,7 +46,8 @@ typedef struct cffi_thread_calls {
     long depth;
     uintptr_t overflow_frame, overflow_return;  /* of call number CFFI_CALL_DEPTH, the first one not listed */
     /* Bit i: running[i] is something a remover deferred, to be collected when that call leaves (bit
-       CFFI_CALL_DEPTH for the calls not listed). Set and cleared only under the reclaimer's lock. */
+       CFFI_CALL_DEPTH for the calls not listed). Set and cleared only under the reclaimer's lock; but for
+       CFFI_EXIT_REQUESTED, the thread's own. */
     unsigned long reclaim;
     /* Whether calls fence themselves (no membarrier here), copied from cffi_calls_need_no_fence so that a
        call tests the record it already holds. */
@@ -94,7 +100,9 @@ static inline __attribute__((always_inline)) void cffi_enter(const void *object)
 }
 
 /* Ends the call of the same entry function's cffi_enter; call it from that function's own body (in Swift
-   not from a `defer`, which a debug build compiles to a function of its own, with a frame of its own). When a remover deferred what it ran, the thread
+   not from a `defer`, which a debug build compiles to a function of its own, with a frame of its own).
+   When a closure of the call asked to leave it (CFFI_EXIT_REQUESTED), the exit is taken here, after the
+   call has left, and cffi_leave does not return. When a remover deferred what it ran, the thread
    collects it now: the store of NULL comes before the test of the bits, and the remover sets a bit
    before its own membarrier and collection, so one of them always finds the object idle. */
 static inline __attribute__((always_inline)) void cffi_leave(void) {
@@ -108,6 +116,11 @@ static inline __attribute__((always_inline)) void cffi_leave(void) {
     /* Any bit: the outermost call has left, so whatever this thread was marked for is collectable. */
     if (__builtin_expect(__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0, 0)) cffi_leave_collecting();
 }
+
+/* Notes that a closure asked to leave the call in progress (CallbackExit.h), for its cffi_leave to take
+   the exit; nothing when no call is in progress, whose closure's entry takes it itself. Clearing it
+   forgets the note (the exit was taken elsewhere). */
+void cffi_note_exit_request(int requested);
 
 /* Called by a remover after it retired objects and before it asks whether any is running: orders every
    thread's earlier records before the scans that follow (a full fence on each running thread). */

@@ -112,7 +112,7 @@ extension DynamicDelegate {
             do {
                 return try body()
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
                 return fallback.value
             }
         }))
@@ -129,7 +129,7 @@ extension DynamicDelegate {
             do {
                 try body()
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
             }
         }))
     }
@@ -407,7 +407,7 @@ extension DynamicDelegate {
             do {
                 return try body(a0)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
                 return fallback.value
             }
         }))
@@ -424,7 +424,7 @@ extension DynamicDelegate {
             do {
                 try body(a0)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
             }
         }))
     }
@@ -709,7 +709,7 @@ extension DynamicDelegate {
             do {
                 return try body(a0, a1)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
                 return fallback.value
             }
         }))
@@ -726,7 +726,7 @@ extension DynamicDelegate {
             do {
                 try body(a0, a1)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
             }
         }))
     }
@@ -1017,7 +1017,7 @@ extension DynamicDelegate {
             do {
                 return try body(a0, a1, a2)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
                 return fallback.value
             }
         }))
@@ -1034,7 +1034,7 @@ extension DynamicDelegate {
             do {
                 try body(a0, a1, a2)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
             }
         }))
     }
@@ -1331,7 +1331,7 @@ extension DynamicDelegate {
             do {
                 return try body(a0, a1, a2, a3)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
                 return fallback.value
             }
         }))
@@ -1348,7 +1348,7 @@ extension DynamicDelegate {
             do {
                 try body(a0, a1, a2, a3)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
             }
         }))
     }
@@ -1651,7 +1651,7 @@ extension DynamicDelegate {
             do {
                 return try body(a0, a1, a2, a3, a4)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
                 return fallback.value
             }
         }))
@@ -1668,7 +1668,7 @@ extension DynamicDelegate {
             do {
                 try body(a0, a1, a2, a3, a4)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
             }
         }))
     }
@@ -1977,7 +1977,7 @@ extension DynamicDelegate {
             do {
                 return try body(a0, a1, a2, a3, a4, a5)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
                 return fallback.value
             }
         }))
@@ -1994,7 +1994,7 @@ extension DynamicDelegate {
             do {
                 try body(a0, a1, a2, a3, a4, a5)
             } catch {
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
             }
         }))
     }

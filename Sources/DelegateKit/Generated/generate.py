@@ -339,7 +339,7 @@ extension DynamicDelegate {{
             do {{
                 return try body({names})
             }} catch {{
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
                 return fallback.value
             }}
         }}))
@@ -356,7 +356,7 @@ extension DynamicDelegate {{
             do {{
                 try body({names})
             }} catch {{
-                errorHandler(error, method)
+                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
             }}
         }}))
     }}
