@@ -51,7 +51,9 @@ let package = Package(
         // The code of every example in the README and the DocC catalog, which quote it between
         // `// doc:begin` and `// doc:end` (DocumentationExamplesTests checks they match). Only what a user
         // can import: DelegateKit, the system modules and the C libraries' module maps.
-        .target(name: "DelegateKitDocumentationExamples", dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib"]),
+        .target(
+            name: "DelegateKitDocumentationExamples",
+            dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib", "DelegateKitCPNG"]),
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
         .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "DelegateKitBenchmarkSupport"]),
         .target(name: "DelegateKitBenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
@@ -67,12 +69,16 @@ let package = Package(
         .target(
             name: "DelegateKitFixtures", dependencies: ["DelegateKitCLibXML2", "DelegateKitCJPEG"], path: "Tests/DelegateKitFixtures",
             linkerSettings: [.linkedLibrary("jpeg")]),
+        // The system libpng and Lua 5.4, for the tests and the examples only: C libraries whose callbacks
+        // leave by a `longjmp` (png_error, lua_error), what `CallbackExit` is for.
+        .systemLibrary(name: "DelegateKitCPNG", path: "Sources/DelegateKitCPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "DelegateKitCLua", path: "Sources/DelegateKitCLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).
         .systemLibrary(name: "DelegateKitCLibXML2", path: "Sources/DelegateKitCLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
             name: "DelegateKitTests", dependencies: [
                 "DelegateKit", "CDelegateKitRetirement", "CDelegateKitTrampolines", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitDocumentationExamples", "DelegateKitCSQLite",
-                "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib",
+                "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib", "DelegateKitCPNG", "DelegateKitCLua",
             ]),
         // The `#CClosure` macro: its compiler plug-in, its declaration (what users import), its benchmark
         // (`swift run -c release --traits Macros delegatekit-macro-bench`) and its tests. Without the trait the

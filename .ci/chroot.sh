@@ -27,7 +27,7 @@
 : "${DK_SRC_IN_CHROOT:=/src}"
 
 # The libraries the package, its tests and its examples link against (as .ci/run installs on the host).
-DK_TEST_LIBRARIES=(libffi-dev libsqlite3-dev libxml2-dev libjpeg-dev libglib2.0-dev pkg-config python3)
+DK_TEST_LIBRARIES=(libffi-dev libsqlite3-dev libxml2-dev libjpeg-dev libglib2.0-dev libpng-dev liblua5.4-dev pkg-config python3)
 # The toolchain chroot starts as a machine with only Swift and libffi's headers (plus libc6-dev, which
 # Debian's swiftlang does not pull in but every link needs, git, which SwiftPM
 # calls, and certificates), where a user's package must build; the test libraries come after
@@ -152,14 +152,18 @@ dk_write_apt_conf() {
         dk_root tee "$dir/etc/apt/apt.conf.d/99delegatekit-ci" > /dev/null
 }
 
-# Whether a root must be made: not when a finished one is there (marked by the file its maker writes last;
-# DK_FRESH=1 starts over), and a half-made one from an interrupted run is deleted (safely) first.
+# Whether a root must be made: not when a finished one of the same packages is there (marked by the file
+# its maker writes last, which lists them: `dk_root_complete`; DK_FRESH=1 starts over). A half-made one
+# from an interrupted run, or one made with other packages, is deleted (safely) first.
 dk_root_needs_making() {
-    local dir=$1
+    local dir=$1 packages=$2
     if [ "${DK_FRESH:-0}" = 1 ]; then dk_chroot_delete "$dir"; fi
     if [ -e "$dir/.delegatekit-ci-complete" ]; then
-        dk_log "reusing $dir"
-        return 1
+        if [ "$(cat "$dir/.delegatekit-ci-complete")" = "$packages" ]; then
+            dk_log "reusing $dir"
+            return 1
+        fi
+        dk_log "remaking $dir: it was made with other packages than: $packages"
     fi
     dk_chroot_delete "$dir"
     dk_root mkdir -p "$(dirname "$dir")"
@@ -191,9 +195,9 @@ dk_end() {
 # every package (set DK_FRESH=1 to start over).
 dk_make_amd64_chroot() {
     local dir=${1:-$DK_CHROOT_AMD64}
-    dk_root_needs_making "$dir" || return 0
     local include
     include=$(IFS=,; echo "${DK_AMD64_PACKAGES[*]}")
+    dk_root_needs_making "$dir" "$include" || return 0
     # minbase: only what the toolchain needs; debootstrap resolves swiftlang's dependencies itself.
     # debootstrap mounts /proc and /sys (and more) in the new root while it installs, in the caller's mount
     # namespace, unmounting them in a trap: run it in a private namespace, so that even a killed debootstrap
@@ -203,7 +207,7 @@ dk_make_amd64_chroot() {
     dk_write_apt_conf "$dir"
     # The downloaded .debs are not needed any more (~0.5 GB).
     dk_root rm -f "$dir"/var/cache/apt/archives/*.deb
-    dk_root touch "$dir/.delegatekit-ci-complete"
+    dk_root_complete "$dir" "$include"
 }
 
 # Makes the arm64 sysroot without emulating dpkg (which takes ~14 min under qemu): debootstrap's first
@@ -213,9 +217,9 @@ dk_make_amd64_chroot() {
 # (/etc/passwd, the loader's cache).
 dk_make_arm64_sysroot() {
     local dir=${1:-$DK_SYSROOT_ARM64}
-    dk_root_needs_making "$dir" || return 0
     local include
     include=$(IFS=,; echo "${DK_ARM64_PACKAGES[*]}")
+    dk_root_needs_making "$dir" "$include" || return 0
     # The first stage mounts nothing, but it runs in a private namespace all the same (see above).
     dk_root unshare --mount --propagation private -- debootstrap --arch=arm64 --foreign --variant=minbase --include="$include" \
         "$DK_SUITE" "$dir" "$DK_MIRROR"
@@ -243,7 +247,12 @@ dk_make_arm64_sysroot() {
     # The first stage's own scripts and the .debs (~1 GB) are not needed.
     dk_root rm -rf --one-file-system "$dir/debootstrap"
     dk_root rm -f "$dir"/var/cache/apt/archives/*.deb
-    dk_root touch "$dir/.delegatekit-ci-complete"
+    dk_root_complete "$dir" "$include"
+}
+
+# Marks a root finished, made with `packages` (what dk_root_needs_making compares).
+dk_root_complete() {
+    printf '%s\n' "$2" | dk_root tee "$1/.delegatekit-ci-complete" > /dev/null
 }
 
 # Refreshes the package lists of a chroot made by dk_make_amd64_chroot, with apt inside it (the mirror's

@@ -2,8 +2,10 @@
 // removed closures. Each region between `// doc:begin NAME` and `// doc:end` appears verbatim in a
 // ```swift block of the docs.
 import DelegateKitCJPEG
+import DelegateKitCPNG
 import DelegateKit
 import Glibc
+import Synchronization
 
 /// The README's libjpeg example: a JPEG's size read by `jpeg_read_header`, whose errors reach an
 /// `error_exit` that must not return. Returns nil when libjpeg found the data bad (`data` not empty).
@@ -51,6 +53,38 @@ public func sortedUnlessNaN(_ values: [Double]) throws -> [Double]? {
     guard case .returned = outcome else { return nil }   // .jumped: a NaN stopped the sort
     // doc:end
     return values
+}
+
+/// The README's libpng example: a PNG's size read by `png_read_info` through a read function of ours, or
+/// nil when libpng gave up on the data (a short read).
+public func pngSize(of data: [UInt8]) throws -> (width: UInt32, height: UInt32)? {
+    // doc:begin png-exit
+    let target = JumpTarget()
+    let pngError = try CFunction("png_error", declaration: "void png_error(struct png_struct_def *, const char *)")
+    let readInfo = try CFunction("png_read_info", declaration: "void png_read_info(struct png_struct_def *, struct png_info_def *)")
+    let unread = Mutex(data[...])
+    let read = try CClosure { (png: OpaquePointer?, into: UnsafeMutablePointer<UInt8>?, length: Int) throws in
+        let chunk = unread.withLock { unread in
+            defer { unread = unread.dropFirst(length) }
+            return unread.prefix(length)
+        }
+        guard chunk.count == length else {
+            throw try CallbackExit.call(pngError, png, StaticString("short read").utf8Start)   // never returns
+        }
+        chunk.withUnsafeBufferPointer { into!.update(from: $0.baseAddress!, count: length) }
+    }
+    let error = try CClosure { (_: OpaquePointer?, _: UnsafePointer<CChar>?) throws in
+        throw CallbackExit.jump(to: target)   // libpng's error function must not return: back to the call
+    }
+    var png = png_create_read_struct(png_get_libpng_ver(nil), nil, error.functionPointer(as: png_error_ptr.self), nil)
+    var info = png_create_info_struct(png)
+    defer { png_destroy_read_struct(&png, &info, nil) }
+    png_set_read_fn(png, nil, read.functionPointer(as: png_rw_ptr.self))
+    guard case .returned = try readInfo.call(catchingJumpsTo: target, png, info, returning: Void.self) else {
+        return nil                            // .jumped: libpng gave up on the data
+    }
+    return (png_get_image_width(png, info), png_get_image_height(png, info))
+    // doc:end
 }
 
 /// The wait of Lifetimes and Threads: a removed closure that uses a buffer, which is freed once no call

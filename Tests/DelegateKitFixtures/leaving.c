@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "DelegateKitFixtures.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -165,4 +166,11 @@ int fx_fork_and_run(int (*child)(void *), void *context, unsigned seconds) {
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {}
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- Memory ---- */
+
+size_t fx_malloc_bytes_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
 }
