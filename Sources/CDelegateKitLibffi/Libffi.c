@@ -17,6 +17,15 @@ ffi_type *cffi_type_float(void) { return &ffi_type_float; }
 ffi_type *cffi_type_double(void) { return &ffi_type_double; }
 ffi_type *cffi_type_longdouble(void) { return &ffi_type_longdouble; }
 ffi_type *cffi_type_pointer(void) { return &ffi_type_pointer; }
+#ifdef FFI_TARGET_HAS_COMPLEX_TYPE
+ffi_type *cffi_type_complex_float(void) { return &ffi_type_complex_float; }
+ffi_type *cffi_type_complex_double(void) { return &ffi_type_complex_double; }
+ffi_type *cffi_type_complex_longdouble(void) { return &ffi_type_complex_longdouble; }
+#else
+ffi_type *cffi_type_complex_float(void) { return NULL; }
+ffi_type *cffi_type_complex_double(void) { return NULL; }
+ffi_type *cffi_type_complex_longdouble(void) { return NULL; }
+#endif
 
 int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_type **arguments) {
     return (int)ffi_prep_cif(cif, FFI_DEFAULT_ABI, argument_count, result, arguments);

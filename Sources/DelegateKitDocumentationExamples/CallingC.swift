@@ -65,6 +65,18 @@ public func callWithOtherRunTimeValues() throws -> (eight: CDynamicValue, parsed
     return (eight, parsed)
 }
 
+/// C's complex numbers, which Swift imports no function for: `cexp(iπ)` and `cabs(3 + 4i)`.
+public func complexExponential() throws -> (e: CComplex<Double>, length: Double) {
+    // doc:begin complex
+    let cexp = try CFunction("cexp", declaration: "double complex cexp(double complex)")
+    let e = try cexp.call(CComplex(0.0, Double.pi), returning: CComplex<Double>.self)   // -1 + 1.2e-16i
+    let cabs = try CFunction("cabs", declaration: "double cabs(double complex)")
+    let length = try cabs.call([.complex(real: 3, imaginary: 4)])                      // .floatingPoint(5)
+    // doc:end
+    guard case .floatingPoint(let value) = length else { return (e, .nan) }
+    return (e, value)
+}
+
 /// `qsort` called through a `CFunction` with a `@convention(c)` comparator (typed call), then with a
 /// `CClosure` (run-time values). Returns the numbers after each sort.
 public func sortThroughCFunction() throws -> (ascending: [Int32], descending: [Int32]) {

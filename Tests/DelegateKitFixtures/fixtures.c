@@ -533,6 +533,14 @@ FX_RAW(fx_raw_bool, bool)
    type and Swift imports it with a UInt32 raw value. */
 fx_kind fx_next_kind(fx_kind kind) { return kind == FX_LD ? FX_U8 : (fx_kind)(kind + 1); }
 
+/* complex.c's, which the header cannot declare in a form Swift reads. */
+#include <complex.h>
+double _Complex fx_complex_apply(double _Complex (*)(double _Complex, float _Complex), double _Complex, float _Complex);
+float _Complex fx_complex_float_apply(float _Complex (*)(float _Complex, int), float _Complex, int);
+long double _Complex fx_complex_long_apply(long double _Complex (*)(long double _Complex), long double _Complex);
+double fx_complex_long_real(long double _Complex);
+double fx_complex_long_imaginary(long double _Complex);
+
 const void *fx_function(const char *name) {
     static const struct { const char *name; const void *address; } functions[] = {
 #define FX_SCALAR_ENTRY(NAME, T) {"fx_ref_" #NAME, (const void *)fx_ref_##NAME},
@@ -547,6 +555,11 @@ const void *fx_function(const char *name) {
         {"fx_raw_bool", (const void *)fx_raw_bool},
         {"fx_next_kind", (const void *)fx_next_kind},
         {"fx_jump_back", (const void *)fx_jump_back},
+        {"fx_complex_apply", (const void *)fx_complex_apply},
+        {"fx_complex_float_apply", (const void *)fx_complex_float_apply},
+        {"fx_complex_long_apply", (const void *)fx_complex_long_apply},
+        {"fx_complex_long_real", (const void *)fx_complex_long_real},
+        {"fx_complex_long_imaginary", (const void *)fx_complex_long_imaginary},
     };
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) return functions[i].address;

@@ -61,9 +61,9 @@ import Testing
         ("int (*)(int)[4]", 1, 8, "a function cannot return an array"),
         ("int (struct tag { int x; })", 1, 17, "a struct body is not allowed in a signature; "
             + "give its layout in `typedefs:` (\"struct tag\": .structure([…])) and write `struct tag`"),
-        // Words C reserves are never read as names: `double _Complex` is not `double`.
-        ("double cabs(double _Complex)", 1, 20, "'_Complex' is not supported: DelegateKit has no C type for complex numbers"),
-        ("float _Imaginary (void)", 1, 7, "'_Imaginary' is not supported: DelegateKit has no C type for complex numbers"),
+        // Words C reserves are never read as names: `float _Imaginary` is not `float`.
+        ("float _Imaginary (void)", 1, 7, "'_Imaginary' is not supported: DelegateKit has no C type for imaginary numbers"),
+        ("_Complex int (void)", 1, 1, "'_Complex int' is not a valid combination of type words"),
         ("unsigned __int128 (unsigned __int128)", 1, 10, "'__int128' is not supported: DelegateKit has no C type for 128-bit integers"),
         ("int f(__uint128_t x)", 1, 7, "'__uint128_t' is not supported: DelegateKit has no C type for 128-bit integers"),
         ("__float128 (void)", 1, 1, "'__float128' is not supported: DelegateKit has no C type for this floating-point format"),

@@ -236,6 +236,8 @@ import Testing
         let throughCFunction = try sortThroughCFunction()
         #expect(throughCFunction.ascending == [-4, 3, 7, 9])
         #expect(throughCFunction.descending == [9, 7, 3, -4])
+        let complex = try complexExponential()
+        #expect(abs(complex.e.real + 1) < 1e-15 && abs(complex.e.imaginary) < 1e-15 && complex.length == 5)
     }
 
     /// The jump example runs in JPEGTests, in a child process (see there).

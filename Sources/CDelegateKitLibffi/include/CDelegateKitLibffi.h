@@ -29,6 +29,10 @@ ffi_type *cffi_type_float(void);
 ffi_type *cffi_type_double(void);
 ffi_type *cffi_type_longdouble(void);
 ffi_type *cffi_type_pointer(void);
+/* NULL where libffi has no complex types on this platform. */
+ffi_type *cffi_type_complex_float(void);
+ffi_type *cffi_type_complex_double(void);
+ffi_type *cffi_type_complex_longdouble(void);
 
 /* The code libffi reaches for every call of a closure. */
 typedef void (*cffi_closure_handler)(ffi_cif *cif, void *result, void **arguments, void *user_data);

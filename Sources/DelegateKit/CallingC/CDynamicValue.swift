@@ -3,12 +3,14 @@
 ///
 /// Each case holds a kind of C value at its widest: every signed integer type is ``signed(_:)``, every
 /// unsigned one (and `size_t`) ``unsigned(_:)``, `float` and `double` are ``floatingPoint(_:)``, a pointer
-/// is its address (``pointer(_:)``, 0 for `NULL`) and a struct its bytes (``bytes(_:)``). A `long double`
+/// is its address (``pointer(_:)``, 0 for `NULL`), a `float _Complex` or `double _Complex` is
+/// ``complex(real:imaginary:)`` and a struct its bytes (``bytes(_:)``). A `long double`
 /// is exact: ``longDouble(_:)`` on x86_64, where Swift has `Float80`; its bytes elsewhere (aarch64
 /// Linux's is a 128-bit quad, which Swift has no type for). Passed to a function, a value is converted to
 /// the argument's C type, and one the type cannot hold (a negative value for an unsigned type, 300 for
 /// `uint8_t`) throws; a `long double` argument also takes a ``floatingPoint(_:)``, which it holds
-/// exactly, or its own bytes.
+/// exactly, or its own bytes. A `long double _Complex` is read as its 32 bytes; as an argument it also
+/// takes a ``complex(real:imaginary:)``, held exactly on x86_64.
 public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     /// `bool`.
     case bool(Bool)
@@ -24,6 +26,9 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     /// values by a third.)
     indirect case longDouble(Float80)
     #endif
+    /// `float _Complex` or `double _Complex`, as two `Double`s; as an argument, a `long double _Complex`
+    /// on x86_64 too.
+    case complex(real: Double, imaginary: Double)
     /// A pointer's address (0 for NULL).
     case pointer(UInt)
     /// A struct's bytes.
@@ -64,6 +69,8 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
         #if arch(x86_64)
         case .longDouble(let value): return "\(value)"
         #endif
+        case .complex(let real, let imaginary):
+            return imaginary.sign == .minus ? "\(real) - \(-imaginary)i" : "\(real) + \(imaginary)i"
         case .pointer(let address): return address == 0 ? "NULL" : "0x" + String(address, radix: 16)
         case .bytes(let bytes): return "{\(bytes.count) bytes}"
         case .closure(let closure): return "0x" + String(UInt(bitPattern: closure.address), radix: 16)
@@ -106,6 +113,18 @@ extension CDynamicValue {
         #endif
         case (.longDouble, .bytes(let bytes)) where bytes.count == CType.longDouble.size:
             address.copyMemory(from: bytes, byteCount: bytes.count)
+        case (.complexFloat, .complex(let real, let imaginary)):
+            address.storeBytes(of: CComplex(Float(real), Float(imaginary)), as: CComplex<Float>.self)
+        case (.complexDouble, .complex(let real, let imaginary)):
+            address.storeBytes(of: CComplex(real, imaginary), as: CComplex<Double>.self)
+        #if arch(x86_64)
+        case (.complexLongDouble, .complex(let real, let imaginary)):
+            address.storeBytes(of: CComplex(Float80(real), Float80(imaginary)), as: CComplex<Float80>.self)
+        #endif
+        case (.complexFloat, .bytes(let bytes)) where bytes.count == CType.complexFloat.size,
+             (.complexDouble, .bytes(let bytes)) where bytes.count == CType.complexDouble.size,
+             (.complexLongDouble, .bytes(let bytes)) where bytes.count == CType.complexLongDouble.size:
+            address.copyMemory(from: bytes, byteCount: bytes.count)
         case (.pointer, .pointer(let value)): address.storeBytes(of: value, as: UInt.self)
         case (.pointer, .closure(let closure)): address.storeBytes(of: closure.address, as: UnsafeRawPointer.self)
         case (.bytes(let size), .bytes(let bytes)) where bytes.count == size:
@@ -136,6 +155,14 @@ extension CDynamicValue {
             #else
             self = .bytes(Array(UnsafeRawBufferPointer(start: address, count: CType.longDouble.size)))
             #endif
+        case .complexFloat:
+            let value = address.loadUnaligned(as: CComplex<Float>.self)
+            self = .complex(real: Double(value.real), imaginary: Double(value.imaginary))
+        case .complexDouble:
+            let value = address.loadUnaligned(as: CComplex<Double>.self)
+            self = .complex(real: value.real, imaginary: value.imaginary)
+        case .complexLongDouble:
+            self = .bytes(Array(UnsafeRawBufferPointer(start: address, count: CType.complexLongDouble.size)))
         case .pointer: self = .pointer(UInt(bitPattern: address.loadUnaligned(as: UnsafeRawPointer?.self)))
         case .void: self = .bytes([])
         case .bytes(let size): self = .bytes(Array(UnsafeRawBufferPointer(start: address, count: size)))

@@ -117,6 +117,7 @@ extension CDynamicValue {
         #if arch(x86_64)
         case .longDouble: return .longDouble
         #endif
+        case .complex: return .complexDouble
         case .pointer: return .pointer
         case .bytes(let bytes): return .structure(Array(repeating: .uint8, count: max(bytes.count, 1)))
         case .closure: return .pointer

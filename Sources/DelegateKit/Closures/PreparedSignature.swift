@@ -157,16 +157,23 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         let argumentTypes = UnsafeMutablePointer<UnsafeMutablePointer<LibffiShim.TypeDescriptor>?>.allocate(
             capacity: max(signature.argumentTypes.count, 1))
         storage.append(UnsafeMutableRawPointer(argumentTypes))
+        var missing: CType?
         for (index, type) in signature.argumentTypes.enumerated() {
             argumentTypes[index] = PreparedSignature.ffiType(type, storingInto: &storage)
+            if argumentTypes[index] == nil { missing = missing ?? type }
         }
         let returnType = PreparedSignature.ffiType(signature.returnType, storingInto: &storage)
+        if returnType == nil { missing = missing ?? signature.returnType }
         typeStorage = storage
         // A variadic call passes the number of vector registers it uses in `al`, which the register path's
         // direct call does not set.
         registerLayout = RegisterPath.isAvailable && fixedArgumentCount == nil ? RegisterLayout(signature) : nil
         cif = .allocate(capacity: 1)
         // Every property is set, so a throw below still runs deinit and frees what was allocated.
+        guard missing == nil, let returnType else {
+            throw DelegateError.invalidSignature(
+                signature, reason: "the libffi in use cannot pass `\(missing ?? signature.returnType)` on this platform")
+        }
         let status = LibffiShim.prepare(
             cif, fixedCount: fixedArgumentCount, result: returnType, arguments: argumentTypes,
             count: signature.argumentTypes.count)
@@ -181,11 +188,12 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         for pointer in typeStorage { pointer.deallocate() }
     }
 
-    /// libffi's description of `type`. Scalars are libffi's own constants; a structure's `ffi_type` and
-    /// element array are allocated here and recorded in `storage`, for the signature to free.
+    /// libffi's description of `type`, nil when libffi has none. Scalars are libffi's own constants; a
+    /// structure's `ffi_type` and element array are allocated here and recorded in `storage`, for the
+    /// signature to free.
     private static func ffiType(
         _ type: CType, storingInto storage: inout [UnsafeMutableRawPointer]
-    ) -> UnsafeMutablePointer<LibffiShim.TypeDescriptor> {
+    ) -> UnsafeMutablePointer<LibffiShim.TypeDescriptor>? {
         let scalar: LibffiShim.Scalar
         switch type {
         case .void: scalar = .void
@@ -200,6 +208,9 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         case .float: scalar = .float
         case .double: scalar = .double
         case .longDouble: scalar = .longDouble
+        case .complexFloat: scalar = .complexFloat
+        case .complexDouble: scalar = .complexDouble
+        case .complexLongDouble: scalar = .complexLongDouble
         case .pointer: scalar = .pointer
         case .structure(let members): return structureType(members, storingInto: &storage)
         }
@@ -209,11 +220,14 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     /// libffi's description of a structure of `members`, allocated here and recorded in `storage`.
     private static func structureType(
         _ members: [CType], storingInto storage: inout [UnsafeMutableRawPointer]
-    ) -> UnsafeMutablePointer<LibffiShim.TypeDescriptor> {
+    ) -> UnsafeMutablePointer<LibffiShim.TypeDescriptor>? {
         let elements = UnsafeMutablePointer<UnsafeMutablePointer<LibffiShim.TypeDescriptor>?>.allocate(
             capacity: members.count + 1)
         storage.append(UnsafeMutableRawPointer(elements))
-        for (index, member) in members.enumerated() { elements[index] = ffiType(member, storingInto: &storage) }
+        for (index, member) in members.enumerated() {
+            guard let element = ffiType(member, storingInto: &storage) else { return nil }
+            elements[index] = element
+        }
         elements[members.count] = nil
         let structure = UnsafeMutablePointer<LibffiShim.TypeDescriptor>.allocate(capacity: 1)
         storage.append(UnsafeMutableRawPointer(structure))

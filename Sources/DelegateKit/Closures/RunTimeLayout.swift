@@ -9,6 +9,7 @@ struct RunTimeLayout {
     /// What a value is stored as: a `CType` with the structure's members reduced to its size.
     enum Kind: Equatable {
         case void, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float, double, longDouble, pointer
+        case complexFloat, complexDouble, complexLongDouble
         case bytes(Int)
 
         init(_ type: CType) {
@@ -26,6 +27,9 @@ struct RunTimeLayout {
             case .float: self = .float
             case .double: self = .double
             case .longDouble: self = .longDouble
+            case .complexFloat: self = .complexFloat
+            case .complexDouble: self = .complexDouble
+            case .complexLongDouble: self = .complexLongDouble
             case .pointer: self = .pointer
             case .structure: self = .bytes(type.size)
             }

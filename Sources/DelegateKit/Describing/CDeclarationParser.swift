@@ -231,11 +231,11 @@ struct CDeclarationParser {
     }
 
     /// Words C reserves that DelegateKit cannot read as part of a type, and why: read as names, they
-    /// would change the type silently (`double _Complex` as `double`).
+    /// would change the type silently (`unsigned __int128` as `unsigned`).
     private static let unsupportedWords: [String: String] = {
         var words: [String: String] = [:]
-        for word in ["_Complex", "_Imaginary", "__complex__", "_Complex_I"] {
-            words[word] = "is not supported: DelegateKit has no C type for complex numbers"
+        for word in ["_Imaginary", "_Imaginary_I", "_Complex_I"] {
+            words[word] = "is not supported: DelegateKit has no C type for imaginary numbers"
         }
         for word in ["__int128", "__int128_t", "__uint128_t"] {
             words[word] = "is not supported: DelegateKit has no C type for 128-bit integers"
@@ -261,8 +261,17 @@ struct CDeclarationParser {
 
     private static let baseWords: Set<String> = [
         "void", "char", "short", "int", "long", "signed", "unsigned", "float", "double", "_Bool", "bool",
-        "__signed__",
+        "__signed__", "_Complex", "__complex__",
     ]
+
+    /// `complex`, <complex.h>'s name for `_Complex`, read as it only beside `float` or `double`: elsewhere
+    /// it may be a name (a parameter called `complex`).
+    private func isComplexMacro(_ name: String, after words: [String: Int]) -> Bool {
+        guard name == "complex" else { return false }
+        if words["float"] != nil || words["double"] != nil { return true }
+        guard case .identifier(let next) = tokens[min(position + 1, tokens.count - 1)].kind else { return false }
+        return ["float", "double", "long"].contains(next)
+    }
 
     /// Whether the current token can begin a type (used to tell a parameter list from a parenthesis).
     private func startsType(_ token: CLexer.Token) -> Bool {
@@ -278,17 +287,22 @@ struct CDeclarationParser {
         var named: Declared?
         loop: while case .identifier(let name) = current.kind {
             if let reason = Self.unsupportedWords[name] {
-                // Read as a name, `double _Complex` would be `double` and `unsigned __int128` `unsigned`.
+                // Read as a name, `float _Imaginary` would be `float` and `unsigned __int128` `unsigned`.
                 throw syntax("'\(name)' \(reason)", at: current)
             }
             if Self.attributeWords.contains(name) {
                 try skipAttribute()
             } else if Self.qualifiers.contains(name) {
                 position += 1
-            } else if Self.baseWords.contains(name) {
+            } else if Self.baseWords.contains(name) || (named == nil && isComplexMacro(name, after: words)) {
                 if let (word, at) = unknownName(named) { throw macroWord(word, before: "'\(name)'", at: at) }
                 guard named == nil else { throw syntax("'\(name)' cannot be combined with the type before it", at: current) }
-                words[name == "__signed__" ? "signed" : name, default: 0] += 1
+                let word = switch name {
+                case "__signed__": "signed"
+                case "__complex__", "complex": "_Complex"
+                default: name
+                }
+                words[word, default: 0] += 1
                 position += 1
             } else if name == "struct" || name == "union" || name == "enum" {
                 if let (word, at) = unknownName(named) { throw macroWord(word, before: "'\(name)'", at: at) }
@@ -361,6 +375,9 @@ struct CDeclarationParser {
         if signed + unsigned > 1 || long > 2 || (short > 0 && long > 0) { throw invalid() }
         let others = Set(words.keys).subtracting(["signed", "unsigned", "long", "short", "int"])
         switch others {
+        case ["double", "_Complex"] where signed + unsigned + short + int == 0 && long <= 1:
+            return long == 1 ? .complexLongDouble : .complexDouble
+        case ["float", "_Complex"] where words.count == 2: return .complexFloat
         case []:
             if short > 0 { return unsigned > 0 ? .uint16 : .int16 }
             if long > 0 { return unsigned > 0 ? .uint64 : .int64 }

@@ -34,6 +34,13 @@ public enum CType: Hashable, Sendable {
     case double
     /// `long double`: Swift's `Float80` on x86_64.
     case longDouble
+    /// `float _Complex`: two `float`s, the real part first (``CComplex``).
+    case complexFloat
+    /// `double _Complex`: two `double`s, the real part first (``CComplex``).
+    case complexDouble
+    /// `long double _Complex`: two `long double`s, the real part first. On x86_64 a function returns it in
+    /// the x87 registers, as no structure of the same layout would come back.
+    case complexLongDouble
     /// Any data or function pointer.
     case pointer
     /// A structure passed by value, members in declaration order, laid out by C's rules.
@@ -59,6 +66,10 @@ public enum CType: Hashable, Sendable {
         case .pointer: return (MemoryLayout<UnsafeRawPointer>.size, MemoryLayout<UnsafeRawPointer>.alignment)
         // long double is the 80-bit x87 format padded to 16 bytes on x86_64, and IEEE quad on arm64 Linux.
         case .longDouble: return (16, 16)
+        // C11 6.2.5: a complex type has the layout of an array of two of its real type.
+        case .complexFloat: return (8, 4)
+        case .complexDouble: return (16, 8)
+        case .complexLongDouble: return (32, 16)
         case .structure(let members):
             let layout = CType.structureLayout(members)
             return (layout.size, layout.alignment)
@@ -102,10 +113,16 @@ public enum CType: Hashable, Sendable {
         }
     }
 
-    /// The scalar's code with `size_t` folded into `uint64_t`; 0 for a structure.
+    /// The scalar's code with `size_t` folded into `uint64_t`, and codes past the scalars' four bits for the
+    /// types that take the structures' way through a call; 0 for a structure.
     private var identity: UInt64 {
-        if case .size = self { return CType.uint64.scalarCode ?? 0 }
-        return scalarCode ?? 0
+        switch self {
+        case .size: return CType.uint64.scalarCode ?? 0
+        case .complexFloat: return 16
+        case .complexDouble: return 17
+        case .complexLongDouble: return 18
+        default: return scalarCode ?? 0
+        }
     }
 
     /// A signature key with this type appended: four bits per scalar type, nil once a structure (or
@@ -134,7 +151,8 @@ public enum CType: Hashable, Sendable {
         case .double: return 13
         case .longDouble: return 14
         case .pointer: return 15
-        case .structure: return nil
+        // Rare enough to take the structures' way: found by the slow lookup, passed by libffi.
+        case .complexFloat, .complexDouble, .complexLongDouble, .structure: return nil
         }
     }
 
@@ -189,6 +207,9 @@ extension CType: CustomStringConvertible {
         case .float: return "float"
         case .double: return "double"
         case .longDouble: return "long double"
+        case .complexFloat: return "float _Complex"
+        case .complexDouble: return "double _Complex"
+        case .complexLongDouble: return "long double _Complex"
         case .pointer: return "void *"
         case .structure(let members):
             return "struct { " + members.map { "\($0.description); " }.joined() + "}"

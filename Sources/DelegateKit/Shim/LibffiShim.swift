@@ -14,13 +14,14 @@ enum LibffiShim {
     /// What libffi runs for every call of a closure: `(cif, result, arguments, user data)`.
     @usableFromInline typealias Handler = cffi_closure_handler
 
-    /// The scalar types libffi describes itself.
+    /// The types libffi describes itself.
     enum Scalar {
         case void, uint8, sint8, uint16, sint16, uint32, sint32, uint64, sint64, float, double, longDouble, pointer
+        case complexFloat, complexDouble, complexLongDouble
     }
 
-    /// libffi's own descriptor of `scalar`.
-    static func descriptor(_ scalar: Scalar) -> UnsafeMutablePointer<ffi_type> {
+    /// libffi's own descriptor of `scalar`; nil for a type the libffi in use cannot pass on this platform.
+    static func descriptor(_ scalar: Scalar) -> UnsafeMutablePointer<ffi_type>? {
         switch scalar {
         case .void: return cffi_type_void()
         case .uint8: return cffi_type_uint8()
@@ -35,6 +36,9 @@ enum LibffiShim {
         case .double: return cffi_type_double()
         case .longDouble: return cffi_type_longdouble()
         case .pointer: return cffi_type_pointer()
+        case .complexFloat: return cffi_type_complex_float()
+        case .complexDouble: return cffi_type_complex_double()
+        case .complexLongDouble: return cffi_type_complex_longdouble()
         }
     }
 
