@@ -26,6 +26,14 @@ ffi_type *cffi_type_complex_float(void) { return NULL; }
 ffi_type *cffi_type_complex_double(void) { return NULL; }
 ffi_type *cffi_type_complex_longdouble(void) { return NULL; }
 #endif
+/* libffi 3.6 and later, where the target passes 128-bit integers. */
+#ifdef FFI_TARGET_HAS_INT128
+ffi_type *cffi_type_sint128(void) { return &ffi_type_sint128; }
+ffi_type *cffi_type_uint128(void) { return &ffi_type_uint128; }
+#else
+ffi_type *cffi_type_sint128(void) { return NULL; }
+ffi_type *cffi_type_uint128(void) { return NULL; }
+#endif
 
 int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_type **arguments) {
     return (int)ffi_prep_cif(cif, FFI_DEFAULT_ABI, argument_count, result, arguments);

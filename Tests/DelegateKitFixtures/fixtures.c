@@ -533,13 +533,16 @@ FX_RAW(fx_raw_bool, bool)
    type and Swift imports it with a UInt32 raw value. */
 fx_kind fx_next_kind(fx_kind kind) { return kind == FX_LD ? FX_U8 : (fx_kind)(kind + 1); }
 
-/* complex.c's, which the header cannot declare in a form Swift reads. */
+/* complex.c's, which the header does not declare: Swift reads no complex type. */
 #include <complex.h>
 double _Complex fx_complex_apply(double _Complex (*)(double _Complex, float _Complex), double _Complex, float _Complex);
 float _Complex fx_complex_float_apply(float _Complex (*)(float _Complex, int), float _Complex, int);
 long double _Complex fx_complex_long_apply(long double _Complex (*)(long double _Complex), long double _Complex);
 double fx_complex_long_real(long double _Complex);
 double fx_complex_long_imaginary(long double _Complex);
+/* int128.c's. */
+__int128 fx_int128_muladd(__int128, __int128, __int128);
+unsigned __int128 fx_uint128_apply(unsigned __int128 (*)(unsigned __int128, int), unsigned __int128, int);
 
 const void *fx_function(const char *name) {
     static const struct { const char *name; const void *address; } functions[] = {
@@ -560,6 +563,8 @@ const void *fx_function(const char *name) {
         {"fx_complex_long_apply", (const void *)fx_complex_long_apply},
         {"fx_complex_long_real", (const void *)fx_complex_long_real},
         {"fx_complex_long_imaginary", (const void *)fx_complex_long_imaginary},
+        {"fx_int128_muladd", (const void *)fx_int128_muladd},
+        {"fx_uint128_apply", (const void *)fx_uint128_apply},
     };
     for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
         if (strcmp(functions[i].name, name) == 0) return functions[i].address;

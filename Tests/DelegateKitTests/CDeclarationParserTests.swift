@@ -64,8 +64,8 @@ import Testing
         // Words C reserves are never read as names: `float _Imaginary` is not `float`.
         ("float _Imaginary (void)", 1, 7, "'_Imaginary' is not supported: DelegateKit has no C type for imaginary numbers"),
         ("_Complex int (void)", 1, 1, "'_Complex int' is not a valid combination of type words"),
-        ("unsigned __int128 (unsigned __int128)", 1, 10, "'__int128' is not supported: DelegateKit has no C type for 128-bit integers"),
-        ("int f(__uint128_t x)", 1, 7, "'__uint128_t' is not supported: DelegateKit has no C type for 128-bit integers"),
+        ("long __int128 (void)", 1, 1, "'__int128 long' is not a valid combination of type words"),
+        ("int f(_Float128 x)", 1, 7, "'_Float128' is not supported: DelegateKit has no C type for this floating-point format"),
         ("__float128 (void)", 1, 1, "'__float128' is not supported: DelegateKit has no C type for this floating-point format"),
         ("int (int typedef)", 1, 10, "'typedef' can only begin a declaration, as in `typedef int (*callback)(void *);`"),
         ("int (sizeof)", 1, 6, "'sizeof' is a C keyword, not part of a type"),

@@ -33,6 +33,9 @@ ffi_type *cffi_type_pointer(void);
 ffi_type *cffi_type_complex_float(void);
 ffi_type *cffi_type_complex_double(void);
 ffi_type *cffi_type_complex_longdouble(void);
+/* NULL where the libffi built against has no 128-bit integer types (before 3.6). */
+ffi_type *cffi_type_sint128(void);
+ffi_type *cffi_type_uint128(void);
 
 /* The code libffi reaches for every call of a closure. */
 typedef void (*cffi_closure_handler)(ffi_cif *cif, void *result, void **arguments, void *user_data);

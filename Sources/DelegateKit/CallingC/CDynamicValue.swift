@@ -10,7 +10,8 @@
 /// the argument's C type, and one the type cannot hold (a negative value for an unsigned type, 300 for
 /// `uint8_t`) throws; a `long double` argument also takes a ``floatingPoint(_:)``, which it holds
 /// exactly, or its own bytes. A `long double _Complex` is read as its 32 bytes; as an argument it also
-/// takes a ``complex(real:imaginary:)``, held exactly on x86_64.
+/// takes a ``complex(real:imaginary:)``, held exactly on x86_64. An `__int128` is read as its 16 bytes
+/// (little-endian); as an argument it also takes a ``signed(_:)`` or ``unsigned(_:)``.
 public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     /// `bool`.
     case bool(Bool)
@@ -113,6 +114,10 @@ extension CDynamicValue {
         #endif
         case (.longDouble, .bytes(let bytes)) where bytes.count == CType.longDouble.size:
             address.copyMemory(from: bytes, byteCount: bytes.count)
+        case (.int128, .bytes(let bytes)) where bytes.count == 16, (.uint128, .bytes(let bytes)) where bytes.count == 16:
+            address.copyMemory(from: bytes, byteCount: 16)
+        case (.int128, _): return integer(Int128.self)
+        case (.uint128, _): return integer(UInt128.self)
         case (.complexFloat, .complex(let real, let imaginary)):
             address.storeBytes(of: CComplex(Float(real), Float(imaginary)), as: CComplex<Float>.self)
         case (.complexDouble, .complex(let real, let imaginary)):
@@ -161,6 +166,8 @@ extension CDynamicValue {
         case .complexDouble:
             let value = address.loadUnaligned(as: CComplex<Double>.self)
             self = .complex(real: value.real, imaginary: value.imaginary)
+        case .int128, .uint128:
+            self = .bytes(Array(UnsafeRawBufferPointer(start: address, count: 16)))
         case .complexLongDouble:
             self = .bytes(Array(UnsafeRawBufferPointer(start: address, count: CType.complexLongDouble.size)))
         case .pointer: self = .pointer(UInt(bitPattern: address.loadUnaligned(as: UnsafeRawPointer?.self)))

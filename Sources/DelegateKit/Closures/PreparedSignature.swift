@@ -171,8 +171,10 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         cif = .allocate(capacity: 1)
         // Every property is set, so a throw below still runs deinit and frees what was allocated.
         guard missing == nil, let returnType else {
+            let type = missing ?? signature.returnType
+            let remedy = type == .int128 || type == .uint128 ? " (libffi 3.6 and later can, on x86_64 and aarch64)" : ""
             throw DelegateError.invalidSignature(
-                signature, reason: "the libffi in use cannot pass `\(missing ?? signature.returnType)` on this platform")
+                signature, reason: "the libffi DelegateKit was built with cannot pass `\(type)` on this platform\(remedy)")
         }
         let status = LibffiShim.prepare(
             cif, fixedCount: fixedArgumentCount, result: returnType, arguments: argumentTypes,
@@ -205,6 +207,8 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         case .int32: scalar = .sint32
         case .uint64, .size: scalar = .uint64
         case .int64: scalar = .sint64
+        case .int128: scalar = .sint128
+        case .uint128: scalar = .uint128
         case .float: scalar = .float
         case .double: scalar = .double
         case .longDouble: scalar = .longDouble

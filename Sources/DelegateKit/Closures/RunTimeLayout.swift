@@ -9,7 +9,7 @@ struct RunTimeLayout {
     /// What a value is stored as: a `CType` with the structure's members reduced to its size.
     enum Kind: Equatable {
         case void, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float, double, longDouble, pointer
-        case complexFloat, complexDouble, complexLongDouble
+        case complexFloat, complexDouble, complexLongDouble, int128, uint128
         case bytes(Int)
 
         init(_ type: CType) {
@@ -31,6 +31,8 @@ struct RunTimeLayout {
             case .complexDouble: self = .complexDouble
             case .complexLongDouble: self = .complexLongDouble
             case .pointer: self = .pointer
+            case .int128: self = .int128
+            case .uint128: self = .uint128
             case .structure: self = .bytes(type.size)
             }
         }

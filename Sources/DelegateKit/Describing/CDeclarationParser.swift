@@ -237,9 +237,6 @@ struct CDeclarationParser {
         for word in ["_Imaginary", "_Imaginary_I", "_Complex_I"] {
             words[word] = "is not supported: DelegateKit has no C type for imaginary numbers"
         }
-        for word in ["__int128", "__int128_t", "__uint128_t"] {
-            words[word] = "is not supported: DelegateKit has no C type for 128-bit integers"
-        }
         for word in ["_Float16", "__fp16", "_Float128", "__float128", "_Float64x", "__ibm128", "_Decimal32", "_Decimal64", "_Decimal128"] {
             words[word] = "is not supported: DelegateKit has no C type for this floating-point format"
         }
@@ -261,7 +258,7 @@ struct CDeclarationParser {
 
     private static let baseWords: Set<String> = [
         "void", "char", "short", "int", "long", "signed", "unsigned", "float", "double", "_Bool", "bool",
-        "__signed__", "_Complex", "__complex__",
+        "__signed__", "_Complex", "__complex__", "__int128", "__int128_t", "__uint128_t",
     ]
 
     /// `complex`, <complex.h>'s name for `_Complex`, read as it only beside `float` or `double`: elsewhere
@@ -378,6 +375,9 @@ struct CDeclarationParser {
         case ["double", "_Complex"] where signed + unsigned + short + int == 0 && long <= 1:
             return long == 1 ? .complexLongDouble : .complexDouble
         case ["float", "_Complex"] where words.count == 2: return .complexFloat
+        case ["__int128"] where short + long + int == 0: return unsigned > 0 ? .uint128 : .int128
+        case ["__int128_t"] where words.count == 1: return .int128
+        case ["__uint128_t"] where words.count == 1: return .uint128
         case []:
             if short > 0 { return unsigned > 0 ? .uint16 : .int16 }
             if long > 0 { return unsigned > 0 ? .uint64 : .int64 }

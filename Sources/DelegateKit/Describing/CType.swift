@@ -24,6 +24,10 @@ public enum CType: Hashable, Sendable {
     case int64
     /// `uint64_t` (and `unsigned long`).
     case uint64
+    /// `__int128` (`__int128_t`): Swift's `Int128`. Only where the libffi in use passes it (3.6 and later).
+    case int128
+    /// `unsigned __int128` (`__uint128_t`): Swift's `UInt128`.
+    case uint128
     /// `size_t`: the same C type as ``uint64`` on LP64 (equal to it, with the same hash and layout), kept
     /// as a spelling for one reason: Swift imports `size_t` as `Int`, so a closure may take or return
     /// `Int` or `UInt` where C says `size_t` (see ``accepts(_:)``), though not where C says `uint64_t`.
@@ -63,6 +67,7 @@ public enum CType: Hashable, Sendable {
         case .int16, .uint16: return (2, 2)
         case .int32, .uint32, .float: return (4, 4)
         case .int64, .uint64, .size, .double: return (8, 8)
+        case .int128, .uint128: return (16, 16)
         case .pointer: return (MemoryLayout<UnsafeRawPointer>.size, MemoryLayout<UnsafeRawPointer>.alignment)
         // long double is the 80-bit x87 format padded to 16 bytes on x86_64, and IEEE quad on arm64 Linux.
         case .longDouble: return (16, 16)
@@ -121,6 +126,8 @@ public enum CType: Hashable, Sendable {
         case .complexFloat: return 16
         case .complexDouble: return 17
         case .complexLongDouble: return 18
+        case .int128: return 19
+        case .uint128: return 20
         default: return scalarCode ?? 0
         }
     }
@@ -152,7 +159,7 @@ public enum CType: Hashable, Sendable {
         case .longDouble: return 14
         case .pointer: return 15
         // Rare enough to take the structures' way: found by the slow lookup, passed by libffi.
-        case .complexFloat, .complexDouble, .complexLongDouble, .structure: return nil
+        case .int128, .uint128, .complexFloat, .complexDouble, .complexLongDouble, .structure: return nil
         }
     }
 
@@ -203,6 +210,8 @@ extension CType: CustomStringConvertible {
         case .uint32: return "uint32_t"
         case .int64: return "int64_t"
         case .uint64: return "uint64_t"
+        case .int128: return "__int128"
+        case .uint128: return "unsigned __int128"
         case .size: return "size_t"
         case .float: return "float"
         case .double: return "double"

@@ -71,6 +71,10 @@ extension Int: CValue { /// `long` / `ssize_t` (64 bits on LP64).
     @inlinable public static var cType: CType { MemoryLayout<Int>.size == 8 ? .int64 : .int32 } }
 extension UInt: CValue { /// `unsigned long` / `size_t` (64 bits on LP64).
     @inlinable public static var cType: CType { MemoryLayout<UInt>.size == 8 ? .uint64 : .uint32 } }
+extension Int128: CValue { /// `__int128`, where the libffi in use passes it.
+    @inlinable public static var cType: CType { .int128 } }
+extension UInt128: CValue { /// `unsigned __int128`, where the libffi in use passes it.
+    @inlinable public static var cType: CType { .uint128 } }
 extension Float: CValue { /// `float`.
     @inlinable public static var cType: CType { .float } }
 extension Double: CValue { /// `double`.

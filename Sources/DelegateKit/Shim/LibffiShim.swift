@@ -17,7 +17,7 @@ enum LibffiShim {
     /// The types libffi describes itself.
     enum Scalar {
         case void, uint8, sint8, uint16, sint16, uint32, sint32, uint64, sint64, float, double, longDouble, pointer
-        case complexFloat, complexDouble, complexLongDouble
+        case complexFloat, complexDouble, complexLongDouble, sint128, uint128
     }
 
     /// libffi's own descriptor of `scalar`; nil for a type the libffi in use cannot pass on this platform.
@@ -39,6 +39,8 @@ enum LibffiShim {
         case .complexFloat: return cffi_type_complex_float()
         case .complexDouble: return cffi_type_complex_double()
         case .complexLongDouble: return cffi_type_complex_longdouble()
+        case .sint128: return cffi_type_sint128()
+        case .uint128: return cffi_type_uint128()
         }
     }
 

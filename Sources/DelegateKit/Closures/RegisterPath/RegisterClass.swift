@@ -15,7 +15,7 @@ func registerClassAgrees<T: CValue>(_ type: T.Type, _ cType: CType) -> Bool {
     case .bool, .int8, .uint8, .int16, .uint16, .int32, .uint32, .int64, .uint64, .size, .pointer:
         return !travelsInSSE(T.self) && MemoryLayout<T>.size <= 8
     case .void: return true
-    case .longDouble, .complexFloat, .complexDouble, .complexLongDouble, .structure: return false
+    case .longDouble, .int128, .uint128, .complexFloat, .complexDouble, .complexLongDouble, .structure: return false
     }
 }
 

@@ -17,7 +17,7 @@ final class RegisterLayout: @unchecked Sendable {  // Immutable; the buffer is f
         #if arch(x86_64) && !os(Windows)
         var classes = 0
         switch signature.returnType {
-        case .longDouble, .complexFloat, .complexDouble, .complexLongDouble, .structure: return nil
+        case .longDouble, .int128, .uint128, .complexFloat, .complexDouble, .complexLongDouble, .structure: return nil
         case .float, .double: classes = RegisterLayout.sseResult
         default: break
         }
@@ -33,7 +33,7 @@ final class RegisterLayout: @unchecked Sendable {  // Immutable; the buffer is f
             case .bool, .int8, .uint8, .int16, .uint16, .int32, .uint32, .int64, .uint64, .size, .pointer:
                 offsets.append(8 * integers)
                 integers += 1
-            case .void, .longDouble, .complexFloat, .complexDouble, .complexLongDouble, .structure:
+            case .void, .longDouble, .int128, .uint128, .complexFloat, .complexDouble, .complexLongDouble, .structure:
                 return nil
             }
         }
