@@ -6,19 +6,8 @@ import Glibc
 import Synchronization
 import Testing
 
-/// An object a closure captures, counted while alive: a closure whose frames a jump skipped would never
-/// release it.
-private final class Captured: Sendable {
-    static let alive = Atomic<Int>(0)
-    let value: Int64
-
-    init(_ value: Int64) {
-        self.value = value
-        Captured.alive.add(1, ordering: .relaxed)
-    }
-
-    deinit { Captured.alive.subtract(1, ordering: .relaxed) }
-}
+/// The objects the closures below capture and make.
+private let captures = Census()
 
 private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -> Int64
 
@@ -45,16 +34,16 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
     /// Runs `body` on each call path, checking afterwards that it left no capture alive.
     private static func onBothPaths(_ body: () throws -> Void) throws {
         for libffi in [false, true] {
-            let before = Captured.alive.load(ordering: .relaxed)
+            let before = captures.alive
             if libffi { try RegisterPath.withLibffiEntry(body) } else { try body() }
-            #expect(Captured.alive.load(ordering: .relaxed) == before, "captures left alive (libffi path: \(libffi))")
+            #expect(captures.alive == before, "captures left alive (libffi path: \(libffi))")
         }
     }
 
     @Test func aClosureLeavesByAFunctionThatNeverReturns() throws {
         let jumpBack = try Self.jumpBack()
         try Self.onBothPaths {
-            let captured = Captured(40)
+            let captured = captures.member(40)
             let closure = try CClosure { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
                 if value < 0 { throw try CallbackExit.call(jumpBack, [.signed(-value)]) }
                 return captured.value + value
@@ -71,9 +60,9 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
             var jumped = 0
             for index in 0..<5_000 {
                 // A closure per call, capturing an object it touches before it leaves.
-                let captured = Captured(Int64(index))
+                let captured = captures.member(Int64(index))
                 let closure = try CClosure { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
-                    let seen = [captured, Captured(value)]  // allocated in the frame the exit unwinds
+                    let seen = [captured, captures.member(value)]  // allocated in the frame the exit unwinds
                     if seen[0].value % 2 == 1 { throw try CallbackExit.call(jumpBack, [.signed(1)]) }
                     return seen[1].value
                 }
@@ -91,7 +80,7 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
             declaration: "int64_t (void *, void *, int64_t, void *)", name: "fx_plugin_transform")
         try Self.onBothPaths {
             let target = JumpTarget()
-            let captured = Captured(5)
+            let captured = captures.member(5)
             let closure = try CClosure { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
                 if value == captured.value { throw CallbackExit.jump(to: target, value: 9) }
                 return value * 2
@@ -118,7 +107,7 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
         let jumpBack = try Self.jumpBack()
         let signature = try CSignature(parsing: "int64_t (void *, int64_t)")
         try Self.onBothPaths {
-            let captured = Captured(1)
+            let captured = captures.member(1)
             let closure = try CClosure(signature: signature) { (invocation: CInvocation) throws in
                 let value: Int64 = invocation.argument(1)
                 if value > 100 { throw try CallbackExit.call(jumpBack, [.signed(3)]) }
@@ -135,8 +124,8 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
         let jumpBack = try Self.jumpBack()
         try Self.onBothPaths {
             let delegate = DynamicDelegate(protocol: pluginProtocol)
-            let alive = Captured.alive.load(ordering: .relaxed)
-            try delegate.implement("transform") { [captured = Captured(40)] (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
+            let alive = captures.alive
+            try delegate.implement("transform") { [captured = captures.member(40)] (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
                 if value < 0 { throw try CallbackExit.call(jumpBack, [.signed(-value)]) }
                 return captured.value + value
             }
@@ -156,7 +145,7 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
             let thread = Thread { delegate.removeImplementation(for: "transform"); removed.store(true, ordering: .releasing) }
             thread.start()
             while !removed.load(ordering: .acquiring) { usleep(1_000) }
-            #expect(Captured.alive.load(ordering: .relaxed) == alive, "the removal kept the closure")
+            #expect(captures.alive == alive, "the removal kept the closure")
         }
     }
 
@@ -168,9 +157,9 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
             let delegate = DynamicDelegate(protocol: pluginProtocol)
             var jumped = 0
             for index in 0..<5_000 {
-                let captured = Captured(Int64(index))
+                let captured = captures.member(Int64(index))
                 try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
-                    let seen = [captured, Captured(value)]
+                    let seen = [captured, captures.member(value)]
                     if seen[0].value % 2 == 1 { throw try CallbackExit.call(jumpBack, [.signed(1)]) }
                     return seen[1].value
                 }

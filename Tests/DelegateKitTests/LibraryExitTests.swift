@@ -7,19 +7,8 @@ import Glibc
 import Synchronization
 import Testing
 
-/// An object the closures below capture and make, counted while alive: a frame a jump skipped would never
-/// release it.
-private final class Touched: Sendable {
-    static let alive = Atomic<Int>(0)
-    let value: Int
-
-    init(_ value: Int) {
-        self.value = value
-        Touched.alive.add(1, ordering: .relaxed)
-    }
-
-    deinit { Touched.alive.subtract(1, ordering: .relaxed) }
-}
+/// The objects the closures below capture and make.
+private let touched = Census()
 
 /// What libpng and Lua do to a callback that must not return: `png_error` and `lua_error` `longjmp` to
 /// the library's own `setjmp` site. Closures that leave by a ``CallbackExit`` release every capture, on
@@ -30,7 +19,7 @@ private final class Touched: Sendable {
     private static func onBothPaths(_ body: () throws -> Void) throws {
         for libffi in [false, true] {
             if libffi { try RegisterPath.withLibffiEntry(body) } else { try body() }
-            #expect(Touched.alive.load(ordering: .relaxed) == 0, "objects left alive (libffi path: \(libffi))")
+            #expect(touched.alive == 0, "objects left alive (libffi path: \(libffi))")
         }
     }
 
@@ -72,14 +61,14 @@ private final class Touched: Sendable {
 
     /// Lua's C function: returns `captured`'s value plus its argument, and fails by `lua_error` for an
     /// odd argument, having touched `captured` and made an object of its own.
-    private static func luaBody(_ lua: OpaquePointer?, _ captured: Touched) throws -> Int32 {
+    private static func luaBody(_ lua: OpaquePointer?, _ captured: Census.Member) throws -> Int32 {
         let argument = Int(lua_tointegerx(lua, 1, nil))
-        let made = [captured, Touched(argument)]  // released only if this frame unwinds
+        let made = [captured, touched.member(Int64(argument))]  // released only if this frame unwinds
         if argument % 2 == 1 {
             lua_pushstring(lua, "odd \(argument)")
             throw try CallbackExit.call(luaError, lua)
         }
-        lua_pushinteger(lua, lua_Integer(made[0].value + made[1].value))
+        lua_pushinteger(lua, made[0].value + made[1].value)
         return 1
     }
 
@@ -88,9 +77,9 @@ private final class Touched: Sendable {
     private static func luaErrors(_ count: Int, in state: LuaState = LuaState(), by function: CClosure? = nil) throws -> Int {
         var failed = 0
         for batch in stride(from: 0, to: count, by: 100) {
-            let captured = Touched(function == nil ? batch : 0)
+            let captured = touched.member(Int64(function == nil ? batch : 0))
             let closure = try function ?? CClosure { (lua: OpaquePointer?) throws -> Int32 in try luaBody(lua, captured) }
-            failed += state.pcalls(closure.functionPointer(as: lua_CFunction.self), batch..<batch + 100, offset: captured.value)
+            failed += state.pcalls(closure.functionPointer(as: lua_CFunction.self), batch..<batch + 100, offset: Int(captured.value))
         }
         return failed
     }
@@ -110,7 +99,7 @@ private final class Touched: Sendable {
             let state = LuaState()
             var failed = 0
             for batch in stride(from: 0, to: 20_000, by: 100) {
-                let captured = Touched(batch)
+                let captured = touched.member(Int64(batch))
                 try delegate.implement("start") { (lua: UnsafeMutableRawPointer?) throws -> Int32 in
                     try Self.luaBody(OpaquePointer(lua), captured)
                 }
@@ -147,13 +136,13 @@ private final class Touched: Sendable {
         let pngError = try! CFunction("png_error", declaration: "void png_error(void *, const char *)")
         var data: [UInt8] = []
         var offset = 0
-        let touched = Touched(0)
+        let own = touched.member(0)
         var read: CClosure!
         var error: CClosure!
 
         init() throws {
             read = try CClosure { [unowned self] (png: OpaquePointer?, into: UnsafeMutablePointer<UInt8>?, length: Int) throws in
-                let made = [self.touched, Touched(length)]
+                let made = [self.own, touched.member(Int64(length))]
                 guard self.data.count - self.offset >= length else {
                     throw try CallbackExit.call(self.pngError, png, StaticString("short read").utf8Start)
                 }
@@ -221,7 +210,7 @@ private final class Touched: Sendable {
                 let run = {
                     let reader = try PNGReader()
                     let state = LuaState()
-                    let captured = Touched(0)
+                    let captured = touched.member(0)
                     let function = try CClosure { (lua: OpaquePointer?) throws -> Int32 in try LibraryExitTests.luaBody(lua, captured) }
                     _ = try LibraryExitTests.luaErrors(2_000, in: state, by: function)
                     _ = try LibraryExitTests.pngReads(1_000, by: reader)

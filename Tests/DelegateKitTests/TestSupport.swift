@@ -209,3 +209,28 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer
     defer { pointers.forEach { free($0) } }
     return body(pointers)
 }
+
+/// Counts the objects made with it that are still alive: what a closure whose frames a jump skipped held
+/// is never released, so a count that does not come back down shows the leak.
+final class Census: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// How many members are alive.
+    var alive: Int { count.load(ordering: .relaxed) }
+
+    /// A new member holding `value`, counted until it is deinitialized.
+    func member(_ value: Int64) -> Member { Member(value, in: self) }
+
+    final class Member: Sendable {
+        let value: Int64
+        private let census: Census
+
+        fileprivate init(_ value: Int64, in census: Census) {
+            self.value = value
+            self.census = census
+            census.count.add(1, ordering: .relaxed)
+        }
+
+        deinit { census.count.subtract(1, ordering: .relaxed) }
+    }
+}
