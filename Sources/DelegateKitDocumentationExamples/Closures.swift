@@ -1,6 +1,7 @@
 // The examples of the README and the DocC catalog about single callbacks and C types. Each region
 // between `// doc:begin NAME` and `// doc:end` appears verbatim in a ```swift block of the docs.
 import DelegateKit
+import DelegateKitCLibXML2
 import Glibc
 import Synchronization
 
@@ -80,4 +81,22 @@ public func countEntries(under directory: String) throws -> Int {
     ftw(directory, visit.functionPointer(), 16)
     // doc:end
     return count.load(ordering: .relaxed)
+}
+
+/// The README's variadic closure: libxml2's generic error function, `void (*)(void *ctx, const char *msg,
+/// ...)`, which hears what the parser of a malformed document says. Returns what it heard.
+public func parseErrors(of document: String) throws -> String {
+    let heard = Mutex("")
+    // doc:begin variadic
+    let handler = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in
+        let text = arguments.formatted(format!)          // as printf would: vsnprintf with the arguments
+        heard.withLock { $0 += text }
+    }
+    xmlSetGenericErrorFunc(nil, unsafeBitCast(handler.address, to: xmlGenericErrorFunc.self))
+    defer { xmlSetGenericErrorFunc(nil, nil) }           // this thread's handler, until the closure goes
+    // doc:end
+    withExtendedLifetime(handler) {
+        xmlFreeDoc(xmlReadMemory(document, Int32(document.utf8.count), "document.xml", nil, 0))
+    }
+    return heard.withLock { $0 }
 }

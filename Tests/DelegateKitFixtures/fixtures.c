@@ -540,6 +540,11 @@ float _Complex fx_complex_float_apply(float _Complex (*)(float _Complex, int), f
 long double _Complex fx_complex_long_apply(long double _Complex (*)(long double _Complex), long double _Complex);
 double fx_complex_long_real(long double _Complex);
 double fx_complex_long_imaginary(long double _Complex);
+/* variadic.c's. */
+void fx_log_kinds(void (*)(void *, const char *, ...), void *);
+void fx_log_many(void (*)(void *, const char *, ...), void *);
+long fx_sum_through(long (*)(int, ...));
+double fx_mixed_through(double (*)(float, double, int, ...));
 /* int128.c's. */
 __int128 fx_int128_muladd(__int128, __int128, __int128);
 unsigned __int128 fx_uint128_apply(unsigned __int128 (*)(unsigned __int128, int), unsigned __int128, int);
@@ -563,6 +568,10 @@ const void *fx_function(const char *name) {
         {"fx_complex_long_apply", (const void *)fx_complex_long_apply},
         {"fx_complex_long_real", (const void *)fx_complex_long_real},
         {"fx_complex_long_imaginary", (const void *)fx_complex_long_imaginary},
+        {"fx_log_kinds", (const void *)fx_log_kinds},
+        {"fx_log_many", (const void *)fx_log_many},
+        {"fx_sum_through", (const void *)fx_sum_through},
+        {"fx_mixed_through", (const void *)fx_mixed_through},
         {"fx_int128_muladd", (const void *)fx_int128_muladd},
         {"fx_uint128_apply", (const void *)fx_uint128_apply},
     };

@@ -200,6 +200,8 @@ import Testing
         #expect(try pairClosureSignature() == CSignature(.structure([.uint8, .double]), [.structure([.uint8, .double])]))
         #expect(try sortAscendingThenDescending() == [3, 2, 1])
         #expect(try countEntries(under: Self.root.appendingPathComponent("Sources/DelegateKitDocumentationExamples").path) >= 4)
+        #expect(try parseErrors(of: "<a><b></a>").contains("document.xml:1: parser error : Opening and ending tag mismatch: b line 1 and a"))
+        #expect(try parseErrors(of: "<a/>") == "")
     }
 
     @Test func tableExamplesRun() throws {

@@ -62,4 +62,32 @@ void cffi_closure_set_user_data(void *closure, void *user_data);
    full ffi_arg, as libffi requires. */
 void cffi_call(ffi_cif *cif, const void *function, void *result, void **arguments);
 
+/* ---- The arguments a variadic closure was called with after its fixed ones (VariadicArguments.c) ----
+   libffi's closures take a fixed list of arguments. A variadic callee finds the ones after its fixed
+   arguments in the registers its fixed arguments left free, then on the stack, and so reads them by
+   va_arg. So a variadic closure's cif is its fixed arguments padded with cffi_va_integer_registers()
+   int64_t and cffi_va_vector_registers() double arguments, less those the fixed ones take, and one
+   int64_t more, which the caller's stack holds: libffi then hands the closure the free registers' values
+   and the address of the first stack argument, from which a va_list is made as va_start makes it. This
+   relies on the stack argument's pointer being into the caller's frame, as libffi's x86_64 and aarch64
+   closures make it. The frame and its reader live in the closure's call, in memory of
+   cffi_va_frame_size() bytes. */
+unsigned cffi_va_integer_registers(void);
+unsigned cffi_va_vector_registers(void);
+size_t cffi_va_frame_size(void);
+/* Fills `frame` from libffi's pointers to the padding arguments (`pads`: the integer ones, the double ones,
+   the stack one), with `integers_used` and `vectors_used` registers taken by the fixed arguments; the
+   frame's reader starts at the first variadic argument. */
+void cffi_va_frame_fill(void *frame, void *const *pads, unsigned integers_used, unsigned vectors_used);
+/* Writes a va_list at the first variadic argument into `list` (sizeof(va_list) bytes). */
+void cffi_va_frame_start(const void *frame, void *list);
+/* The frame reader's next argument, read by va_arg as the type C's default promotions pass. */
+int cffi_va_next_int(void *frame);
+long long cffi_va_next_long_long(void *frame);
+double cffi_va_next_double(void *frame);
+void *cffi_va_next_pointer(void *frame);
+#if defined(__x86_64__)
+long double cffi_va_next_long_double(void *frame);
+#endif
+
 #endif

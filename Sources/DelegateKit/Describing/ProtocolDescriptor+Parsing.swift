@@ -9,7 +9,8 @@ extension ProtocolDescriptor {
     ///
     /// Function-pointer members become methods with their C signatures; every other member becomes a data
     /// member, laid out by C's rules (a fixed array as its elements in a row). A variadic callback member
-    /// becomes a pointer-sized data member, since libffi cannot make variadic closures. The text may hold
+    /// becomes a pointer-sized data member, which a variadic ``CClosure``'s address can fill (slots do not
+    /// take variadic closures yet). The text may hold
     /// several declarations: typedefs, struct definitions (named, nested, anonymous, forward-declared),
     /// enums, prototypes; preprocessor lines and comments are skipped. Bit-fields and unions are refused.
     /// Throws ``DelegateError/syntax(message:text:line:column:)`` saying what was expected and where.

@@ -558,6 +558,8 @@ SLOT_MAX = 12
 # CFunction.call: C functions take more arguments than callbacks do (a typed call past 6 goes through
 # libffi, where a pack would load each argument through its metadata).
 CALL_MAX = 12
+# Variadic closures, from 1 fixed argument (C before C23 requires one): C hooks have few.
+VARIADIC_MAX = 6
 
 
 def slot_block(n):
@@ -813,9 +815,46 @@ layers (`Plain`, `Override`) and `forward` functions with which a `Next` calls t
 closure type cannot be a parameter pack.""",
     "CFunctionCalls": f"""`CFunction.call` with 0 to {CALL_MAX} typed arguments, and a variadic function's `variadicCall`:
 checks that fold to constants, then a direct call in registers or libffi's `ffi_call`.""" + WHY,
+    "VariadicClosures": """`CClosure`'s initializers for variadic C function types, one per count of fixed arguments: a pack
+cannot be followed by the `CVariadicArguments` parameter in a closure's type.""",
     "CallbackShapes": """`CallbackShapes`: the callback shapes C libraries use most, each with a register entry of its own,
 which the `Captured` objects of TypedThunks.generated.swift find by their types.""",
 }
+
+
+def variadic_block(n):
+    """`CClosure`'s variadic initializers for n fixed arguments: Swift lets no parameter follow a pack in
+    a closure's type, so `(repeat each A, CVariadicArguments) -> R` cannot be written."""
+    generics, types, _, _, params, names = arity(n)
+    closure_types = ", ".join(types + ["CVariadicArguments"])
+    loads = "".join(f"            let a{i}: A{i} = nextArgument(&cursor)\n" for i in range(n))
+    call_names = ", ".join([f"a{i}" for i in range(n)] + ["rest"])
+    void_generics = f"<{', '.join(generics)}>" if generics else ""
+    void_params = ", ".join([f"a{i}: A{i}" for i in range(n)] + ["rest: CVariadicArguments"])
+    return mark(n) + f"""
+extension CClosure {{
+    /// A C function pointer of a variadic type with {counted(n)} before `...` (see
+    /// ``CVariadicArguments``).
+    @inlinable
+    public convenience init<{", ".join(generics + ["R: CValue"])}>(_ body: @escaping @Sendable ({closure_types}) -> R) throws {{
+        let fixed = try CSignature.of(R.self{"".join(f", A{i}.self" for i in range(n))})
+        let widening = fixed.returnType.widening
+        try self.init(variadic: fixed) {{ result, arguments, rest in
+            var cursor = arguments
+{loads}            storeResult(body({call_names}), to: result, widening)
+        }}
+    }}
+
+    /// A C function pointer of a variadic type returning `void`, with {counted(n)} before `...`.
+    @inlinable
+    public convenience init{void_generics}(_ body: @escaping @Sendable ({closure_types}) -> Void) throws {{
+        try self.init {{ ({void_params}) -> CVoid in
+            body({call_names})
+            return CVoid()
+        }}
+    }}
+}}
+"""
 
 
 def write(name, body):
@@ -840,6 +879,7 @@ def main():
         write("SlotInitializers", "".join(slot_block(n) for n in range(SLOT_MAX + 1))),
         write("CFunctionCalls", "".join(call_block(n) for n in range(CALL_MAX + 1))),
         write("CallbackShapes", shapes_block()),
+        write("VariadicClosures", "".join(variadic_block(n) for n in range(1, VARIADIC_MAX + 1))),
     }
     for stale in OUT.glob("*.generated.swift"):
         if stale.name not in written:

@@ -101,4 +101,50 @@ enum LibffiShim {
     ) -> Bool {
         cffi_closure_bury(closure, cif, code, message) == 0
     }
+
+    // MARK: Variadic closures
+
+    /// The integer and vector registers a variadic callee may find arguments in, which a variadic
+    /// closure's cif pads its fixed arguments to (see `CDelegateKitLibffi.h`).
+    static var variadicRegisters: (integers: Int, vectors: Int) {
+        (Int(cffi_va_integer_registers()), Int(cffi_va_vector_registers()))
+    }
+
+    /// The bytes of a variadic call's frame: the free registers' values, the stack's address and a reader.
+    static var variadicFrameSize: Int { cffi_va_frame_size() }
+
+    /// Fills `frame` from libffi's pointers to a variadic closure's padding arguments.
+    static func fillVariadicFrame(
+        _ frame: UnsafeMutableRawPointer, pads: UnsafePointer<UnsafeMutableRawPointer?>, integersUsed: Int, vectorsUsed: Int
+    ) {
+        cffi_va_frame_fill(frame, UnsafePointer(OpaquePointer(pads)), UInt32(integersUsed), UInt32(vectorsUsed))
+    }
+
+    /// A `va_list` at the frame's first variadic argument, for the duration of `body`.
+    static func withVaList<R>(_ frame: UnsafeRawPointer, _ body: (CVaListPointer) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(byteCount: MemoryLayout<CVaListPointer>.size, alignment: 16) { list in
+            let list = list.baseAddress.unsafelyUnwrapped
+            cffi_va_frame_start(frame, list)
+            #if arch(x86_64)
+            return try body(CVaListPointer(_fromUnsafeMutablePointer: list))
+            #else
+            // AAPCS64's va_list is a struct passed by value: Swift's CVaListPointer holds its fields.
+            return try body(CVaListPointer(
+                __stack: list.load(as: UnsafeMutablePointer<Int>?.self),
+                __gr_top: list.load(fromByteOffset: 8, as: UnsafeMutablePointer<Int>?.self),
+                __vr_top: list.load(fromByteOffset: 16, as: UnsafeMutablePointer<Int>?.self),
+                __gr_off: list.load(fromByteOffset: 24, as: Int32.self),
+                __vr_off: list.load(fromByteOffset: 28, as: Int32.self)))
+            #endif
+        }
+    }
+
+    /// The frame reader's next argument as C's default promotions pass it.
+    static func nextVariadicInt(_ frame: UnsafeMutableRawPointer) -> Int32 { cffi_va_next_int(frame) }
+    static func nextVariadicLongLong(_ frame: UnsafeMutableRawPointer) -> Int64 { Int64(cffi_va_next_long_long(frame)) }
+    static func nextVariadicDouble(_ frame: UnsafeMutableRawPointer) -> Double { cffi_va_next_double(frame) }
+    static func nextVariadicPointer(_ frame: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? { cffi_va_next_pointer(frame) }
+    #if arch(x86_64)
+    static func nextVariadicLongDouble(_ frame: UnsafeMutableRawPointer) -> Float80 { cffi_va_next_long_double(frame) }
+    #endif
 }

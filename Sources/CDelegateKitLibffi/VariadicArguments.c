@@ -1,0 +1,67 @@
+/* A variadic closure's arguments after its fixed ones; see CDelegateKitLibffi.h. */
+#include "CDelegateKitLibffi.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+enum { integer_registers = 6, vector_registers = 8 };  /* rdi…r9, xmm0…xmm7 */
+#elif defined(__aarch64__)
+enum { integer_registers = 8, vector_registers = 8 };  /* x0…x7, v0…v7 (AAPCS64 as Linux has it) */
+#else
+#error "DelegateKit's variadic closures know the calling conventions of x86_64 and aarch64 Linux"
+#endif
+
+typedef struct frame {
+    /* The registers as a variadic callee's prologue saves them: on x86_64 this is va_list's register save
+       area (the integer registers at 0, the vector registers at 48, 16 bytes each); aarch64's va_list
+       points past the end of each array. */
+    uint64_t integers[integer_registers];
+    unsigned char vectors[vector_registers][16];
+    void *stack;  /* the first argument passed on the stack */
+    unsigned integers_used, vectors_used;
+    va_list reader;
+} frame;
+
+unsigned cffi_va_integer_registers(void) { return integer_registers; }
+unsigned cffi_va_vector_registers(void) { return vector_registers; }
+size_t cffi_va_frame_size(void) { return sizeof(frame); }
+
+void cffi_va_frame_fill(void *memory, void *const *pads, unsigned integers_used, unsigned vectors_used) {
+    frame *f = memory;
+    unsigned pad = 0;
+    for (unsigned i = integers_used; i < integer_registers; i++) memcpy(&f->integers[i], pads[pad++], 8);
+    /* A double in a vector register's low half: what va_arg reads for a double (floats come promoted). */
+    for (unsigned i = vectors_used; i < vector_registers; i++) memcpy(f->vectors[i], pads[pad++], 8);
+    f->stack = pads[pad];
+    f->integers_used = integers_used;
+    f->vectors_used = vectors_used;
+    cffi_va_frame_start(f, &f->reader);
+}
+
+void cffi_va_frame_start(const void *memory, void *list) {
+    const frame *f = memory;
+#if defined(__x86_64__)
+    struct {
+        unsigned gp_offset, fp_offset;
+        void *overflow_arg_area, *reg_save_area;
+    } tag = {8 * f->integers_used, 8 * integer_registers + 16 * f->vectors_used, f->stack, (void *)f->integers};
+#else
+    struct {
+        void *stack, *gr_top, *vr_top;
+        int gr_offs, vr_offs;
+    } tag = {f->stack, (void *)(f->integers + integer_registers), (void *)(f->vectors + vector_registers),
+             -8 * (int)(integer_registers - f->integers_used), -16 * (int)(vector_registers - f->vectors_used)};
+#endif
+    _Static_assert(sizeof tag == sizeof(va_list), "va_list is not laid out as this ABI says");
+    memcpy(list, &tag, sizeof tag);
+}
+
+int cffi_va_next_int(void *memory) { return va_arg(((frame *)memory)->reader, int); }
+long long cffi_va_next_long_long(void *memory) { return va_arg(((frame *)memory)->reader, long long); }
+double cffi_va_next_double(void *memory) { return va_arg(((frame *)memory)->reader, double); }
+void *cffi_va_next_pointer(void *memory) { return va_arg(((frame *)memory)->reader, void *); }
+#if defined(__x86_64__)
+long double cffi_va_next_long_double(void *memory) { return va_arg(((frame *)memory)->reader, long double); }
+#endif
