@@ -92,7 +92,7 @@ public func parseErrors(of document: String) throws -> String {
         let text = arguments.formatted(format!)          // as printf would: vsnprintf with the arguments
         heard.withLock { $0 += text }
     }
-    xmlSetGenericErrorFunc(nil, unsafeBitCast(handler.address, to: xmlGenericErrorFunc.self))
+    xmlSetGenericErrorFunc(nil, OpaquePointer(handler.address))   // Swift imports `...` types as OpaquePointer
     defer { xmlSetGenericErrorFunc(nil, nil) }           // this thread's handler, until the closure goes
     // doc:end
     withExtendedLifetime(handler) {

@@ -89,7 +89,7 @@ import Testing
             messages.withLock { $0 += text }
         }
         // The generic error function is the calling thread's.
-        xmlSetGenericErrorFunc(nil, unsafeBitCast(handler.address, to: xmlGenericErrorFunc.self))
+        xmlSetGenericErrorFunc(nil, OpaquePointer(handler.address))   // Swift imports `...` types as OpaquePointer
         defer { xmlSetGenericErrorFunc(nil, nil) }
         let text = "<root><unclosed></root>"
         let document = withExtendedLifetime(handler) { xmlReadMemory(text, Int32(text.utf8.count), "broken.xml", nil, 0) }
@@ -104,6 +104,15 @@ import Testing
         let tooMany = CSignature(.void, Array(repeating: .int64, count: LibffiShim.variadicRegisters.integers + 1))
         #expect(throws: DelegateError.self) { try CClosure(variadic: tooMany) { _, _ in } }
         #expect(throws: DelegateError.self) { try CClosure(variadic: CSignature(.void, [.longDouble])) { _, _ in } }
+    }
+
+    @Test func itsPointerHasNoSwiftFunctionType() throws {
+        let logger = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in }
+        typealias Fixed = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
+        #expect(throws: DelegateError.functionTypeMismatch(
+            call: "CClosure.checkedFunctionPointer(as:)", signature: logger.signature, requested: String(reflecting: Fixed.self),
+            reason: "the closure is variadic and Swift has no function type with `...` (it imports one as OpaquePointer): pass OpaquePointer(address)")
+        ) { try logger.checkedFunctionPointer(as: Fixed.self) }
     }
 
     @Test func readingAPromotedTypeNarrowStopsNamingIt() async {

@@ -152,7 +152,8 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// a mismatch is a programming error, so it stops the program with a message naming both types
     /// rather than throwing at every call site that hands the pointer straight to C.
     public func functionPointer<F>(as type: F.Type = F.self) -> F {
-        FunctionPointerType.pointer(address, as: type, fits: signature, closureType: swiftType, call: "CClosure.functionPointer(as:)")
+        if let refusal = variadicRefusal(F.self, call: "CClosure.functionPointer(as:)") { misuse("\(refusal)") }
+        return FunctionPointerType.pointer(address, as: type, fits: signature, closureType: swiftType, call: "CClosure.functionPointer(as:)")
     }
 
     /// ``address`` as an erased C function pointer type, unchecked against ``signature``: for a C API that
@@ -175,8 +176,18 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` instead of stopping: for
     /// code that receives `F` from elsewhere and would rather report it.
     public func checkedFunctionPointer<F>(as type: F.Type = F.self) throws -> F {
-        try FunctionPointerType.checkedPointer(
+        if let refusal = variadicRefusal(F.self, call: "CClosure.checkedFunctionPointer(as:)") { throw refusal }
+        return try FunctionPointerType.checkedPointer(
             address, as: type, fits: signature, closureType: swiftType, call: "CClosure.checkedFunctionPointer(as:)")
+    }
+
+    /// Why a variadic closure's pointer cannot be an `F`: Swift has no function type with `...`.
+    private func variadicRefusal<F>(_ type: F.Type, call: String) -> DelegateError? {
+        guard isVariadic else { return nil }
+        return .functionTypeMismatch(
+            call: call, signature: signature, requested: String(reflecting: type),
+            reason: "the closure is variadic and Swift has no function type with `...` (it imports one as OpaquePointer): "
+                + "pass OpaquePointer(address)")
     }
 }
 
