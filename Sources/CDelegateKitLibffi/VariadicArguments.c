@@ -27,6 +27,7 @@ typedef struct frame {
 unsigned cffi_va_integer_registers(void) { return integer_registers; }
 unsigned cffi_va_vector_registers(void) { return vector_registers; }
 size_t cffi_va_frame_size(void) { return sizeof(frame); }
+size_t cffi_va_list_size(void) { return sizeof(va_list); }
 
 void cffi_va_frame_fill(void *memory, void *const *pads, unsigned integers_used, unsigned vectors_used) {
     frame *f = memory;

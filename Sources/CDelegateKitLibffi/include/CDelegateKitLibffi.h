@@ -79,8 +79,9 @@ size_t cffi_va_frame_size(void);
    the stack one), with `integers_used` and `vectors_used` registers taken by the fixed arguments; the
    frame's reader starts at the first variadic argument. */
 void cffi_va_frame_fill(void *frame, void *const *pads, unsigned integers_used, unsigned vectors_used);
-/* Writes a va_list at the first variadic argument into `list` (sizeof(va_list) bytes). */
+/* Writes a va_list at the first variadic argument into `list`, of cffi_va_list_size() bytes. */
 void cffi_va_frame_start(const void *frame, void *list);
+size_t cffi_va_list_size(void);
 /* The frame reader's next argument, read by va_arg as the type C's default promotions pass. */
 int cffi_va_next_int(void *frame);
 long long cffi_va_next_long_long(void *frame);

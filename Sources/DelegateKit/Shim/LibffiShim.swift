@@ -122,7 +122,8 @@ enum LibffiShim {
 
     /// A `va_list` at the frame's first variadic argument, for the duration of `body`.
     static func withVaList<R>(_ frame: UnsafeRawPointer, _ body: (CVaListPointer) throws -> R) rethrows -> R {
-        try withUnsafeTemporaryAllocation(byteCount: MemoryLayout<CVaListPointer>.size, alignment: 16) { list in
+        // C's va_list, not CVaListPointer, which on x86_64 is only a pointer to it.
+        try withUnsafeTemporaryAllocation(byteCount: cffi_va_list_size(), alignment: 16) { list in
             let list = list.baseAddress.unsafelyUnwrapped
             cffi_va_frame_start(frame, list)
             #if arch(x86_64)
