@@ -1,25 +1,14 @@
 @testable import DelegateKit  // RegisterPath.withLibffiEntry: both call paths in one process
 import DelegateKitFixtures
-import Foundation
+import Glibc
 import Testing
 
 /// `__int128`: parsed and laid out always, passed by libffi 3.6 and later (the 6.2.3 chroot's and the
 /// arm64 root's 3.8.0), refused with a clear error by an older one (the host's 3.4.4).
 @Suite struct Int128Tests {
-    /// Whether the libffi the tests run with is 3.6 or later, from pkg-config (as the README's claim is
-    /// checked): what DelegateKit's own answer must agree with.
-    private static let libffiPassesInt128: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["pkg-config", "--modversion", "libffi"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        let version = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").compactMap { Int($0) }
-        return version.lexicographicallyPrecedes([3, 6]) == false && !version.isEmpty
-    }()
+    /// Whether the libffi the tests run with exports 128-bit integer types (3.6 and later do): what
+    /// DelegateKit's own answer, from the header it was built with, must agree with.
+    private static let libffiPassesInt128 = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "ffi_type_sint128") != nil
 
     private static func onBothPaths(_ body: () throws -> Void) throws {
         try body()

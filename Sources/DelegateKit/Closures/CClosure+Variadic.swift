@@ -25,7 +25,6 @@ extension CClosure {
             // The closure holds the layout for as long as C may call it.
             body(CInvocation(layout: Unmanaged.passUnretained(layout), result: result, arguments: arguments), rest)
         }
-        _ = layout
     }
 
     /// The closure behind every variadic form: `body` gets libffi's result and arguments (the fixed ones
