@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 ffi_type *cffi_type_void(void) { return &ffi_type_void; }
 ffi_type *cffi_type_uint8(void) { return &ffi_type_uint8; }
@@ -34,6 +35,11 @@ ffi_type *cffi_type_uint128(void) { return &ffi_type_uint128; }
 ffi_type *cffi_type_sint128(void) { return NULL; }
 ffi_type *cffi_type_uint128(void) { return NULL; }
 #endif
+
+void cffi_store_long_double(double value, void *address) {
+    long double wide = value;
+    memcpy(address, &wide, sizeof wide);
+}
 
 int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_type **arguments) {
     return (int)ffi_prep_cif(cif, FFI_DEFAULT_ABI, argument_count, result, arguments);

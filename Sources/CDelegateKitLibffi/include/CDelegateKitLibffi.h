@@ -37,6 +37,10 @@ ffi_type *cffi_type_complex_longdouble(void);
 ffi_type *cffi_type_sint128(void);
 ffi_type *cffi_type_uint128(void);
 
+/* Stores `value` at `address` as a long double, which holds every double exactly (x87's 80 bits on x86_64,
+   a quad on aarch64, which Swift has no type for). */
+void cffi_store_long_double(double value, void *address);
+
 /* The code libffi reaches for every call of a closure. */
 typedef void (*cffi_closure_handler)(ffi_cif *cif, void *result, void **arguments, void *user_data);
 

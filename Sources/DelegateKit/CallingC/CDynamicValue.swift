@@ -10,7 +10,7 @@
 /// the argument's C type, and one the type cannot hold (a negative value for an unsigned type, 300 for
 /// `uint8_t`) throws; a `long double` argument also takes a ``floatingPoint(_:)``, which it holds
 /// exactly, or its own bytes. A `long double _Complex` is read as its 32 bytes; as an argument it also
-/// takes a ``complex(real:imaginary:)``, held exactly on x86_64. An `__int128` is read as its 16 bytes
+/// takes a ``complex(real:imaginary:)``, which it holds exactly. An `__int128` is read as its 16 bytes
 /// (little-endian); as an argument it also takes a ``signed(_:)`` or ``unsigned(_:)``.
 public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     /// `bool`.
@@ -28,7 +28,7 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
     indirect case longDouble(Float80)
     #endif
     /// `float _Complex` or `double _Complex`, as two `Double`s; as an argument, a `long double _Complex`
-    /// on x86_64 too.
+    /// too (held exactly).
     case complex(real: Double, imaginary: Double)
     /// A pointer's address (0 for NULL).
     case pointer(UInt)
@@ -122,10 +122,9 @@ extension CDynamicValue {
             address.storeBytes(of: CComplex(Float(real), Float(imaginary)), as: CComplex<Float>.self)
         case (.complexDouble, .complex(let real, let imaginary)):
             address.storeBytes(of: CComplex(real, imaginary), as: CComplex<Double>.self)
-        #if arch(x86_64)
         case (.complexLongDouble, .complex(let real, let imaginary)):
-            address.storeBytes(of: CComplex(Float80(real), Float80(imaginary)), as: CComplex<Float80>.self)
-        #endif
+            LibffiShim.storeLongDouble(real, to: address)
+            LibffiShim.storeLongDouble(imaginary, to: address + CType.longDouble.size)
         case (.complexFloat, .bytes(let bytes)) where bytes.count == CType.complexFloat.size,
              (.complexDouble, .bytes(let bytes)) where bytes.count == CType.complexDouble.size,
              (.complexLongDouble, .bytes(let bytes)) where bytes.count == CType.complexLongDouble.size:

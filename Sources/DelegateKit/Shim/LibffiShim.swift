@@ -102,6 +102,12 @@ enum LibffiShim {
         cffi_closure_bury(closure, cif, code, message) == 0
     }
 
+    /// Stores `value` at `address` as C's `long double`, exactly (on aarch64 a quad, which Swift has no
+    /// type for).
+    static func storeLongDouble(_ value: Double, to address: UnsafeMutableRawPointer) {
+        cffi_store_long_double(value, address)
+    }
+
     // MARK: Variadic closures
 
     /// The integer and vector registers a variadic callee may find arguments in, which a variadic
