@@ -70,8 +70,7 @@ public enum CDynamicValue: Sendable, Hashable, CustomStringConvertible {
         #if arch(x86_64)
         case .longDouble(let value): return "\(value)"
         #endif
-        case .complex(let real, let imaginary):
-            return imaginary.sign == .minus ? "\(real) - \(-imaginary)i" : "\(real) + \(imaginary)i"
+        case .complex(let real, let imaginary): return CComplex(real, imaginary).description
         case .pointer(let address): return address == 0 ? "NULL" : "0x" + String(address, radix: 16)
         case .bytes(let bytes): return "{\(bytes.count) bytes}"
         case .closure(let closure): return "0x" + String(UInt(bitPattern: closure.address), radix: 16)
