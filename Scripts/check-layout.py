@@ -38,7 +38,7 @@ OWNERS = {
 LAYERS = ["Shim", "Support", "Describing", "Closures", "CallingC", "Delegates"]
 GENERATED_LAYER = {
     "TypedThunks": "Closures", "CallbackShapes": "Closures", "CFunctionCalls": "CallingC",
-    "DelegateEntryPoints": "Delegates", "SlotInitializers": "Delegates", "VariadicClosures": "Closures",
+    "DelegateEntryPoints": "Delegates", "SlotInitializers": "Delegates", "VariadicClosures": "Delegates",
 }
 TOP_LEVEL = re.compile(
     r"^(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|open|internal|private|fileprivate|package|final|indirect)\s+)*"

@@ -543,6 +543,7 @@ double fx_complex_long_imaginary(long double _Complex);
 /* variadic.c's. */
 void fx_log_kinds(void (*)(void *, const char *, ...), void *);
 void fx_log_many(void (*)(void *, const char *, ...), void *);
+void fx_log_into(void *, const char *, ...);
 long fx_sum_through(long (*)(int, ...));
 double fx_mixed_through(double (*)(float, double, int, ...));
 /* int128.c's. */
@@ -570,6 +571,7 @@ const void *fx_function(const char *name) {
         {"fx_complex_long_imaginary", (const void *)fx_complex_long_imaginary},
         {"fx_log_kinds", (const void *)fx_log_kinds},
         {"fx_log_many", (const void *)fx_log_many},
+        {"fx_log_into", (const void *)fx_log_into},
         {"fx_sum_through", (const void *)fx_sum_through},
         {"fx_mixed_through", (const void *)fx_mixed_through},
         {"fx_int128_muladd", (const void *)fx_int128_muladd},

@@ -1,7 +1,9 @@
 /* Variadic callbacks, called the way C libraries call their logging and formatting hooks. The header does
    not declare these (Swift reads no variadic function pointer type): the tests reach them through
    fx_function. */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef void (*fx_log_hook)(void *context, const char *format, ...);
 
@@ -24,4 +26,12 @@ long fx_sum_through(long (*sum)(int count, ...)) {
 /* Fixed float and double arguments before `...`: f(2, 0.5, 3, 1.0, 2.0, 3.0). */
 double fx_mixed_through(double (*f)(float scale, double offset, int count, ...)) {
     return f(2.0f, 0.5, 3, 1.0, 2.0, 3.0);
+}
+
+/* A variadic function as a C library puts one in a table: formats into the 256 bytes `context` points to. */
+void fx_log_into(void *context, const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf((char *)context, 256, format, arguments);
+    va_end(arguments);
 }

@@ -325,15 +325,25 @@ let misuses: [Misuse] = [
                      ^
             """),
     Misuse(
-        name: "variadic signature",
-        action: { _ = try CSignature(parsing: "int (const char *, ...)") },
-        expected: .syntax(message: "a variadic function cannot be implemented by a closure: libffi has no variadic closures",
-            text: "int (const char *, ...)", line: 1, column: 20),
-        message: """
-            C syntax error at line 1, column 20: a variadic function cannot be implemented by a closure: libffi has no variadic closures
-                int (const char *, ...)
-                                   ^
-            """),
+        name: "a variadic method implemented by a closure that is not variadic",
+        action: {
+            let logger = try ProtocolDescriptor(parsing: "struct logger { void (*log)(void *, const char *, ...); };", name: "logger")
+            try DynamicDelegate(protocol: logger).implement("log") { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) in }
+        },
+        expected: .signatureMismatch(
+            method: "log", protocol: "logger", expected: CSignature(.void, [.pointer, .pointer], isVariadic: true),
+            actual: CSignature(.void, [.pointer, .pointer])),
+        message: "method 'log' of logger has C signature `void (void *, void *, ...)`, "
+            + "but the closure has C signature `void (void *, void *)`"),
+    Misuse(
+        name: "a variadic closure with a struct before the dots",
+        action: { _ = try CClosure(signature: CSignature(.void, [.structure([.int32])], isVariadic: true)) { _ in } },
+        expected: .invalidSignature(
+            CSignature(.void, [.structure([.int32])], isVariadic: true),
+            reason: "argument 1 of a variadic closure is `struct { int32_t; }`: its arguments before `...` may be integers, "
+                + "pointers, float or double"),
+        message: "C signature `void (struct { int32_t; }, ...)` cannot be used: argument 1 of a variadic closure is "
+            + "`struct { int32_t; }`: its arguments before `...` may be integers, pointers, float or double"),
     Misuse(
         name: "bit-field",
         action: { _ = try ProtocolDescriptor(parsing: "struct s { int a : 3; };", name: "s") },

@@ -29,6 +29,9 @@ import Testing
         ("typedef size_t (*curl_write_callback)(char *, size_t, size_t, void *);",
          CSignature(.size, [.pointer, .size, .size, .pointer])),
         ("typedef void (*xmlGenericErrorFunc)(void *ctx, const char *msg)", CSignature(.void, [.pointer, .pointer])),
+        // A variadic function type: the named arguments, and `...`.
+        ("typedef void (*xmlGenericErrorFunc)(void *ctx, const char *msg, ...)", CSignature(.void, [.pointer, .pointer], isVariadic: true)),
+        ("int printf(const char *format, ...)", CSignature(.int32, [.pointer], isVariadic: true)),
     ])
     func parses(_ text: String, _ expected: CSignature) throws {
         #expect(try CSignature(parsing: text) == expected)
@@ -37,6 +40,8 @@ import Testing
     @Test func describesInCNotation() throws {
         #expect(String(describing: try CSignature(parsing: "int (const void *, const void *)")) == "int32_t (void *, void *)")
         #expect(String(describing: CSignature(.void, [])) == "void (void)")
+        #expect(String(describing: try CSignature(parsing: "void (*)(void *, const char *, ...)")) == "void (void *, void *, ...)")
+        #expect(CSignature(.int32, [.pointer], isVariadic: true) != CSignature(.int32, [.pointer]))
         #expect(String(describing: CSignature(.structure([.uint8, .double]), [.size, .longDouble]))
             == "struct { uint8_t; double; } (size_t, long double)")
     }
@@ -47,7 +52,7 @@ import Testing
             + "by value it needs its definition in the text or `typedefs: [\"struct stat\": .structure([…])]`"),
         ("int (sqlite3_int64)", 1, 6, "the layout of 'sqlite3_int64' is unknown, so it can only be used behind a pointer ('sqlite3_int64 *'); "
             + "by value it needs `typedefs: [\"sqlite3_int64\": …]`"),
-        ("int (const char *, ...)", 1, 20, "a variadic function cannot be implemented by a closure: libffi has no variadic closures"),
+        ("int (...)", 1, 6, "'...' needs a named parameter before it"),
         ("long float (void)", 1, 1, "'float long' is not a valid combination of type words"),
         ("int (void, int)", 1, 6, "'void' is only allowed alone, as in '(void)'; a parameter cannot have type void"),
         ("int", 1, 1, "expected a function type such as `int (void *)` or `int (*)(void *)`, found 'int'"),

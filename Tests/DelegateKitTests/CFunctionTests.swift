@@ -172,7 +172,7 @@ import Testing
     @Test func snprintfWithEveryPromotedTypeMatchesC() throws {
         let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
         #expect(snprintf.isVariadic)
-        #expect(snprintf.signature == CSignature(.int32, [.pointer, .size, .pointer]))
+        #expect(snprintf.signature == CSignature(.int32, [.pointer, .size, .pointer], isVariadic: true))
         let tiny = Float80(sign: .plus, exponent: -63, significand: 1)
         let pointer = UnsafeMutableRawPointer(bitPattern: 0xDEAD_BEE0)
         var ours = [CChar](repeating: 0, count: 512)

@@ -21,7 +21,8 @@
 public final class CFunction: @unchecked Sendable {  // Immutable; the address is code.
     /// Where the function's code is.
     public let address: UnsafeRawPointer
-    /// The function's signature; for a variadic function, its named arguments.
+    /// The function's signature; for a variadic function, its named arguments, marked
+    /// ``CSignature/isVariadic``.
     public let signature: CSignature
     /// Whether the function takes further arguments after its named ones (`...`).
     public let isVariadic: Bool
@@ -48,7 +49,8 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     /// which no other kind of key has (see ``PreparedSignature``); nil when a structure rules keys out.
     @usableFromInline let variadicKeyPrefix: UInt64?
 
-    /// The function at `address`, of `signature` (the named arguments only, when `isVariadic`).
+    /// The function at `address`, of `signature` (the named arguments only, when `isVariadic` or
+    /// `signature.isVariadic`).
     ///
     /// `address` must be a function of that signature: C has no way to check it. `name` is how messages
     /// name the function (by default by its address). Throws
@@ -62,8 +64,7 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     ///
     /// Throws ``DelegateError/syntax(message:text:line:column:)`` for text that is not a function type.
     public convenience init(address: UnsafeRawPointer, declaration: String, typedefs: [String: CType] = [:], name: String? = nil) throws {
-        let (signature, isVariadic) = try CFunction.parse(declaration, typedefs)
-        try self.init(address: address, signature: signature, isVariadic: isVariadic, name: name.map { "'\($0)'" }, library: nil)
+        try self.init(address: address, signature: try CFunction.parse(declaration, typedefs), isVariadic: false, name: name.map { "'\($0)'" }, library: nil)
     }
 
     /// The function named `symbol` in `library` (by default the process and everything it has loaded).
@@ -79,15 +80,15 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     public convenience init(
         _ symbol: String, declaration: String, typedefs: [String: CType] = [:], in library: CLibrary = .process
     ) throws {
-        let (signature, isVariadic) = try CFunction.parse(declaration, typedefs)
         try self.init(
-            address: try library.address(of: symbol), signature: signature, isVariadic: isVariadic, name: "'\(symbol)'",
-            library: library)
+            address: try library.address(of: symbol), signature: try CFunction.parse(declaration, typedefs), isVariadic: false,
+            name: "'\(symbol)'", library: library)
     }
 
     private init(address: UnsafeRawPointer, signature: CSignature, isVariadic: Bool, name: String?, library: CLibrary?) throws {
         self.address = address
-        self.signature = signature
+        let isVariadic = isVariadic || signature.isVariadic
+        self.signature = CSignature(signature.returnType, signature.argumentTypes, isVariadic: isVariadic)
         self.isVariadic = isVariadic
         self.name = name ?? "the function at \(address)"
         self.library = library
@@ -109,11 +110,10 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
         variadicKeyPrefix = key.flatMap { $0 >> 60 == 0 ? $0 << 4 : nil }
     }
 
-    private static func parse(_ text: String, _ typedefs: [String: CType]) throws -> (CSignature, Bool) {
+    private static func parse(_ text: String, _ typedefs: [String: CType]) throws -> CSignature {
         var parser = try CDeclarationParser(text)
         parser.typedefs.merge(typedefs) { _, added in added }
-        let parsed = try parser.parseFunction(allowingVariadic: true)
-        return (parsed.signature, parsed.isVariadic)
+        return try parser.parseSignature()
     }
 }
 
@@ -122,9 +122,5 @@ extension CFunction: CustomStringConvertible {
     public var description: String { "\(name) \(declaration)" }
 
     /// The signature in C's notation, ending in `...` for a variadic function.
-    var declaration: String {
-        guard isVariadic else { return signature.description }
-        let named = signature.argumentTypes.map(\.description) + ["..."]
-        return "\(signature.returnType) (\(named.joined(separator: ", ")))"
-    }
+    var declaration: String { signature.description }
 }

@@ -33,8 +33,6 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     private let directContext: _DirectEntry?
     /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
     let swiftType: Any.Type?
-    /// A variadic closure's signature before the `...`; its prepared one is padded (see ``VariadicLayout``).
-    private let variadicSignature: CSignature?
     /// What a call after deinitialization reports in a debug build (see ``Graveyard``); a delegate names
     /// the method here as it is deinitialized. Release builds store nothing: closures are made often.
     #if DEBUG
@@ -43,12 +41,13 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     var epitaph: String? { nil }
     #endif
 
-    /// The C signature of ``address``: for a variadic closure, its fixed arguments (``isVariadic``).
-    public var signature: CSignature { variadicSignature ?? prepared.signature }
+    /// The C signature of ``address``: for a variadic closure, its fixed arguments, marked
+    /// ``CSignature/isVariadic``.
+    public var signature: CSignature { prepared.signature }
 
     /// Whether ``address`` is a variadic function, `R (*)(A…, ...)`, whose arguments after ``signature``'s
     /// the closure reads as ``CVariadicArguments``.
-    public var isVariadic: Bool { variadicSignature != nil }
+    public var isVariadic: Bool { prepared.signature.isVariadic }
 
     /// The register entry the code enters with its own context, when it has one (a common shape's, or
     /// `#CClosure`'s): what the spelling matrix checks each shape reaches.
@@ -70,10 +69,9 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     init(
         prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: LibffiShim.Handler, target: AnyObject?,
         swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: TrampolineShim.Entry? = nil,
-        direct: _DirectEntry? = nil, declared variadicSignature: CSignature? = nil
+        direct: _DirectEntry? = nil
     ) throws {
         self.prepared = prepared
-        self.variadicSignature = variadicSignature
         self.body = body
         self.target = target
         self.swiftType = swiftType

@@ -9,8 +9,11 @@ import Synchronization
 final class PreparedSignature: @unchecked Sendable {  // Immutable after init; libffi only reads the cif.
     @usableFromInline let signature: CSignature
     /// For a call of a variadic function, how many of the arguments are its named ones; nil otherwise.
-    /// (libffi prepares each variadic call's argument list on its own; closures are never variadic.)
+    /// (libffi prepares each variadic call's argument list on its own.)
     let fixedArgumentCount: Int?
+    /// For a ``CSignature/isVariadic`` signature, how its cif pads the fixed arguments (see
+    /// ``VariadicLayout``): its closures, the slots of its methods, and the calls they pass on.
+    let variadicLayout: VariadicLayout?
     let cif: UnsafeMutablePointer<LibffiShim.CallInterface>
     /// The argument-type array and every structure's `ffi_type` and element array, which the cif points into.
     private let typeStorage: [UnsafeMutableRawPointer]
@@ -133,7 +136,8 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     static func prepared(_ signature: CSignature, fixedArgumentCount: Int? = nil) throws -> PreparedSignature {
         // Not `description`, which writes no arguments and a `void` one alike, `(void)`: the one is valid,
         // the other refused, and must stay so whichever was prepared first.
-        let spelling = "\(signature.returnType) (" + signature.argumentTypes.map(\.description).joined(separator: ", ") + ")"
+        let spelling = "\(signature.returnType) (" + signature.argumentTypes.map(\.description).joined(separator: ", ")
+            + (signature.isVariadic ? ", ...)" : ")")
             + (fixedArgumentCount.map { " variadic after \($0)" } ?? "")
         if let cached = cache.withLock({ $0[spelling] }) { return cached }
         let made = try PreparedSignature(signature, fixedArgumentCount: fixedArgumentCount)
@@ -152,13 +156,17 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         self.signature = signature
         resultBufferSize = max(signature.returnType.size, MemoryLayout<UInt64>.size)
         self.fixedArgumentCount = fixedArgumentCount
+        // Before anything is allocated: a throw here frees nothing.
+        let variadicLayout = signature.isVariadic ? try VariadicLayout(signature) : nil
+        self.variadicLayout = variadicLayout
         runTimeLayout = RunTimeLayout(signature)
+        let cifTypes = variadicLayout?.padded.argumentTypes ?? signature.argumentTypes
         var storage: [UnsafeMutableRawPointer] = []
         let argumentTypes = UnsafeMutablePointer<UnsafeMutablePointer<LibffiShim.TypeDescriptor>?>.allocate(
-            capacity: max(signature.argumentTypes.count, 1))
+            capacity: max(cifTypes.count, 1))
         storage.append(UnsafeMutableRawPointer(argumentTypes))
         var missing: CType?
-        for (index, type) in signature.argumentTypes.enumerated() {
+        for (index, type) in cifTypes.enumerated() {
             argumentTypes[index] = PreparedSignature.ffiType(type, storingInto: &storage)
             if argumentTypes[index] == nil { missing = missing ?? type }
         }
@@ -166,8 +174,8 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         if returnType == nil { missing = missing ?? signature.returnType }
         typeStorage = storage
         // A variadic call passes the number of vector registers it uses in `al`, which the register path's
-        // direct call does not set.
-        registerLayout = RegisterPath.isAvailable && fixedArgumentCount == nil ? RegisterLayout(signature) : nil
+        // direct call does not set; a variadic closure needs every register libffi saves.
+        registerLayout = RegisterPath.isAvailable && fixedArgumentCount == nil && variadicLayout == nil ? RegisterLayout(signature) : nil
         cif = .allocate(capacity: 1)
         // Every property is set, so a throw below still runs deinit and frees what was allocated.
         guard missing == nil, let returnType else {
@@ -177,8 +185,7 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
                 signature, reason: "the libffi DelegateKit was built with cannot pass `\(type)` on this platform\(remedy)")
         }
         let status = LibffiShim.prepare(
-            cif, fixedCount: fixedArgumentCount, result: returnType, arguments: argumentTypes,
-            count: signature.argumentTypes.count)
+            cif, fixedCount: fixedArgumentCount, result: returnType, arguments: argumentTypes, count: cifTypes.count)
         guard status == 0 else {
             throw DelegateError.invalidSignature(signature, reason: "libffi refused it (ffi_status \(status))")
         }

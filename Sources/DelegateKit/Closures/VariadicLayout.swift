@@ -1,14 +1,23 @@
-/// How a variadic closure is laid out for libffi, whose closures take a fixed list of arguments: the
+/// How a variadic signature is laid out for libffi, whose closures take a fixed list of arguments: the
 /// fixed arguments, then an `int64_t` for each integer register and a `double` for each vector register
-/// they leave free, then one `int64_t` the caller's stack holds. libffi then hands the closure the free
-/// registers' values and the address of the stack's arguments, which is where a variadic callee finds the
-/// arguments after its fixed ones (`CDelegateKitLibffi.h` says more).
+/// they leave free, then ``stackWords`` `int64_t`s the caller's stack holds. libffi then hands the closure
+/// the free registers' values and the address of the stack's arguments, which is where a variadic callee
+/// finds the arguments after its fixed ones (`CDelegateKitLibffi.h` says more).
+///
+/// The same layout passes a call on: a slot's original, its forwarding target, or what a stale stub's
+/// slot holds now is called with the registers as they came and the first ``stackWords`` words of the
+/// stack's arguments, which is what the callee's `va_arg` reads, up to that many words on the stack.
 ///
 /// So the fixed arguments must travel in registers: integers, pointers, `float` and `double`, as many as
 /// the registers hold. A caller that passes fewer variadic arguments leaves the other registers as they
 /// were, and the closure reads only what the format or count it was given says.
 struct VariadicLayout: Sendable {
-    /// The signature C sees, without the `...`.
+    /// How many words of a variadic call's stack arguments a call passed on carries. Beyond the ones the
+    /// caller passed, they are the caller's own frame, read and passed but never used; 16 words are far
+    /// less than any caller's frames above its call (a thread's first frame and its descriptor alone are more).
+    static let stackWords = 16
+
+    /// The signature C sees: the arguments before `...`.
     let fixed: CSignature
     /// The signature libffi's closure is prepared with.
     let padded: CSignature
@@ -48,6 +57,6 @@ struct VariadicLayout: Sendable {
         padded = CSignature(
             fixed.returnType,
             fixed.argumentTypes + Array(repeating: .int64, count: registers.integers - integers)
-                + Array(repeating: .double, count: registers.vectors - vectors) + [.int64])
+                + Array(repeating: .double, count: registers.vectors - vectors) + Array(repeating: .int64, count: Self.stackWords))
     }
 }

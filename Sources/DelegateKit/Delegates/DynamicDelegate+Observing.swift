@@ -70,7 +70,8 @@ extension DynamicDelegate {
     ) throws -> ObservationToken {
         let index = try descriptor.methodIndex(of: method)
         let expected = descriptor.methods[index].signature
-        try checkSignature(CSignature(result ?? expected.returnType, arguments), of: index)
+        // An observer of a variadic method reads the arguments before `...`.
+        try checkSignature(CSignature(result ?? expected.returnType, arguments, isVariadic: expected.isVariadic), of: index)
         try ensureDispatcher(index)
         let observer = Observer(timing: timing, owner: owner, delegate: self, registers: registers, body: body)
         change { state, changes in

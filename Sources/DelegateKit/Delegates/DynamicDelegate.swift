@@ -231,6 +231,25 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         return try push(method, key: key, once: once, .plain(CallThunk.dynamic(descriptor.methods[index].signature, body)))
     }
 
+    /// Implements a variadic method (its signature ``CSignature/isVariadic``) with a closure that reads
+    /// the fixed arguments and sets the result through a ``CInvocation``, and reads the rest from the
+    /// ``CVariadicArguments``. The typed form is `implement(_:key:once:_:)` with a closure whose last
+    /// parameter is `CVariadicArguments`.
+    ///
+    /// Throws ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` for a method that is
+    /// not variadic.
+    @discardableResult
+    public func implement(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        variadic body: @escaping @Sendable (CInvocation, CVariadicArguments) -> Void
+    ) throws -> Registration {
+        let index = try descriptor.methodIndex(of: method)
+        var signature = descriptor.methods[index].signature
+        signature.isVariadic = true
+        try checkSignature(signature, of: index)  // before the thunk's layout refuses a method that is not variadic
+        return try push(method, key: key, once: once, .plain(CallThunk.variadic(signature, body)))
+    }
+
     /// Adds a layer on top of `method` that receives ``Next``, the way to call what lies below it (REKit's
     /// supermethod). Without a `key` each call adds a new layer; with one, it replaces that layer.
     @inlinable @discardableResult

@@ -59,15 +59,10 @@ struct CDeclarationParser {
 
     // MARK: Entry points
 
-    /// The whole text as one function type (`int (void *)`, `int (*)(void *)`, `int f(void *p)`).
+    /// The whole text as one function type (`int (void *)`, `int (*)(void *)`, `int f(void *p)`,
+    /// `void (*)(void *, const char *, ...)`). The signature holds the named arguments, and is
+    /// ``CSignature/isVariadic`` when they end in `...`.
     mutating func parseSignature() throws -> CSignature {
-        try parseFunction(allowingVariadic: false).signature
-    }
-
-    /// The whole text as one function type, which may end in `...` when `allowingVariadic` (a function
-    /// Swift calls may be variadic; one a closure implements may not). The signature holds the named
-    /// arguments.
-    mutating func parseFunction(allowingVariadic: Bool) throws -> (signature: CSignature, isVariadic: Bool) {
         // A header's typedef of a function-pointer type (`typedef int (*lua_CFunction)(lua_State *L);`)
         // declares the type it names: read it as that type.
         if case .identifier("typedef") = current.kind { position += 1 }
@@ -84,10 +79,7 @@ struct CDeclarationParser {
         switch declared {
         case .function(let result, let parameters, let variadic, let at),
             .pointer(.function(let result, let parameters, let variadic, let at)):
-            if let ellipsis = variadic, !allowingVariadic {
-                throw syntax("a variadic function cannot be implemented by a closure: libffi has no variadic closures", at: ellipsis)
-            }
-            return (try signature(returning: result, parameters: parameters, at: at), variadic != nil)
+            return try signature(returning: result, parameters: parameters, variadic: variadic != nil, at: at)
         default:
             throw error("a function type such as `int (void *)` or `int (*)(void *)`", at: start)
         }
@@ -191,7 +183,7 @@ struct CDeclarationParser {
     }
 
     mutating func signature(
-        returning result: Declared, parameters: [(Declared, CLexer.Token)], at: CLexer.Token
+        returning result: Declared, parameters: [(Declared, CLexer.Token)], variadic: Bool, at: CLexer.Token
     ) throws -> CSignature {
         let returnType: CType
         if case .type(.void) = result { returnType = .void } else {
@@ -206,7 +198,7 @@ struct CDeclarationParser {
             }
             arguments.append(try valueType(declared, at: token, asParameter: true))
         }
-        return CSignature(returnType, arguments)
+        return CSignature(returnType, arguments, isVariadic: variadic)
     }
 
     // MARK: Specifiers

@@ -1,4 +1,5 @@
-/// The C type of a function: its return type and its argument types, in order.
+/// The C type of a function: its return type, its argument types in order, and whether more arguments
+/// may follow them (`...`).
 ///
 /// ```swift
 /// let compare = CSignature(.int32, [.pointer, .pointer])
@@ -8,21 +9,28 @@
 public struct CSignature: Hashable, Sendable {
     /// What the function returns; ``CType/void`` for nothing.
     public var returnType: CType
-    /// The types of the arguments, first to last.
+    /// The types of the arguments, first to last; for a variadic function, the ones before `...`.
     public var argumentTypes: [CType]
+    /// Whether the function is variadic, `R (A…, ...)`: its callers may pass further arguments, as C
+    /// promotes them, after ``argumentTypes``. A closure of such a signature reads them as
+    /// ``CVariadicArguments``.
+    public var isVariadic: Bool
 
-    /// A signature from its return type and argument types.
-    public init(_ returnType: CType, _ argumentTypes: [CType]) {
+    /// A signature from its return type and argument types; `isVariadic` for one that ends in `...`.
+    public init(_ returnType: CType, _ argumentTypes: [CType], isVariadic: Bool = false) {
         self.returnType = returnType
         self.argumentTypes = argumentTypes
+        self.isVariadic = isVariadic
     }
 }
 
 extension CSignature: CustomStringConvertible {
-    /// The signature in C's notation without a name: `int32_t (void *, void *)`, `void (void)`.
+    /// The signature in C's notation without a name: `int32_t (void *, void *)`, `void (void)`,
+    /// `void (void *, void *, ...)`.
     public var description: String {
-        let arguments = argumentTypes.isEmpty ? "void" : argumentTypes.map(\.description).joined(separator: ", ")
-        return "\(returnType) (\(arguments))"
+        var arguments = argumentTypes.map(\.description)
+        if isVariadic { arguments.append("...") }
+        return "\(returnType) (\(arguments.isEmpty ? "void" : arguments.joined(separator: ", ")))"
     }
 }
 
@@ -42,10 +50,10 @@ extension CSignature {
         return CSignature(try R.checkedCType(), arguments)
     }
 
-    /// Whether a closure of signature `other` may fill a slot of this signature: same arity, and each
-    /// return and argument type accepted as ``CType/accepts(_:)`` defines.
+    /// Whether a closure of signature `other` may fill a slot of this signature: same arity, both
+    /// variadic or neither, and each return and argument type accepted as ``CType/accepts(_:)`` defines.
     public func accepts(_ other: CSignature) -> Bool {
-        returnType.accepts(other.returnType) && argumentTypes.count == other.argumentTypes.count
+        isVariadic == other.isVariadic && returnType.accepts(other.returnType) && argumentTypes.count == other.argumentTypes.count
             && zip(argumentTypes, other.argumentTypes).allSatisfy { $0.accepts($1) }
     }
 

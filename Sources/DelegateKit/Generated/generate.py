@@ -815,43 +815,79 @@ layers (`Plain`, `Override`) and `forward` functions with which a `Next` calls t
 closure type cannot be a parameter pack.""",
     "CFunctionCalls": f"""`CFunction.call` with 0 to {CALL_MAX} typed arguments, and a variadic function's `variadicCall`:
 checks that fold to constants, then a direct call in registers or libffi's `ffi_call`.""" + WHY,
-    "VariadicClosures": """`CClosure`'s initializers for variadic C function types, one per count of fixed arguments: a pack
-cannot be followed by the `CVariadicArguments` parameter in a closure's type.""",
+    "VariadicClosures": """The closures of variadic C function types, one set per count of fixed arguments: the typed thunk,
+`CClosure`'s initializers and `DynamicDelegate`'s `implement` for a variadic method. A pack cannot be
+followed by the `CVariadicArguments` parameter in a closure's type.""",
     "CallbackShapes": """`CallbackShapes`: the callback shapes C libraries use most, each with a register entry of its own,
 which the `Captured` objects of TypedThunks.generated.swift find by their types.""",
 }
 
 
 def variadic_block(n):
-    """`CClosure`'s variadic initializers for n fixed arguments: Swift lets no parameter follow a pack in
-    a closure's type, so `(repeat each A, CVariadicArguments) -> R` cannot be written."""
+    """The variadic forms for n fixed arguments: the typed thunk, `CClosure`'s initializers and
+    `DynamicDelegate`'s `implement`. Swift lets no parameter follow a pack in a closure's type, so
+    `(repeat each A, CVariadicArguments) -> R` cannot be written."""
     generics, types, _, _, params, names = arity(n)
     closure_types = ", ".join(types + ["CVariadicArguments"])
     loads = "".join(f"            let a{i}: A{i} = nextArgument(&cursor)\n" for i in range(n))
     call_names = ", ".join([f"a{i}" for i in range(n)] + ["rest"])
     void_generics = f"<{', '.join(generics)}>" if generics else ""
+    value_generics = f"<{', '.join(generics + ['R: CValue'])}>"
     void_params = ", ".join([f"a{i}: A{i}" for i in range(n)] + ["rest: CVariadicArguments"])
     return mark(n) + f"""
-extension CClosure {{
-    /// A C function pointer of a variadic type with {counted(n)} before `...` (see
-    /// ``CVariadicArguments``).
+extension CallThunk {{
     @inlinable
-    public convenience init<{", ".join(generics + ["R: CValue"])}>(_ body: @escaping @Sendable ({closure_types}) -> R) throws {{
+    static func variadic{value_generics}(_ body: @escaping @Sendable ({closure_types}) -> R) throws -> CallThunk {{
         let fixed = try CSignature.of(R.self{"".join(f", A{i}.self" for i in range(n))})
         let widening = fixed.returnType.widening
-        try self.init(variadic: fixed) {{ result, arguments, rest in
+        return try variadic(fixed) {{ result, arguments, rest in
             var cursor = arguments
 {loads}            storeResult(body({call_names}), to: result, widening)
         }}
     }}
 
-    /// A C function pointer of a variadic type returning `void`, with {counted(n)} before `...`.
     @inlinable
-    public convenience init{void_generics}(_ body: @escaping @Sendable ({closure_types}) -> Void) throws {{
-        try self.init {{ ({void_params}) -> CVoid in
+    static func variadic{void_generics}(_ body: @escaping @Sendable ({closure_types}) -> Void) throws -> CallThunk {{
+        try variadic {{ ({void_params}) -> CVoid in
             body({call_names})
             return CVoid()
         }}
+    }}
+}}
+
+extension CClosure {{
+    /// A C function pointer of a variadic type with {counted(n)} before `...` (see
+    /// ``CVariadicArguments``).
+    @inlinable
+    public convenience init{value_generics}(_ body: @escaping @Sendable ({closure_types}) -> R) throws {{
+        try self.init(thunk: CallThunk.variadic(body))
+    }}
+
+    /// A C function pointer of a variadic type returning `void`, with {counted(n)} before `...`.
+    @inlinable
+    public convenience init{void_generics}(_ body: @escaping @Sendable ({closure_types}) -> Void) throws {{
+        try self.init(thunk: CallThunk.variadic(body))
+    }}
+}}
+
+extension DynamicDelegate {{
+    /// Implements a variadic method with {counted(n)} before `...`: the closure reads the rest as
+    /// ``CVariadicArguments``.
+    @inlinable @discardableResult
+    public func implement{value_generics}(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable ({closure_types}) -> R
+    ) throws -> Registration {{
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
+    }}
+
+    /// Implements a variadic method returning `void`, with {counted(n)} before `...`.
+    @inlinable @discardableResult
+    public func implement{void_generics}(
+        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable ({closure_types}) -> Void
+    ) throws -> Registration {{
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
     }}
 }}
 """
