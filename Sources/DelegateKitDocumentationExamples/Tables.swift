@@ -103,3 +103,24 @@ public func fillAndValidate() throws -> Bool {
     // doc:end
     return d.table.load(as: UnsafeRawPointer?.self) == nil
 }
+
+/// The README's variadic member: a logging table whose `log` is `printf`-like. Returns the delegate and a
+/// way to read what its `log` heard.
+public func loggingTable() throws -> (delegate: DynamicDelegate, heard: @Sendable () -> [String]) {
+    let lines = Mutex<[String]>([])
+    // doc:begin variadic-member
+    let logging = try ProtocolDescriptor(parsing: """
+        struct log_methods {
+            void (*log)(void *context, const char *format, ...);   /* variadic: a method all the same */
+            void (*flush)(void *context);
+        };
+        """, name: "log_methods")
+    let d = DynamicDelegate(protocol: logging)
+    try d.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in
+        let line = arguments.formatted(format!)
+        lines.withLock { $0.append(line) }
+    }
+    // logging.method(named: "log")?.signature: `void (void *, void *, ...)`, isVariadic
+    // doc:end
+    return (d, { lines.withLock { $0 } })
+}

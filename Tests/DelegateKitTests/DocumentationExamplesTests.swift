@@ -1,5 +1,6 @@
 import DelegateKit
 import DelegateKitDocumentationExamples
+import DelegateKitFixtures
 import Foundation
 import Testing
 
@@ -205,6 +206,11 @@ import Testing
     }
 
     @Test func tableExamplesRun() throws {
+        let logging = try loggingTable()
+        #expect(logging.delegate.descriptor.method(named: "log")?.signature.isVariadic == true)
+        typealias LogThrough = @convention(c) (UnsafeRawPointer?, UnsafeMutableRawPointer?) -> Void
+        unsafeBitCast(try #require(fx_function("fx_log_kinds")), to: LogThrough.self)(logging.delegate.table.load(as: UnsafeRawPointer?.self), nil)
+        #expect(logging.heard() == ["42 apples 1.50 1099511627776 x 4000000000 0x1234"])
         let glob = try globThroughClosures(Self.root.appendingPathComponent("Sources/DelegateKitDocumentationExamples").path + "/*.swift")
         #expect(glob.matches >= 3)
         #expect(glob.opened >= 1)
