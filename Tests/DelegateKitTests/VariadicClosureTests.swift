@@ -98,6 +98,20 @@ import Testing
         #expect(heard.contains("broken.xml:1: parser error : Opening and ending tag mismatch: unclosed line 1 and root"), "\(heard)")
     }
 
+    /// A parsed variadic signature makes a closure that reads the arguments before `...` only.
+    @Test func aParsedVariadicSignatureReadsItsFixedArguments() throws {
+        let formats = LogBox()
+        let signature = try CSignature(parsing: "typedef void (*fx_log_hook)(void *context, const char *format, ...);")
+        let hook = try CClosure(signature: signature) { invocation in
+            let format: UnsafePointer<CChar>? = invocation.argument(1)
+            formats.append(String(String(cString: format!).prefix(2)))
+        }
+        #expect(hook.isVariadic && hook.signature == signature)
+        try Self.log("fx_log_kinds", through: hook)
+        try Self.log("fx_log_many", through: hook)
+        #expect(formats.messages == ["%d", "%d"])
+    }
+
     @Test func signaturesAVariadicClosureCannotTakeAreRefused() {
         #expect(throws: DelegateError.self) { try CClosure(variadic: CSignature(.void, [.structure([.int64, .int64])])) { _, _ in } }
         #expect(throws: DelegateError.self) { try CClosure(variadic: CSignature(.structure([.double, .double, .double]), [.int32])) { _, _ in } }

@@ -112,6 +112,35 @@ import Testing
         #expect(try Self.slot(delegate) == original.0)
     }
 
+    /// A closure that reads only the fixed arguments through a `CInvocation` serves the slot too, and
+    /// what the implementations captured goes with their removal.
+    @Test func aDynamicImplementationAndItsRemoval() throws {
+        let delegate = DynamicDelegate(protocol: Self.logger)
+        let census = Census()
+        let formats = LogBox()
+        do {
+            let member = census.member(7)
+            try delegate.implement("log", dynamic: { invocation in
+                let format: UnsafePointer<CChar>? = invocation.argument(1)
+                formats.append("\(member.value) " + String(String(cString: format!).prefix(5)))
+            })
+        }
+        try Self.log("fx_log_kinds", through: Self.slot(delegate))
+        #expect(formats.messages == ["7 %d %s"])
+        do {
+            let member = census.member(8)
+            try delegate.implement("log", key: "typed") { (_: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in
+                formats.append("\(member.value) " + arguments.formatted(format!))
+            }
+        }
+        try Self.log("fx_log_many", through: Self.slot(delegate))
+        #expect(formats.messages == ["7 %d %s", "8 " + Self.many])
+        #expect(census.alive == 2)
+        delegate.removeImplementation(for: "log")
+        #expect(census.alive == 0)
+        #expect(try Self.slot(delegate) == nil)
+    }
+
     /// What a variadic method does not take, each refused with the method's signature.
     @Test func closuresThatCannotServeAreRefused() throws {
         let delegate = DynamicDelegate(protocol: Self.logger)
