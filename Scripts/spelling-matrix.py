@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The closure-spelling matrix: every ordinary way to write a closure, for every entry point that takes
-one, for the common C callback shapes.
+one, for the common C callback shapes (and two variadic ones, for the entry points that take those).
 
 Why: which overload Swift picks for a closure literal depends on how the literal is written. A closure of
 several statements with no result type written has no result type until one is chosen for it, so two
@@ -64,6 +64,16 @@ SHAPES = [
     Shape("sum", "int64_t (int64_t, int64_t)", [("a", "Int64"), ("b", "Int64")], "Int64", "a &+ b", "probe.int64"),
     Shape("scale", "double (double)", [("x", "Double")], "Double", "x * probe.factor", "probe.factor"),
     Shape("handle", "int (struct opaque *)", [("handle", "OpaquePointer?")], "Int32", "probe.close(handle)", "probe.int32"),
+]
+
+# Variadic shapes, `R (A…, ...)`: the closure's last parameter is the rest of the arguments. Only the entry
+# points that take variadic closures (`takes_variadic`) get them.
+VARIADIC_SHAPES = [
+    Shape("log", "void (void *, const char *, ...)",
+          [("context", "UnsafeMutableRawPointer?"), ("format", "UnsafePointer<CChar>?"), ("arguments", "CVariadicArguments")],
+          "Void", "probe.log(format, arguments)", "probe.tick()"),
+    Shape("total", "long (int, ...)", [("count", "Int32"), ("arguments", "CVariadicArguments")], "Int",
+          "probe.total(count, arguments)", "probe.long"),
 ]
 
 
@@ -175,11 +185,13 @@ class EntryPoint:
     """An entry point: `hand(shape, closure, literal)` gives the statements that hand `closure` (a literal,
     or the name of a closure value when `literal` is false) over and end by returning what to check;
     `body` says what the closure returns; `prefix` gives its own leading parameters, named and unnamed."""
-    def __init__(self, name, body, hand, prefix=lambda shape: ((), ()), value_type=None, expected=None, sendable=True):
+    def __init__(self, name, body, hand, prefix=lambda shape: ((), ()), value_type=None, expected=None, sendable=True,
+                 takes_variadic=False):
         self.name, self.body, self.hand, self.prefix = name, body, hand, prefix
         self.value_type = value_type or (lambda shape, body: function_type(shape, body))
         self.expected = expected or (lambda shape: shape.c)
         self.sendable = sendable
+        self.shapes = SHAPES + (VARIADIC_SHAPES if takes_variadic else [])
 
 
 def call(head, arguments, closure, literal):
@@ -233,7 +245,8 @@ def then(*lines):
 ENTRY_POINTS = [
     EntryPoint("CClosure", c_body, lambda s, c, l:
                "let closure = try " + call("CClosure", [], c, l)
-               + then(f"try expectOwnEntry(closure, {own_entry(s)})", "return closure.signature")),
+               + then(f"try expectOwnEntry(closure, {own_entry(s)})", "return closure.signature"),
+               takes_variadic=True),
     EntryPoint("CClosure, leaving by a CallbackExit", leaving_body, lambda s, c, l:
                "let closure = try " + call("CClosure", [], c, l)
                + then("try expectOwnEntry(closure, nil)", "return closure.signature"),
@@ -247,7 +260,8 @@ ENTRY_POINTS = [
                       "return notified.callback.signature")),
     EntryPoint("implement by name", c_body, lambda s, c, l:
                "try " + call("delegate.implement", [quoted(s)], c, l)
-               + then(f"return try implemented({quoted(s)}, in: delegate)")),
+               + then(f"return try implemented({quoted(s)}, in: delegate)"),
+               takes_variadic=True),
     EntryPoint("implement by key path", c_body, lambda s, c, l:
                "try " + call("typed.implement", [key_path(s)], c, l)
                + then(f"return try implemented({quoted(s)}, in: typed)")),
@@ -298,7 +312,7 @@ ENTRY_POINTS = [
 def cases():
     """Every (entry point, shape, spelling, code) of the matrix."""
     for entry in ENTRY_POINTS:
-        for shape in SHAPES:
+        for shape in entry.shapes:
             body = entry.body(shape)
             prefix = entry.prefix(shape)
             for spelling, write in SPELLINGS:
@@ -325,6 +339,7 @@ final class SpellingProbe: Sendable {
     var stopped: Bool { calls.load(ordering: .relaxed) < 0 }
     var int32: Int32 { 1 }
     var int64: Int64 { 2 }
+    var long: Int { 3 }
     var factor: Double { 1.5 }
     var pointer: UnsafeMutableRawPointer? { nil }
     func note() { notes.add(1, ordering: .relaxed) }
@@ -336,6 +351,8 @@ final class SpellingProbe: Sendable {
     func visit(_ element: UnsafeMutableRawPointer?, _ data: UnsafeMutableRawPointer?) { _ = (element, data) }
     func tick() { note() }
     func close(_ handle: OpaquePointer?) -> Int32 { handle == nil ? 0 : 1 }
+    func log(_ format: UnsafePointer<CChar>?, _ arguments: CVariadicArguments) { _ = (format, arguments) }
+    func total(_ count: Int32, _ arguments: CVariadicArguments) -> Int { _ = arguments; return Int(count) }
     func see(_ values: Any?...) { _ = values }
     func element(_ values: Any?...) -> Int { values.count }
     /// `value`, or a `CallbackExit` thrown: what a closure that may leave its call does.
@@ -445,7 +462,7 @@ struct SpellingRefusal: Error {}
 
 def prelude():
     descriptor = ",\n".join(
-        f'    MethodDescriptor(name: "{s.name}", signature: try! CSignature(parsing: "{s.c}"))' for s in SHAPES)
+        f'    MethodDescriptor(name: "{s.name}", signature: try! CSignature(parsing: "{s.c}"))' for s in SHAPES + VARIADIC_SHAPES)
     slots = "\n".join(f'    @Slot("{s.name}") var {s.name}: (({s.types}) -> {s.result})?' for s in SHAPES)
     return PRELUDE.replace("%DESCRIPTOR%", descriptor).replace("%SLOTS%", slots)
 

@@ -52,10 +52,14 @@ struct SpellingCase: Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// The matrix covers what it says: every entry point, and the six shapes with an entry of their own.
+    /// The matrix covers what it says: every entry point, and the six shapes with an entry of their own;
+    /// the variadic shapes for the two entry points that take variadic closures.
     @Test func theMatrixCoversEveryEntryPointAndShape() {
         #expect(Set(spellingMatrix.map(\.entryPoint)).count == 17)
-        #expect(Set(spellingMatrix.map(\.shape)).count == 10)
+        #expect(Set(spellingMatrix.map(\.shape)).count == 12)
+        let variadic = spellingMatrix.filter { $0.shape.hasSuffix("...)") }
+        #expect(Set(variadic.map(\.entryPoint)) == ["CClosure", "implement by name"])
+        #expect(variadic.count == 2 * 2 * 8)
         #expect(Set(spellingMatrix.map(\.spelling)).count == 8)
         #expect(spellingMatrix.count > 1_000)
     }

@@ -164,6 +164,38 @@ enum SpellingMatrix00 {
                      expected: "int (struct opaque *)", run: spelling0_77),
         SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling0_78),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a single expression",
+                     expected: "void (void *, const char *, ...)", run: spelling0_79),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "several statements",
+                     expected: "void (void *, const char *, ...)", run: spelling0_80),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "several statements, result type written",
+                     expected: "void (void *, const char *, ...)", run: spelling0_81),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "unused parameters as _",
+                     expected: "void (void *, const char *, ...)", run: spelling0_82),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, const char *, ...)", run: spelling0_83),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "an early return",
+                     expected: "void (void *, const char *, ...)", run: spelling0_84),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a capture list",
+                     expected: "void (void *, const char *, ...)", run: spelling0_85),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a closure value in a let",
+                     expected: "void (void *, const char *, ...)", run: spelling0_86),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a single expression",
+                     expected: "long (int, ...)", run: spelling0_87),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements",
+                     expected: "long (int, ...)", run: spelling0_88),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements, result type written",
+                     expected: "long (int, ...)", run: spelling0_89),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "unused parameters as _",
+                     expected: "long (int, ...)", run: spelling0_90),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a first statement whose value is discarded",
+                     expected: "long (int, ...)", run: spelling0_91),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "an early return",
+                     expected: "long (int, ...)", run: spelling0_92),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a capture list",
+                     expected: "long (int, ...)", run: spelling0_93),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a closure value in a let",
+                     expected: "long (int, ...)", run: spelling0_94),
     ]
 
     static func spelling0_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -645,6 +677,104 @@ enum SpellingMatrix00 {
 
     static func spelling0_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) -> Void in probe.note(); probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in probe.note(); probe.tick() }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in if probe.stopped { return }; probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { [probe] (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, CVariadicArguments) -> Void = { context, format, arguments in probe.note(); probe.log(format, arguments) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in probe.total(count, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) -> Int in probe.note(); return probe.total(count, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: Int32, _: CVariadicArguments) in probe.note(); return probe.long }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); return probe.total(count, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in if probe.stopped { return probe.long }; return probe.total(count, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { [probe] (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Int32, CVariadicArguments) -> Int = { count, arguments in probe.note(); return probe.total(count, arguments) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature

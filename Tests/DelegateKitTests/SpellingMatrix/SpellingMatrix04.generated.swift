@@ -164,6 +164,38 @@ enum SpellingMatrix04 {
                      expected: "int (struct opaque *)", run: spelling4_77),
         SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling4_78),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a single expression",
+                     expected: "void (void *, const char *, ...)", run: spelling4_79),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "several statements",
+                     expected: "void (void *, const char *, ...)", run: spelling4_80),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "several statements, result type written",
+                     expected: "void (void *, const char *, ...)", run: spelling4_81),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "unused parameters as _",
+                     expected: "void (void *, const char *, ...)", run: spelling4_82),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, const char *, ...)", run: spelling4_83),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "an early return",
+                     expected: "void (void *, const char *, ...)", run: spelling4_84),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a capture list",
+                     expected: "void (void *, const char *, ...)", run: spelling4_85),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a closure value in a let",
+                     expected: "void (void *, const char *, ...)", run: spelling4_86),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a single expression",
+                     expected: "long (int, ...)", run: spelling4_87),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements",
+                     expected: "long (int, ...)", run: spelling4_88),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements, result type written",
+                     expected: "long (int, ...)", run: spelling4_89),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "unused parameters as _",
+                     expected: "long (int, ...)", run: spelling4_90),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a first statement whose value is discarded",
+                     expected: "long (int, ...)", run: spelling4_91),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "an early return",
+                     expected: "long (int, ...)", run: spelling4_92),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a capture list",
+                     expected: "long (int, ...)", run: spelling4_93),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a closure value in a let",
+                     expected: "long (int, ...)", run: spelling4_94),
     ]
 
     static func spelling4_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -569,5 +601,87 @@ enum SpellingMatrix04 {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
         try delegate.implement("handle", body)
         return try implemented("handle", in: delegate)
+    }
+
+    static func spelling4_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.log(format, arguments) }
+        return try implemented("log", in: delegate)
+    }
+
+    static func spelling4_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
+        return try implemented("log", in: delegate)
+    }
+
+    static func spelling4_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) -> Void in probe.note(); probe.log(format, arguments) }
+        return try implemented("log", in: delegate)
+    }
+
+    static func spelling4_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("log") { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in probe.note(); probe.tick() }
+        return try implemented("log", in: delegate)
+    }
+
+    static func spelling4_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); probe.log(format, arguments) }
+        return try implemented("log", in: delegate)
+    }
+
+    static func spelling4_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in if probe.stopped { return }; probe.log(format, arguments) }
+        return try implemented("log", in: delegate)
+    }
+
+    static func spelling4_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("log") { [probe] (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
+        return try implemented("log", in: delegate)
+    }
+
+    static func spelling4_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, CVariadicArguments) -> Void = { context, format, arguments in probe.note(); probe.log(format, arguments) }
+        try delegate.implement("log", body)
+        return try implemented("log", in: delegate)
+    }
+
+    static func spelling4_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in probe.total(count, arguments) }
+        return try implemented("total", in: delegate)
+    }
+
+    static func spelling4_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
+        return try implemented("total", in: delegate)
+    }
+
+    static func spelling4_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) -> Int in probe.note(); return probe.total(count, arguments) }
+        return try implemented("total", in: delegate)
+    }
+
+    static func spelling4_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("total") { (_: Int32, _: CVariadicArguments) in probe.note(); return probe.long }
+        return try implemented("total", in: delegate)
+    }
+
+    static func spelling4_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); return probe.total(count, arguments) }
+        return try implemented("total", in: delegate)
+    }
+
+    static func spelling4_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in if probe.stopped { return probe.long }; return probe.total(count, arguments) }
+        return try implemented("total", in: delegate)
+    }
+
+    static func spelling4_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("total") { [probe] (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
+        return try implemented("total", in: delegate)
+    }
+
+    static func spelling4_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Int32, CVariadicArguments) -> Int = { count, arguments in probe.note(); return probe.total(count, arguments) }
+        try delegate.implement("total", body)
+        return try implemented("total", in: delegate)
     }
 }

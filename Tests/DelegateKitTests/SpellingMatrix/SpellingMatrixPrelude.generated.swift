@@ -11,6 +11,7 @@ final class SpellingProbe: Sendable {
     var stopped: Bool { calls.load(ordering: .relaxed) < 0 }
     var int32: Int32 { 1 }
     var int64: Int64 { 2 }
+    var long: Int { 3 }
     var factor: Double { 1.5 }
     var pointer: UnsafeMutableRawPointer? { nil }
     func note() { notes.add(1, ordering: .relaxed) }
@@ -22,6 +23,8 @@ final class SpellingProbe: Sendable {
     func visit(_ element: UnsafeMutableRawPointer?, _ data: UnsafeMutableRawPointer?) { _ = (element, data) }
     func tick() { note() }
     func close(_ handle: OpaquePointer?) -> Int32 { handle == nil ? 0 : 1 }
+    func log(_ format: UnsafePointer<CChar>?, _ arguments: CVariadicArguments) { _ = (format, arguments) }
+    func total(_ count: Int32, _ arguments: CVariadicArguments) -> Int { _ = arguments; return Int(count) }
     func see(_ values: Any?...) { _ = values }
     func element(_ values: Any?...) -> Int { values.count }
     /// `value`, or a `CallbackExit` thrown: what a closure that may leave its call does.
@@ -56,7 +59,9 @@ let spellingDescriptor = ProtocolDescriptor(name: "spelling_table", methods: [
     MethodDescriptor(name: "tick", signature: try! CSignature(parsing: "void (void)")),
     MethodDescriptor(name: "sum", signature: try! CSignature(parsing: "int64_t (int64_t, int64_t)")),
     MethodDescriptor(name: "scale", signature: try! CSignature(parsing: "double (double)")),
-    MethodDescriptor(name: "handle", signature: try! CSignature(parsing: "int (struct opaque *)"))
+    MethodDescriptor(name: "handle", signature: try! CSignature(parsing: "int (struct opaque *)")),
+    MethodDescriptor(name: "log", signature: try! CSignature(parsing: "void (void *, const char *, ...)")),
+    MethodDescriptor(name: "total", signature: try! CSignature(parsing: "long (int, ...)"))
 ])
 
 /// The shapes as `@Slot` properties.
