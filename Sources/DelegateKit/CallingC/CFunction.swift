@@ -24,8 +24,9 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     /// The function's signature; for a variadic function, its named arguments, marked
     /// ``CSignature/isVariadic``.
     public let signature: CSignature
-    /// Whether the function takes further arguments after its named ones (`...`).
-    public let isVariadic: Bool
+    /// Whether the function takes further arguments after its named ones (`...`): ``signature``'s
+    /// ``CSignature/isVariadic``.
+    public var isVariadic: Bool { signature.isVariadic }
     /// How messages name the function: its symbol or given name in quotes (`'snprintf'`), or its
     /// address (`the function at 0x…`).
     public let name: String
@@ -89,7 +90,6 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
         self.address = address
         let isVariadic = isVariadic || signature.isVariadic
         self.signature = CSignature(signature.returnType, signature.argumentTypes, isVariadic: isVariadic)
-        self.isVariadic = isVariadic
         self.name = name ?? "the function at \(address)"
         self.library = library
         if isVariadic {

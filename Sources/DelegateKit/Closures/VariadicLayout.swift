@@ -17,8 +17,6 @@ struct VariadicLayout: Sendable {
     /// less than any caller's frames above its call (a thread's first frame and its descriptor alone are more).
     static let stackWords = 16
 
-    /// The signature C sees: the arguments before `...`.
-    let fixed: CSignature
     /// The signature libffi's closure is prepared with.
     let padded: CSignature
     /// The registers the fixed arguments take.
@@ -51,7 +49,6 @@ struct VariadicLayout: Sendable {
                 fixed, reason: "a variadic closure's arguments before `...` must fit in \(registers.integers) integer "
                     + "and \(registers.vectors) vector registers")
         }
-        self.fixed = fixed
         integersUsed = integers
         vectorsUsed = vectors
         padded = CSignature(
