@@ -5,10 +5,12 @@
 #include <stdint.h>
 #include <string.h>
 
+/* vector_bytes: how much of a vector register a variadic argument fills. x86_64 passes a long double on the
+   stack, so a double in the low half is the most; AAPCS64 passes a long double (a quad) in all of q0…q7. */
 #if defined(__x86_64__)
-enum { integer_registers = 6, vector_registers = 8 };  /* rdi…r9, xmm0…xmm7 */
+enum { integer_registers = 6, vector_registers = 8, vector_bytes = 8 };  /* rdi…r9, xmm0…xmm7 */
 #elif defined(__aarch64__)
-enum { integer_registers = 8, vector_registers = 8 };  /* x0…x7, v0…v7 (AAPCS64 as Linux has it) */
+enum { integer_registers = 8, vector_registers = 8, vector_bytes = 16 };  /* x0…x7, v0…v7 (AAPCS64 as Linux has it) */
 #else
 #error "DelegateKit's variadic closures know the calling conventions of x86_64 and aarch64 Linux"
 #endif
@@ -26,6 +28,7 @@ typedef struct frame {
 
 unsigned cffi_va_integer_registers(void) { return integer_registers; }
 unsigned cffi_va_vector_registers(void) { return vector_registers; }
+unsigned cffi_va_vector_bytes(void) { return vector_bytes; }
 size_t cffi_va_frame_size(void) { return sizeof(frame); }
 size_t cffi_va_list_size(void) { return sizeof(va_list); }
 
@@ -33,8 +36,9 @@ void cffi_va_frame_fill(void *memory, void *const *pads, unsigned integers_used,
     frame *f = memory;
     unsigned pad = 0;
     for (unsigned i = integers_used; i < integer_registers; i++) memcpy(&f->integers[i], pads[pad++], 8);
-    /* A double in a vector register's low half: what va_arg reads for a double (floats come promoted). */
-    for (unsigned i = vectors_used; i < vector_registers; i++) memcpy(f->vectors[i], pads[pad++], 8);
+    /* As much of each vector register as the padding argument held: va_arg reads a double (floats come
+       promoted) from the low half, and on aarch64 a long double from the whole register. */
+    for (unsigned i = vectors_used; i < vector_registers; i++) memcpy(f->vectors[i], pads[pad++], vector_bytes);
     f->stack = pads[pad];
     f->integers_used = integers_used;
     f->vectors_used = vectors_used;

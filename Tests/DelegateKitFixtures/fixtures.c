@@ -544,6 +544,7 @@ double fx_complex_long_imaginary(long double _Complex);
 void fx_log_kinds(void (*)(void *, const char *, ...), void *);
 void fx_log_many(void (*)(void *, const char *, ...), void *);
 void fx_log_into(void *, const char *, ...);
+void fx_log_long_doubles(void (*)(void *, const char *, ...), void *);
 long fx_sum_through(long (*)(int, ...));
 double fx_mixed_through(double (*)(float, double, int, ...));
 /* int128.c's. */
@@ -572,6 +573,7 @@ const void *fx_function(const char *name) {
         {"fx_log_kinds", (const void *)fx_log_kinds},
         {"fx_log_many", (const void *)fx_log_many},
         {"fx_log_into", (const void *)fx_log_into},
+        {"fx_log_long_doubles", (const void *)fx_log_long_doubles},
         {"fx_sum_through", (const void *)fx_sum_through},
         {"fx_mixed_through", (const void *)fx_mixed_through},
         {"fx_int128_muladd", (const void *)fx_int128_muladd},

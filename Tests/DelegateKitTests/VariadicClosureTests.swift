@@ -80,6 +80,43 @@ import Testing
         #expect(withExtendedLifetime(sum) { through(sum.address) } == 6055)
     }
 
+    /// What `fx_log_long_doubles` passes in its two calls, formatted by C's own `snprintf`: `long double`s
+    /// among integers, doubles and strings, in vector registers and past the eighth.
+    static let longDoubleLines: [String] = (0..<2).map { call in
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = fx_format_long_doubles(Int32(call), &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+    }
+
+    /// `%Lf` and `%La` of a printf-like closure read each `long double` whole: on aarch64 it arrives in a
+    /// whole q register while one is free, then on the stack; on x86_64 always on the stack. Read by a
+    /// typed closure, by one that sees the fixed arguments through a `CInvocation`, and by one that hands
+    /// the `va_list` to C's `vsnprintf` itself.
+    @Test func longDoublesAfterTheDotsArriveWhole() throws {
+        #if arch(arm64)
+        #expect(Self.longDoubleLines[0] == "2.500000 7 0x1.5555555555555555555555555555p-2 mid 1.5 -0.250000")
+        #elseif arch(x86_64)
+        #expect(Self.longDoubleLines[0] == "2.500000 7 0xa.aaaaaaaaaaaaaabp-5 mid 1.5 -0.250000")
+        #endif
+        let typed = LogBox(), dynamic = LogBox(), handedOn = LogBox()
+        let typedClosure = try CClosure { (_: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in
+            typed.append(arguments.formatted(format!))
+        }
+        let dynamicClosure = try CClosure(variadic: CSignature(.void, [.pointer, .pointer])) { invocation, arguments in
+            let format: UnsafePointer<CChar>? = invocation.argument(1)
+            dynamic.append(arguments.formatted(format!))
+        }
+        let handingOn = try CClosure { (_: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = arguments.withVaList { vsnprintf(&buffer, buffer.count, format, $0) }
+            handedOn.append(String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self))
+        }
+        for (closure, box) in [(typedClosure, typed), (dynamicClosure, dynamic), (handingOn, handedOn)] {
+            try Self.log("fx_log_long_doubles", through: closure)
+            #expect(box.messages == Self.longDoubleLines)
+        }
+    }
+
     /// libxml2's generic error function, `void (*)(void *ctx, const char *msg, ...)`: a malformed document's
     /// errors arrive formatted.
     @Test func libxml2sGenericErrorFunctionHearsAParseError() throws {

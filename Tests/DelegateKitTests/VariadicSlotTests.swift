@@ -112,6 +112,45 @@ import Testing
         #expect(try Self.slot(delegate) == original.0)
     }
 
+    /// `long double`s after `...` (in whole q registers on aarch64, then on the stack) reach a slot's
+    /// implementation through its stub, through a pointer copied before a replacement, through the
+    /// dispatcher, and the wrapped original C function, which DelegateKit calls passing them on.
+    @Test func longDoublesReachEveryImplementationAndTheOriginal() throws {
+        let expected = VariadicClosureTests.longDoubleLines
+        let delegate = DynamicDelegate(protocol: Self.logger)
+        let first = LogBox(), second = LogBox()
+        try delegate.implement("log") { (_: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in
+            first.append(arguments.formatted(format!))
+        }
+        let copied = try Self.slot(delegate)
+        try Self.log("fx_log_long_doubles", through: copied)
+        #expect(first.messages == expected)
+        try delegate.implement("log", key: "second") { (_: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in
+            second.append(arguments.formatted(format!))
+        }
+        let observed = LogBox()
+        let token = try delegate.observe("log", .before) { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) in
+            observed.append("called")
+        }
+        try Self.log("fx_log_long_doubles", through: Self.slot(delegate))  // the dispatcher
+        try Self.log("fx_log_long_doubles", through: copied)  // the first stub, retired, forwarding
+        #expect(second.messages == expected + expected)
+        #expect(observed.messages.count == 4)
+        token.cancel()
+
+        // The original formats into the buffer its context points to; an observer after it reads each call's text.
+        var original = (try fixture("fx_log_into"), UnsafeRawPointer?.none)
+        let wrapping = withUnsafeBytes(of: &original) { DynamicDelegate(protocol: Self.logger, wrapping: $0.baseAddress!) }
+        let written = LogBox()
+        let afterOriginal = try wrapping.observe("log", .after) { (context: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) in
+            written.append(String(cString: context!.assumingMemoryBound(to: CChar.self)))
+        }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        try buffer.withUnsafeMutableBytes { try Self.log("fx_log_long_doubles", through: Self.slot(wrapping), context: $0.baseAddress) }
+        #expect(written.messages == expected)
+        withExtendedLifetime(afterOriginal) {}
+    }
+
     /// A closure that reads only the fixed arguments through a `CInvocation` serves the slot too, and
     /// what the implementations captured goes with their removal.
     @Test func aDynamicImplementationAndItsRemoval() throws {

@@ -70,16 +70,19 @@ void cffi_call(ffi_cif *cif, const void *function, void *result, void **argument
    libffi's closures take a fixed list of arguments. A variadic callee finds the ones after its fixed
    arguments in the registers its fixed arguments left free, then on the stack, and so reads them by
    va_arg. So a variadic closure's cif is its fixed arguments padded with cffi_va_integer_registers()
-   int64_t and cffi_va_vector_registers() double arguments, less those the fixed ones take, and one
-   int64_t more, which the caller's stack holds: libffi then hands the closure the free registers' values
-   and the address of the first stack argument, from which a va_list is made as va_start makes it. This
-   relies on the stack argument's pointer being into the caller's frame, as libffi's x86_64 and aarch64
-   closures make it. The frame and its reader live in the closure's call, in memory of
-   cffi_va_frame_size() bytes. */
+   int64_t arguments and cffi_va_vector_registers() vector-register ones, less those the fixed ones take,
+   then int64_t arguments the caller's stack holds: libffi then hands the closure the free registers'
+   values and the address of the first stack argument, from which a va_list is made as va_start makes it.
+   A vector register's padding is as wide as the widest variadic argument it may carry,
+   cffi_va_vector_bytes() bytes: a double on x86_64 (a long double goes on the stack there), a long double
+   on aarch64 (AAPCS64 passes one in a whole 16-byte q register). This relies on the stack argument's
+   pointer being into the caller's frame, as libffi's x86_64 and aarch64 closures make it. The frame and
+   its reader live in the closure's call, in memory of cffi_va_frame_size() bytes. */
 unsigned cffi_va_integer_registers(void);
 unsigned cffi_va_vector_registers(void);
+unsigned cffi_va_vector_bytes(void);
 size_t cffi_va_frame_size(void);
-/* Fills `frame` from libffi's pointers to the padding arguments (`pads`: the integer ones, the double ones,
+/* Fills `frame` from libffi's pointers to the padding arguments (`pads`: the integer ones, the vector ones,
    the stack one), with `integers_used` and `vectors_used` registers taken by the fixed arguments; the
    frame's reader starts at the first variadic argument. */
 void cffi_va_frame_fill(void *frame, void *const *pads, unsigned integers_used, unsigned vectors_used);

@@ -1,6 +1,7 @@
 /// How a variadic signature is laid out for libffi, whose closures take a fixed list of arguments: the
-/// fixed arguments, then an `int64_t` for each integer register and a `double` for each vector register
-/// they leave free, then ``stackWords`` `int64_t`s the caller's stack holds. libffi then hands the closure
+/// fixed arguments, then an `int64_t` for each integer register and a vector-register argument for each
+/// vector register they leave free (as wide as a variadic argument there may be: a `double` on x86_64, a
+/// `long double`, which AAPCS64 passes in a whole q register, on aarch64), then ``stackWords`` `int64_t`s the caller's stack holds. libffi then hands the closure
 /// the free registers' values and the address of the stack's arguments, which is where a variadic callee
 /// finds the arguments after its fixed ones (`CDelegateKitLibffi.h` says more).
 ///
@@ -54,6 +55,6 @@ struct VariadicLayout: Sendable {
         padded = CSignature(
             fixed.returnType,
             fixed.argumentTypes + Array(repeating: .int64, count: registers.integers - integers)
-                + Array(repeating: .double, count: registers.vectors - vectors) + Array(repeating: .int64, count: Self.stackWords))
+                + Array(repeating: LibffiShim.variadicVectorPadding, count: registers.vectors - vectors) + Array(repeating: .int64, count: Self.stackWords))
     }
 }

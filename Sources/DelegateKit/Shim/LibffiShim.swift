@@ -116,6 +116,10 @@ enum LibffiShim {
         (Int(cffi_va_integer_registers()), Int(cffi_va_vector_registers()))
     }
 
+    /// The type that pads a free vector register in a variadic closure's cif: as wide as the widest
+    /// argument C may pass there after `...` (a `double` on x86_64, a `long double` on aarch64).
+    static var variadicVectorPadding: CType { cffi_va_vector_bytes() == 16 ? .longDouble : .double }
+
     /// The bytes of a variadic call's frame: the free registers' values, the stack's address and a reader.
     static var variadicFrameSize: Int { cffi_va_frame_size() }
 

@@ -42,6 +42,9 @@ int fx_format_reference(char *buffer, size_t size, int i, long l, double d, floa
                         unsigned u, const char *text, void *p, unsigned char uc, bool b, long double ld,
                         unsigned long long ull, unsigned short us, signed char sc);
 double fx_sum_variadic(const char *kinds, ...);
+/* What fx_log_long_doubles (reached through fx_function) passes its hook in call 0 or 1, formatted by C's
+   snprintf into `buffer`. */
+int fx_format_long_doubles(int call, char *buffer, size_t size);
 
 /* Return the whole register their first argument arrived in (rdi on x86_64; 0 elsewhere), to check
    what a caller put above a narrow argument: clang's callees take it as extended to 32 bits. */
