@@ -1,7 +1,9 @@
 import DelegateKitCSQLite
+import Glibc
 import DelegateKit
 import DelegateKitExamples
 import DelegateKitFixtures
+import Synchronization
 import Testing
 
 /// The C signature matches (`int64_t (void *, int64_t)`), the Swift types do not.
@@ -98,6 +100,47 @@ final class CrossedPlugin: BlockDelegate {
         #expect(total == 30)
         #expect(called == UInt32(FX_CALLED_START | FX_CALLED_TRANSFORM))
     }
+
+    #if compiler(>=6.3)
+    /// A key path literal gives the closure its types: none written, several statements, a literal
+    /// result, called by C (`fx_plugin_run`); and pthread's start routine ending in `return nil`, started
+    /// by glibc's `pthread_create`.
+    @Test func aKeyPathLiteralGivesTheClosureItsTypes() throws {
+        let plugin = TypedDelegate(for: fx_plugin.self)
+        try plugin.implement(\.start) { _ in
+            _ = 0
+            return 0
+        }
+        try plugin.implement(\.transform) { _, value in value * 3 }
+        var called: UInt32 = 0
+        let values: [Int64] = [1, 2, 3, 4]
+        #expect(fx_plugin_run(plugin.typedTable, nil, values, values.count, &called) == 30)
+        #expect(called == UInt32(FX_CALLED_START | FX_CALLED_TRANSFORM))
+
+        struct Threads { var start: (@convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?)? }
+        let threads = TypedDelegate(for: Threads.self)
+        let ran = Mutex(false)
+        try threads.implement(\.start) { _ in
+            ran.withLock { $0 = true }
+            return nil
+        }
+        var thread = pthread_t()
+        #expect(pthread_create(&thread, nil, threads.typedTable.pointee.start!, nil) == 0)
+        var result: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(bitPattern: 1)
+        #expect(pthread_join(thread, &result) == 0)
+        #expect(ran.withLock { $0 } && result == nil)
+    }
+
+    /// A function that is not a key path literal reads no member: refused, naming the closure's type.
+    @Test func aFunctionThatReadsNoMemberIsRefused() {
+        let plugin = TypedDelegate(for: fx_plugin.self)
+        let error = #expect(throws: DelegateError.self) {
+            try plugin.implement({ (_: fx_plugin) -> ((UnsafeMutableRawPointer?) -> Int32)? in nil }) { _ in 0 }
+        }
+        #expect(error?.description.contains("reads none of the struct's function-pointer members") == true, "\(String(describing: error))")
+        #expect(plugin.typedTable.pointee.start == nil)
+    }
+    #endif
 
     @Test func aClosureOfAnotherSwiftTypeIsRefusedEvenWhenItsCSignatureFits() throws {
         let plugin = TypedDelegate(for: fx_plugin.self)

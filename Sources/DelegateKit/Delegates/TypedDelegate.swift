@@ -10,12 +10,14 @@
 /// sqlite3_file.pMethods = UnsafePointer(io.typedTable)
 /// ```
 ///
-/// A key path finds the slot by its offset (`MemoryLayout.offset(of:)`), and the closure must have
-/// exactly the member's Swift function type, checked at run time against the type the Swift runtime
-/// reports for the member: a mismatch throws ``DelegateError/typeMismatch(member:protocol:expected:actual:)``
-/// naming both types, so a wrong closure is never installed. (Swift cannot check it at compile time:
-/// a `@convention(c)` type cannot be spelled with generic parameters.) Closures must therefore state
-/// their parameter types, as above.
+/// A key path finds the slot by its offset (`MemoryLayout.offset(of:)`). With Swift 6.3 and later a key
+/// path literal to a member of up to six parameters also gives the closure its parameter and result
+/// types, from the member's (the key-path `implement`).
+/// Otherwise the closure states its types, and must have exactly the member's Swift function type,
+/// checked at run time against the type the Swift runtime reports for the member: a mismatch throws
+/// ``DelegateError/typeMismatch(member:protocol:expected:actual:)`` naming both types, so a wrong closure
+/// is never installed. (A `KeyPath` cannot give the types: a `@convention(c)` type cannot be spelled
+/// with generic parameters.)
 ///
 /// Everything else is ``DynamicDelegate``'s, which this class is: methods by name, stacks, observers,
 /// forwarding, policies, lifetimes and threads.
@@ -68,13 +70,35 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
         try ReflectedTable.method(member, closureType: closureType).name
     }
 
+    /// The name of the method a key path literal names, passed as a function that says whether the
+    /// member it reads is not NULL; after checking that a closure of `closureType` fits it.
+    @usableFromInline
+    func methodName(readingNonNull member: (Table) -> Bool, closureType: String) throws -> String {
+        try ReflectedTable.method(reading: member, closureType: closureType).name
+    }
+
     /// Implements the member `member` with a closure of its exact Swift function type.
     ///
-    /// State every parameter's type (and the result's, unless the body is one expression): Swift cannot
-    /// take them from the key path, because a `@convention(c)` type cannot be spelled with generic
-    /// parameters. Without them the compiler says "cannot infer type of closure parameter",
-    /// "type 'Any' cannot conform to 'CValue'" or "no exact matches in call to instance method
-    /// 'implement'"; the fix is the same for all three:
+    /// With Swift 6.3 and later, a key path literal to a member of up to six parameters takes the
+    /// closure's types from the member, so they may be left out:
+    ///
+    /// ```swift
+    /// try plugin.implement(\.transform) { context, value in value * 2 }
+    /// try threads.implement(\.start) { _ in
+    ///     work()
+    ///     return nil   // the member returns `void *`: this is UnsafeMutableRawPointer?
+    /// }
+    /// ```
+    ///
+    /// (Those forms take the literal as a function that reads the member, which Swift 6.2's compiler
+    /// stops on, swiftlang/swift#87264, and which a member of more parameters cannot be read as.)
+    /// Otherwise — Swift 6.2, a `KeyPath` value, more than six parameters, or a closure whose types are
+    /// not the member's, to throw the mismatch below rather than fail to compile — this form takes the
+    /// key path, and the closure must state every parameter's type (and the result's, unless the body is
+    /// one expression): Swift cannot take them from a `KeyPath`, because a `@convention(c)` type cannot be
+    /// spelled with generic parameters. Without them the compiler says "cannot infer type of closure
+    /// parameter", "type 'Any' cannot conform to 'CValue'" or "no exact matches in call to instance
+    /// method 'implement'"; the fix is the same for all three:
     ///
     /// ```swift
     /// try plugin.implement(\.transform) { (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value * 2 }
@@ -84,6 +108,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     /// differs from the member's, ``DelegateError/invalidMember(_:protocol:reason:)`` when `member` is not a
     /// function-pointer member; otherwise as `DynamicDelegate.implement(_:key:once:_:)`.
     @inlinable @discardableResult @_nonoverride  // 6.2.3 +assertions crashes without (pack overloads vs. the superclass's).
+    @_disfavoredOverload  // The literal's forms (generated), where they exist, wherever both fit.
     public func implement<Member, each A: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (repeat each A) -> R
@@ -94,6 +119,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
 
     /// Implements a member returning `void`.
     @inlinable @discardableResult @_nonoverride  // As above.
+    @_disfavoredOverload  // As above.
     public func implement<Member, each A: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (repeat each A) -> Void

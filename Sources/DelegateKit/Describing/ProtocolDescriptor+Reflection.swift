@@ -129,6 +129,43 @@ struct ReflectedTable: Sendable {
     }
 }
 
+extension ReflectedTable {
+    /// The method a key path literal into `Table` names when Swift passed it as a function (SE-0249), as
+    /// the key-path `implement` forms that take the member's type from it receive it; after checking, as
+    /// ``method(_:closureType:)`` does, that the closure's Swift function type is the member's.
+    ///
+    /// A function cannot say which member it reads, so it is asked: `readsNonNull` is handed a table whose
+    /// methods are all NULL but one, for each method in turn, and says whether the member it reads is
+    /// not NULL. (The member's value is only compared with `nil`, never called.) Throws
+    /// ``DelegateError/invalidMember(_:protocol:reason:)`` when it reads none of them.
+    static func method<Table>(reading readsNonNull: (Table) -> Bool, closureType: String) throws -> MethodDescriptor {
+        let table = of(Table.self)
+        let descriptor = table.descriptor
+        try descriptor.validate()
+        let size = max(MemoryLayout<Table>.stride, 1)
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<Table>.alignment)
+        defer { bytes.deallocate() }
+        for method in descriptor.methods {
+            bytes.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+            (bytes + method.offset).storeBytes(of: readMarker, as: UnsafeRawPointer.self)
+            guard readsNonNull(bytes.load(as: Table.self)) else { continue }
+            if let expected = table.functionTypes[method.offset], expected != closureType {
+                throw DelegateError.typeMismatch(member: method.name, protocol: descriptor.name, expected: expected, actual: closureType)
+            }
+            return method
+        }
+        throw DelegateError.invalidMember(
+            "a function of \(closureType)", protocol: descriptor.name,
+            reason: "it reads none of the struct's function-pointer members; pass a key path literal such as `\\.member`")
+    }
+
+    /// A non-NULL code address to put in a probed member: the value a read returns is never called.
+    private static var readMarker: UnsafeRawPointer { unsafeBitCast(markedFunction, to: UnsafeRawPointer.self) }
+}
+
+/// The function whose address marks a member being probed (`ReflectedTable.method(reading:closureType:)`).
+private let markedFunction: @convention(c) () -> Void = {}
+
 /// A Swift type's name and layout, read through an opened existential.
 private struct SwiftValueType {
     let name: String

@@ -184,11 +184,38 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     }
 }
 
+#if compiler(>=6.3)
+extension TypedDelegate {
+    /// Implements the member a key path literal names, with the closure's types taken from the member's
+    /// (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<R: CValue>(
+        _ member: (Table) -> (() -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable () -> R
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement(
+        _ member: (Table) -> (() -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable () -> Void
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(returning: Void.self)), key: key, once: once, body)
+    }
+}
+#endif
+
 extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
-    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
+    /// Swift cannot take them from a `KeyPath` ("cannot infer type of closure parameter"). A key path
+    /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> R
@@ -198,6 +225,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> Void
@@ -481,11 +509,38 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     }
 }
 
+#if compiler(>=6.3)
+extension TypedDelegate {
+    /// Implements the member a key path literal names, with the closure's types taken from the member's
+    /// (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, R: CValue>(
+        _ member: (Table) -> ((A0) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0) -> R
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue>(
+        _ member: (Table) -> ((A0) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0) -> Void
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, returning: Void.self)), key: key, once: once, body)
+    }
+}
+#endif
+
 extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
-    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
+    /// Swift cannot take them from a `KeyPath` ("cannot infer type of closure parameter"). A key path
+    /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> R
@@ -495,6 +550,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> Void
@@ -784,11 +840,38 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     }
 }
 
+#if compiler(>=6.3)
+extension TypedDelegate {
+    /// Implements the member a key path literal names, with the closure's types taken from the member's
+    /// (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue, R: CValue>(
+        _ member: (Table) -> ((A0, A1) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1) -> R
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue>(
+        _ member: (Table) -> ((A0, A1) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1) -> Void
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: Void.self)), key: key, once: once, body)
+    }
+}
+#endif
+
 extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
-    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
+    /// Swift cannot take them from a `KeyPath` ("cannot infer type of closure parameter"). A key path
+    /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> R
@@ -798,6 +881,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> Void
@@ -1093,11 +1177,38 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     }
 }
 
+#if compiler(>=6.3)
+extension TypedDelegate {
+    /// Implements the member a key path literal names, with the closure's types taken from the member's
+    /// (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+        _ member: (Table) -> ((A0, A1, A2) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2) -> R
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue, A2: CValue>(
+        _ member: (Table) -> ((A0, A1, A2) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2) -> Void
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: Void.self)), key: key, once: once, body)
+    }
+}
+#endif
+
 extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
-    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
+    /// Swift cannot take them from a `KeyPath` ("cannot infer type of closure parameter"). A key path
+    /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> R
@@ -1107,6 +1218,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> Void
@@ -1408,11 +1520,38 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     }
 }
 
+#if compiler(>=6.3)
+extension TypedDelegate {
+    /// Implements the member a key path literal names, with the closure's types taken from the member's
+    /// (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+        _ member: (Table) -> ((A0, A1, A2, A3) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
+        _ member: (Table) -> ((A0, A1, A2, A3) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: Void.self)), key: key, once: once, body)
+    }
+}
+#endif
+
 extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
-    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
+    /// Swift cannot take them from a `KeyPath` ("cannot infer type of closure parameter"). A key path
+    /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
@@ -1422,6 +1561,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
@@ -1729,11 +1869,38 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     }
 }
 
+#if compiler(>=6.3)
+extension TypedDelegate {
+    /// Implements the member a key path literal names, with the closure's types taken from the member's
+    /// (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+        _ member: (Table) -> ((A0, A1, A2, A3, A4) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
+        _ member: (Table) -> ((A0, A1, A2, A3, A4) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: Void.self)), key: key, once: once, body)
+    }
+}
+#endif
+
 extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
-    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
+    /// Swift cannot take them from a `KeyPath` ("cannot infer type of closure parameter"). A key path
+    /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
@@ -1743,6 +1910,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
@@ -2056,11 +2224,38 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     }
 }
 
+#if compiler(>=6.3)
+extension TypedDelegate {
+    /// Implements the member a key path literal names, with the closure's types taken from the member's
+    /// (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+        _ member: (Table) -> ((A0, A1, A2, A3, A4, A5) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: R.self)), key: key, once: once, body)
+    }
+
+    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
+        _ member: (Table) -> ((A0, A1, A2, A3, A4, A5) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
+    ) throws -> Registration {
+        try implement(
+            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: Void.self)), key: key, once: once, body)
+    }
+}
+#endif
+
 extension TypedDelegate {
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }`:
-    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
+    /// Swift cannot take them from a `KeyPath` ("cannot infer type of closure parameter"). A key path
+    /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
@@ -2070,6 +2265,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void

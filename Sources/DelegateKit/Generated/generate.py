@@ -411,11 +411,38 @@ extension BlockDelegateProtocol where Self: BlockDelegate {{
     }}
 }}
 
+#if compiler(>=6.3)
+extension TypedDelegate {{
+    /// Implements the member a key path literal names, with the closure's types taken from the member's
+    /// (fixed-arity form of the variadic key-path `implement`).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement<{g_r}>(
+        _ member: (Table) -> ({fn_r})?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable {fn_r}
+    ) throws -> Registration {{
+        try implement(
+            methodName(readingNonNull: {{ member($0) != nil }}, closureType: SwiftTypeName.functionType({metatypes}returning: R.self)), key: key, once: once, body)
+    }}
+
+    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
+    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    public func implement{g_v_decl}(
+        _ member: (Table) -> ({fn_v})?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
+        _ body: @escaping @Sendable {fn_v}
+    ) throws -> Registration {{
+        try implement(
+            methodName(readingNonNull: {{ member($0) != nil }}, closureType: SwiftTypeName.functionType({metatypes}returning: Void.self)), key: key, once: once, body)
+    }}
+}}
+#endif
+
 extension TypedDelegate {{
     /// Implements the member `member` (fixed-arity form of the variadic key-path `implement`). The closure
     /// must state its parameter types, `{{ (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in … }}`:
-    /// Swift cannot take them from the key path ("cannot infer type of closure parameter").
+    /// Swift cannot take them from a `KeyPath` ("cannot infer type of closure parameter"). A key path
+    /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<{g_m_r}>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable {fn_r}
@@ -425,6 +452,7 @@ extension TypedDelegate {{
 
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_disfavoredOverload  // As in TypedDelegate.swift.
     public func implement<{g_m_v}>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable {fn_v}
