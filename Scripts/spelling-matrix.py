@@ -82,10 +82,22 @@ def parameters(shape, underscore=False, prefix=()):
     return "(" + ", ".join(items) + ")"
 
 
+# The literal a closure returning only a literal returns, by result type; and the type Swift gives the
+# literal where nothing else says (its default literal type).
+LITERALS = {"UnsafeMutableRawPointer?": "nil", "OpaquePointer?": "nil", "Int32": "0", "Int64": "0", "Int": "0",
+            "Double": "0.0"}
+LITERAL_DEFAULTS = {"0": "Int", "0.0": "Double"}
+
+
 class Body:
-    """How a closure's body is written: what it returns (the C result, an element, nothing) and with what."""
-    def __init__(self, result, value, fallback, statement):
-        self.result, self.value, self.fallback, self.statement = result, value, fallback, statement
+    """How a closure's body is written: what it returns (the C result, an element, nothing) and with what;
+    `lead` is a statement that does what the body's kind must (a closure that may leave throws)."""
+    def __init__(self, result, value, fallback, statement, lead="probe.note()"):
+        self.result, self.value, self.fallback, self.statement, self.lead = result, value, fallback, statement, lead
+
+    @property
+    def literal(self):
+        return None if self.statement else LITERALS[self.result]
 
 
 def c_body(shape):
@@ -108,7 +120,8 @@ def leaving_body(shape):
     shape's result otherwise."""
     if shape.void:
         return Body("Void", None, None, (f"try probe.leave({shape.value})", f"try probe.leave({shape.fallback})"))
-    return Body(shape.result, f"try probe.leave({shape.value})", f"try probe.leave({shape.fallback})", None)
+    return Body(shape.result, f"try probe.leave({shape.value})", f"try probe.leave({shape.fallback})", None,
+                lead="try probe.leave(())")
 
 
 def element_body(shape):
@@ -162,12 +175,22 @@ def capture_list(shape, body, prefix):
     return closure(params, None, f"probe.note(); {rest}", capture="[probe] ")
 
 
+def literal_only(shape, body, prefix):
+    """Several statements whose only `return` is a literal (`nil`, `0`, `0.0`), the result type not
+    written and the parameters unused: pthread's start routine as `{ _ in …; return nil }`."""
+    if body.literal is None:
+        return None
+    return closure(parameters(shape, underscore=True, prefix=prefix[1]), None, f"{body.lead}; return {body.literal}")
+
+
 def closure(params, result, text, capture="", empty=False):
     if empty and not capture and result is None:
         return "{ " + text + " }"
     arrow = f" -> {result}" if result else ""
     return "{ " + capture + params + arrow + " in " + text + " }"
 
+
+LITERAL_ONLY = "several statements returning only a literal, result type not written"
 
 SPELLINGS = [
     ("a single expression", single),
@@ -177,6 +200,7 @@ SPELLINGS = [
     ("a first statement whose value is discarded", discarded_first),
     ("an early return", early_return),
     ("a capture list", capture_list),
+    (LITERAL_ONLY, literal_only),
     ("a closure value in a let", None),  # made by each entry point: the value's type is written in full
 ]
 
@@ -186,8 +210,14 @@ class EntryPoint:
     or the name of a closure value when `literal` is false) over and end by returning what to check;
     `body` says what the closure returns; `prefix` gives its own leading parameters, named and unnamed."""
     def __init__(self, name, body, hand, prefix=lambda shape: ((), ()), value_type=None, expected=None, sendable=True,
-                 takes_variadic=False):
+                 takes_variadic=False, literal_type="context"):
         self.name, self.body, self.hand, self.prefix = name, body, hand, prefix
+        # Where a closure that returns only a literal and states no result type gets its result type:
+        # "context" (a property's type, `Next`'s, `returningOnError:`'s), "member" (the key path literal's
+        # member, with Swift 6.3 and later), or "literal" (nothing: Swift's default literal type, so `nil`
+        # does not compile); "refusing" is "literal" for an entry point that then refuses the closure with
+        # a signature mismatch.
+        self.literal_type = literal_type
         self.value_type = value_type or (lambda shape, body: function_type(shape, body))
         self.expected = expected or (lambda shape: shape.c)
         self.sendable = sendable
@@ -246,25 +276,28 @@ ENTRY_POINTS = [
     EntryPoint("CClosure", c_body, lambda s, c, l:
                "let closure = try " + call("CClosure", [], c, l)
                + then(f"try expectOwnEntry(closure, {own_entry(s)})", "return closure.signature"),
-               takes_variadic=True),
+               takes_variadic=True, literal_type="literal"),
     EntryPoint("CClosure, leaving by a CallbackExit", leaving_body, lambda s, c, l:
                "let closure = try " + call("CClosure", [], c, l)
                + then("try expectOwnEntry(closure, nil)", "return closure.signature"),
-               value_type=throwing),
+               value_type=throwing, literal_type="literal"),
     EntryPoint("CCallback.oneShot", c_body, lambda s, c, l:
                "let callback = try " + call("CCallback.oneShot", [], c, l)
-               + then("defer { callback.discard() }", "return callback.signature")),
+               + then("defer { callback.discard() }", "return callback.signature"),
+               literal_type="literal"),
     EntryPoint("NotifiedCallback", c_body, lambda s, c, l:
                "let notified = try " + call("NotifiedCallback", [], c, l)
                + then("defer { notified.release() }", f"try expectOwnEntry(notified, {own_entry(s)})",
-                      "return notified.callback.signature")),
+                      "return notified.callback.signature"),
+               literal_type="literal"),
     EntryPoint("implement by name", c_body, lambda s, c, l:
                "try " + call("delegate.implement", [quoted(s)], c, l)
                + then(f"return try implemented({quoted(s)}, in: delegate)"),
-               takes_variadic=True),
+               takes_variadic=True, literal_type="refusing"),
     EntryPoint("implement by key path", c_body, lambda s, c, l:
                "try " + call("typed.implement", [key_path(s)], c, l)
-               + then(f"return try implemented({quoted(s)}, in: typed)")),
+               + then(f"return try implemented({quoted(s)}, in: typed)"),
+               literal_type="member"),
     EntryPoint("implement with an error handler", c_body, lambda s, c, l:
                "try " + call("delegate.implement", [quoted(s)] + ([] if s.void else [f"returningOnError: {s.fallback}"])
                              + ["errorHandler: { _, _ in }"], c, l)
@@ -273,7 +306,7 @@ ENTRY_POINTS = [
     EntryPoint("implement by name, leaving by a CallbackExit", leaving_body, lambda s, c, l:
                "try " + call("delegate.implement", [quoted(s)], c, l)
                + then(f"return try implemented({quoted(s)}, in: delegate)"),
-               value_type=throwing),
+               value_type=throwing, literal_type="refusing"),
     EntryPoint("override by name", c_body, lambda s, c, l:
                "try " + call("delegate.override", [quoted(s)], c, l)
                + then(f"return try implemented({quoted(s)}, in: delegate)"),
@@ -292,7 +325,8 @@ ENTRY_POINTS = [
                "try " + call("slots.implement", [quoted(s)], c, l)
                + then(f"return try implemented({quoted(s)}, in: slots.dynamicDelegate)"),
                prefix=lambda s: (("owner: SpellingSlots",), ("_: SpellingSlots",)),
-               value_type=lambda s, b: function_type(s, b, "SpellingSlots"), sendable=False),
+               value_type=lambda s, b: function_type(s, b, "SpellingSlots"), sendable=False,
+               literal_type="refusing"),
     EntryPoint("withCCallback", element_body, lambda s, c, l:
                "return try await refusedCallbackSignature { start in"
                + then(f"    _ = try await withCCallback(start, receive: {c})", "}"),
@@ -309,8 +343,37 @@ ENTRY_POINTS = [
 ]
 
 
+# What the compiler says of `return nil` in a closure whose result type nothing gives (README, "Writing
+# the closure"): the type checker tries the `Void` overload last and reports that.
+NIL_REFUSAL = "'nil' is not compatible with closure result type"
+
+
+class Outcome:
+    """What a case does: `refused` is the compiler's message when it must not compile (the README's rule);
+    otherwise it compiles and gets the C signature `expected` (`refusing`: the entry point throws a
+    signature mismatch whose closure signature is `expected`); `newer` when only Swift 6.3 and later
+    compile it (a key path literal's member gives the types)."""
+    def __init__(self, expected=None, refused=None, refusing=False, newer=False):
+        self.expected, self.refused, self.refusing, self.newer = expected, refused, refusing, newer
+
+
+def outcome(entry, shape, spelling, body):
+    expected = entry.expected(shape)
+    if spelling != LITERAL_ONLY or entry.literal_type == "context":
+        return Outcome(expected)
+    if entry.literal_type == "member":
+        return Outcome(expected, newer=True)
+    default = LITERAL_DEFAULTS.get(body.literal)
+    if default is None:
+        return Outcome(refused=NIL_REFUSAL)
+    if default == body.result or (default, body.result) == ("Int", "Int64"):  # Int is int64_t, C's long
+        return Outcome(expected)
+    c_result = {"Int": "long", "Double": "double"}[default]
+    return Outcome(c_result + " " + expected[expected.index("("):], refusing=entry.literal_type == "refusing")
+
+
 def cases():
-    """Every (entry point, shape, spelling, code) of the matrix."""
+    """Every (entry point, shape, spelling, code, outcome) of the matrix."""
     for entry in ENTRY_POINTS:
         for shape in entry.shapes:
             body = entry.body(shape)
@@ -327,7 +390,13 @@ def cases():
                     if literal is None:
                         continue
                     code = entry.hand(shape, literal, True)
-                yield entry, shape, spelling, code
+                result = outcome(entry, shape, spelling, body)
+                if result.expected not in (None, entry.expected(shape)):
+                    # Another signature than the shape's has no entry of the shape's own.
+                    code = code.replace(f", {own_entry(shape)})", ", nil)")
+                if result.refusing:
+                    code = "return try await mismatchedSignature {\n" + indent(code, 4) + "\n}"
+                yield entry, shape, spelling, code, result
 
 
 PRELUDE = '''
@@ -457,6 +526,17 @@ func refusedCallbackSignature(
 }
 
 struct SpellingRefusal: Error {}
+
+/// The closure signature of the signature mismatch `body` must throw: a closure whose result type Swift
+/// took from a literal (`Int` for `return 0`) handed to a method of another signature.
+func mismatchedSignature(_ body: () async throws -> CSignature) async throws -> CSignature {
+    do {
+        let signature = try await body()
+        throw SpellingMismatch(description: "`\\(signature)` was not refused")
+    } catch DelegateError.signatureMismatch(_, _, _, let actual) {
+        return actual
+    }
+}
 '''
 
 
@@ -490,31 +570,44 @@ def write():
     header = "// Generated by Scripts/spelling-matrix.py: do not edit; change the script and run it again.\n\n" + IMPORTS
     (OUT / "SpellingMatrixPrelude.generated.swift").write_text(header + prelude())
     by_entry = {}
-    for entry, shape, spelling, code in cases():
-        by_entry.setdefault(entry.name, []).append((entry, shape, spelling, code))
+    for entry, shape, spelling, code, result in cases():
+        by_entry.setdefault(entry.name, []).append((entry, shape, spelling, code, result))
     written = {"SpellingMatrixPrelude.generated.swift"}
+    total = refused = 0
     for number, (name, items) in enumerate(by_entry.items()):
-        functions, rows = [], []
-        for index, (entry, shape, spelling, code) in enumerate(items):
+        functions, rows, newer_functions, newer_rows = [], [], [], []
+        for index, (entry, shape, spelling, code, result) in enumerate(items):
+            total += 1
+            if result.refused:  # does not compile: `--typecheck` checks the compiler's message
+                refused += 1
+                continue
             function = f"spelling{number}_{index}"
-            functions.append(f"    static func {function}({PARAMETERS}) async throws -> CSignature {{\n"
-                             f"{indent(code, 8)}\n    }}\n")
-            rows.append(f'        SpellingCase(entryPoint: "{swift_string(name)}", shape: "{shape.c}", spelling: "{spelling}",\n'
-                        f'                     expected: "{entry.expected(shape)}", run: {function}),')
+            (newer_functions if result.newer else functions).append(
+                f"    static func {function}({PARAMETERS}) async throws -> CSignature {{\n{indent(code, 8)}\n    }}\n")
+            (newer_rows if result.newer else rows).append(
+                f'        SpellingCase(entryPoint: "{swift_string(name)}", shape: "{shape.c}", spelling: "{spelling}",\n'
+                f'                     expected: "{result.expected}", run: {function}),')
         file_name = f"SpellingMatrix{number:02d}.generated.swift"
         written.add(file_name)
-        (OUT / file_name).write_text(
-            header + f"\n/// The spelling matrix's cases for {name}.\nenum SpellingMatrix{number:02d} {{\n"
-            + f"    static let cases: [SpellingCase] = [\n" + "\n".join(rows) + "\n    ]\n\n"
-            + "\n".join(functions) + "}\n")
+        text = header + f"\n/// The spelling matrix's cases for {name}.\nenum SpellingMatrix{number:02d} {{\n"
+        if newer_rows:
+            text += "    static let cases: [SpellingCase] = [\n" + "\n".join(rows) + "\n    ] + newerCompilerCases\n\n"
+            text += "\n".join(functions)
+            # A key path literal's member gives a closure its types with Swift 6.3 and later only.
+            text += ("\n    #if compiler(>=6.3)\n    static let newerCompilerCases: [SpellingCase] = [\n"
+                     + "\n".join(newer_rows) + "\n    ]\n\n" + "\n".join(newer_functions)
+                     + "    #else\n    static let newerCompilerCases: [SpellingCase] = []\n    #endif\n")
+        else:
+            text += "    static let cases: [SpellingCase] = [\n" + "\n".join(rows) + "\n    ]\n\n" + "\n".join(functions)
+        (OUT / file_name).write_text(text + "}\n")
     cases_list = " + ".join(f"SpellingMatrix{n:02d}.cases" for n in range(len(by_entry)))
     (OUT / "SpellingMatrixCases.generated.swift").write_text(
-        header + f"\n/// Every case of the spelling matrix.\nlet spellingMatrix: [SpellingCase] = {cases_list}\n")
+        header + f"\n/// Every case of the spelling matrix that compiles.\nlet spellingMatrix: [SpellingCase] = {cases_list}\n")
     written.add("SpellingMatrixCases.generated.swift")
     for stale in OUT.glob("*.generated.swift"):
         if stale.name not in written:
             stale.unlink()
-    print(f"{sum(len(v) for v in by_entry.values())} cases in {len(by_entry)} entry points")
+    print(f"{total} cases in {len(by_entry)} entry points, {refused} of them refused by the compiler as the README says")
 
 
 def typecheck(jobs):
@@ -534,21 +627,27 @@ def typecheck(jobs):
         (directory / "prelude.swift").write_text(IMPORTS + prelude())
 
         def check(item):
-            index, (entry, shape, spelling, code) = item
+            index, (entry, shape, spelling, code, result) = item
             path = directory / f"case{index}.swift"
             path.write_text(IMPORTS + case_function(index, code))
-            result = subprocess.run(["swiftc"] + flags + [str(directory / "prelude.swift"), str(path)],
-                                    capture_output=True, text=True)
-            return item, result
+            compiled = subprocess.run(["swiftc"] + flags + [str(directory / "prelude.swift"), str(path)],
+                                      capture_output=True, text=True)
+            return item, compiled
 
         failures = []
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for (index, (entry, shape, spelling, code)), result in pool.map(check, enumerate(all_cases)):
-                if result.returncode != 0:
-                    errors = [line for line in result.stderr.splitlines() if ": error:" in line]
-                    failures.append(f"- {entry.name}, `{shape.c}`, {spelling}:\n{indent(code, 6)}\n"
-                                    + "\n".join("      " + e.split(": error: ", 1)[1] for e in errors[:3]))
-    print(f"{len(all_cases) - len(failures)} of {len(all_cases)} cases type-check")
+            for (index, (entry, shape, spelling, code, result)), compiled in pool.map(check, enumerate(all_cases)):
+                errors = [line.split(": error: ", 1)[1] for line in compiled.stderr.splitlines() if ": error: " in line]
+                where = f"- {entry.name}, `{shape.c}`, {spelling}:\n{indent(code, 6)}\n"
+                if result.refused:
+                    if compiled.returncode == 0 or not any(result.refused in e for e in errors):
+                        failures.append(where + f"      should not compile, the compiler saying \"{result.refused}\"; it "
+                                        + ("compiled" if compiled.returncode == 0 else "said:\n" + "\n".join("      " + e for e in errors[:3])))
+                elif compiled.returncode != 0:
+                    failures.append(where + "\n".join("      " + e for e in errors[:3]))
+    refused = sum(1 for *_, result in all_cases if result.refused)
+    print(f"{len(all_cases) - len(failures)} of {len(all_cases)} cases type-check as they should "
+          f"({refused} must not compile: a closure returning only `nil` that states no result type)")
     if failures:
         print("\n".join(failures))
         sys.exit(1)

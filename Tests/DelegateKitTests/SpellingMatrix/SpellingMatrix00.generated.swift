@@ -20,182 +20,196 @@ enum SpellingMatrix00 {
                      expected: "int (const void *, const void *)", run: spelling0_5),
         SpellingCase(entryPoint: "CClosure", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling0_6),
+        SpellingCase(entryPoint: "CClosure", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (const void *, const void *)", run: spelling0_7),
         SpellingCase(entryPoint: "CClosure", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
-                     expected: "int (const void *, const void *)", run: spelling0_7),
+                     expected: "int (const void *, const void *)", run: spelling0_8),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling0_8),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling0_9),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling0_10),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling0_11),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling0_12),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling0_13),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling0_14),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling0_15),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling0_16),
         SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "a single expression",
-                     expected: "int (void *)", run: spelling0_16),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling0_17),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling0_18),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling0_19),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling0_20),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling0_21),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling0_22),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling0_23),
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *)", run: spelling0_24),
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "int (void *)", run: spelling0_25),
         SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void *(void *)", run: spelling0_24),
-        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void *(void *)", run: spelling0_25),
-        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling0_26),
-        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling0_27),
-        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling0_28),
-        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling0_29),
-        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling0_30),
-        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling0_31),
+        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void *(void *)", run: spelling0_32),
+        SpellingCase(entryPoint: "CClosure", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void *(void *)", run: spelling0_34),
         SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "int (void *, int)", run: spelling0_32),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "int (void *, int)", run: spelling0_33),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "int (void *, int)", run: spelling0_34),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling0_35),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling0_36),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling0_37),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling0_38),
-        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling0_39),
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "int (void *, int)", run: spelling0_40),
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "int (void *, int)", run: spelling0_41),
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *, int)", run: spelling0_42),
+        SpellingCase(entryPoint: "CClosure", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "int (void *, int)", run: spelling0_43),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "a single expression",
-                     expected: "void (void *, void *)", run: spelling0_40),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "several statements",
-                     expected: "void (void *, void *)", run: spelling0_41),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "several statements, result type written",
-                     expected: "void (void *, void *)", run: spelling0_42),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "unused parameters as _",
-                     expected: "void (void *, void *)", run: spelling0_43),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling0_44),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling0_45),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling0_46),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling0_47),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, void *)", run: spelling0_48),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "an early return",
+                     expected: "void (void *, void *)", run: spelling0_49),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "a capture list",
+                     expected: "void (void *, void *)", run: spelling0_50),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, void *)", spelling: "a closure value in a let",
+                     expected: "void (void *, void *)", run: spelling0_51),
         SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "a single expression",
-                     expected: "void (void)", run: spelling0_48),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "several statements",
-                     expected: "void (void)", run: spelling0_49),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "several statements, result type written",
-                     expected: "void (void)", run: spelling0_50),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void)", run: spelling0_51),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling0_52),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling0_53),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling0_54),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void)", run: spelling0_55),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "an early return",
+                     expected: "void (void)", run: spelling0_56),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "a capture list",
+                     expected: "void (void)", run: spelling0_57),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void)", spelling: "a closure value in a let",
+                     expected: "void (void)", run: spelling0_58),
         SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling0_55),
-        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling0_56),
-        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling0_57),
-        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling0_58),
-        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling0_59),
-        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling0_60),
-        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling0_61),
-        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling0_62),
+        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling0_63),
+        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling0_64),
+        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling0_65),
+        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling0_66),
+        SpellingCase(entryPoint: "CClosure", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling0_67),
         SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "a single expression",
-                     expected: "double (double)", run: spelling0_63),
-        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "several statements",
-                     expected: "double (double)", run: spelling0_64),
-        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "double (double)", run: spelling0_65),
-        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling0_66),
-        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling0_67),
-        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling0_68),
-        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling0_69),
-        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling0_70),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "double (double)", run: spelling0_71),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double)", run: spelling0_72),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "an early return",
+                     expected: "double (double)", run: spelling0_73),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "a capture list",
+                     expected: "double (double)", run: spelling0_74),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double)", run: spelling0_75),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double)", spelling: "a closure value in a let",
+                     expected: "double (double)", run: spelling0_76),
         SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "int (struct opaque *)", run: spelling0_71),
-        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "int (struct opaque *)", run: spelling0_72),
-        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling0_73),
-        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling0_74),
-        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling0_75),
-        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling0_76),
-        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling0_77),
-        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling0_78),
+        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "int (struct opaque *)", run: spelling0_79),
+        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "int (struct opaque *)", run: spelling0_80),
+        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (struct opaque *)", run: spelling0_81),
+        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "int (struct opaque *)", run: spelling0_82),
+        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "a capture list",
+                     expected: "int (struct opaque *)", run: spelling0_83),
+        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (struct opaque *)", run: spelling0_84),
+        SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+                     expected: "int (struct opaque *)", run: spelling0_85),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a single expression",
-                     expected: "void (void *, const char *, ...)", run: spelling0_79),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "several statements",
-                     expected: "void (void *, const char *, ...)", run: spelling0_80),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "several statements, result type written",
-                     expected: "void (void *, const char *, ...)", run: spelling0_81),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "unused parameters as _",
-                     expected: "void (void *, const char *, ...)", run: spelling0_82),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void *, const char *, ...)", run: spelling0_83),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "an early return",
-                     expected: "void (void *, const char *, ...)", run: spelling0_84),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a capture list",
-                     expected: "void (void *, const char *, ...)", run: spelling0_85),
-        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a closure value in a let",
                      expected: "void (void *, const char *, ...)", run: spelling0_86),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "several statements",
+                     expected: "void (void *, const char *, ...)", run: spelling0_87),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "several statements, result type written",
+                     expected: "void (void *, const char *, ...)", run: spelling0_88),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "unused parameters as _",
+                     expected: "void (void *, const char *, ...)", run: spelling0_89),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, const char *, ...)", run: spelling0_90),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "an early return",
+                     expected: "void (void *, const char *, ...)", run: spelling0_91),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a capture list",
+                     expected: "void (void *, const char *, ...)", run: spelling0_92),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a closure value in a let",
+                     expected: "void (void *, const char *, ...)", run: spelling0_93),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a single expression",
-                     expected: "long (int, ...)", run: spelling0_87),
-        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements",
-                     expected: "long (int, ...)", run: spelling0_88),
-        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements, result type written",
-                     expected: "long (int, ...)", run: spelling0_89),
-        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "unused parameters as _",
-                     expected: "long (int, ...)", run: spelling0_90),
-        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a first statement whose value is discarded",
-                     expected: "long (int, ...)", run: spelling0_91),
-        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "an early return",
-                     expected: "long (int, ...)", run: spelling0_92),
-        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a capture list",
-                     expected: "long (int, ...)", run: spelling0_93),
-        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a closure value in a let",
                      expected: "long (int, ...)", run: spelling0_94),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements",
+                     expected: "long (int, ...)", run: spelling0_95),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements, result type written",
+                     expected: "long (int, ...)", run: spelling0_96),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "unused parameters as _",
+                     expected: "long (int, ...)", run: spelling0_97),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a first statement whose value is discarded",
+                     expected: "long (int, ...)", run: spelling0_98),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "an early return",
+                     expected: "long (int, ...)", run: spelling0_99),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a capture list",
+                     expected: "long (int, ...)", run: spelling0_100),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (int, ...)", run: spelling0_101),
+        SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a closure value in a let",
+                     expected: "long (int, ...)", run: spelling0_102),
     ]
 
     static func spelling0_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -241,539 +255,581 @@ enum SpellingMatrix00 {
     }
 
     static func spelling0_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, .comparator)
         return closure.signature
     }
 
-    static func spelling0_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.free(p) }
         try expectOwnEntry(closure, .destroy)
         return closure.signature
     }
 
-    static func spelling0_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         try expectOwnEntry(closure, .destroy)
         return closure.signature
     }
 
-    static func spelling0_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         try expectOwnEntry(closure, .destroy)
         return closure.signature
     }
 
-    static func spelling0_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         try expectOwnEntry(closure, .destroy)
         return closure.signature
     }
 
-    static func spelling0_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         try expectOwnEntry(closure, .destroy)
         return closure.signature
     }
 
-    static func spelling0_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         try expectOwnEntry(closure, .destroy)
         return closure.signature
     }
 
-    static func spelling0_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         try expectOwnEntry(closure, .destroy)
         return closure.signature
     }
 
-    static func spelling0_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, .destroy)
         return closure.signature
     }
 
-    static func spelling0_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.count(p) }
         try expectOwnEntry(closure, .context)
         return closure.signature
     }
 
-    static func spelling0_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         try expectOwnEntry(closure, .context)
         return closure.signature
     }
 
-    static func spelling0_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         try expectOwnEntry(closure, .context)
         return closure.signature
     }
 
-    static func spelling0_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         try expectOwnEntry(closure, .context)
         return closure.signature
     }
 
-    static func spelling0_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         try expectOwnEntry(closure, .context)
         return closure.signature
     }
 
-    static func spelling0_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         try expectOwnEntry(closure, .context)
         return closure.signature
     }
 
-    static func spelling0_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         try expectOwnEntry(closure, .context)
         return closure.signature
     }
 
-    static func spelling0_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, .context)
         return closure.signature
     }
 
-    static func spelling0_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
         try expectOwnEntry(closure, .threadStart)
         return closure.signature
     }
 
-    static func spelling0_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         try expectOwnEntry(closure, .threadStart)
         return closure.signature
     }
 
-    static func spelling0_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         try expectOwnEntry(closure, .threadStart)
         return closure.signature
     }
 
-    static func spelling0_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         try expectOwnEntry(closure, .threadStart)
         return closure.signature
     }
 
-    static func spelling0_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         try expectOwnEntry(closure, .threadStart)
         return closure.signature
     }
 
-    static func spelling0_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         try expectOwnEntry(closure, .threadStart)
         return closure.signature
     }
 
-    static func spelling0_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         try expectOwnEntry(closure, .threadStart)
         return closure.signature
     }
 
-    static func spelling0_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, .threadStart)
         return closure.signature
     }
 
-    static func spelling0_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         try expectOwnEntry(closure, .busy)
         return closure.signature
     }
 
-    static func spelling0_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         try expectOwnEntry(closure, .busy)
         return closure.signature
     }
 
-    static func spelling0_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         try expectOwnEntry(closure, .busy)
         return closure.signature
     }
 
-    static func spelling0_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         try expectOwnEntry(closure, .busy)
         return closure.signature
     }
 
-    static func spelling0_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         try expectOwnEntry(closure, .busy)
         return closure.signature
     }
 
-    static func spelling0_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         try expectOwnEntry(closure, .busy)
         return closure.signature
     }
 
-    static func spelling0_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         try expectOwnEntry(closure, .busy)
         return closure.signature
     }
 
-    static func spelling0_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, .busy)
         return closure.signature
     }
 
-    static func spelling0_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         try expectOwnEntry(closure, .foreach)
         return closure.signature
     }
 
-    static func spelling0_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         try expectOwnEntry(closure, .foreach)
         return closure.signature
     }
 
-    static func spelling0_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         try expectOwnEntry(closure, .foreach)
         return closure.signature
     }
 
-    static func spelling0_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         try expectOwnEntry(closure, .foreach)
         return closure.signature
     }
 
-    static func spelling0_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         try expectOwnEntry(closure, .foreach)
         return closure.signature
     }
 
-    static func spelling0_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         try expectOwnEntry(closure, .foreach)
         return closure.signature
     }
 
-    static func spelling0_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         try expectOwnEntry(closure, .foreach)
         return closure.signature
     }
 
-    static func spelling0_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, .foreach)
         return closure.signature
     }
 
-    static func spelling0_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { probe.tick() }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { probe.note(); probe.tick() }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { () -> Void in probe.note(); probe.tick() }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { probe.calls.add(1, ordering: .relaxed); probe.tick() }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { if probe.stopped { return }; probe.tick() }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] () in probe.note(); probe.tick() }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Void = { probe.note(); probe.tick() }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) in a &+ b }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) in probe.note(); return a &+ b }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: Int64, _: Int64) in probe.note(); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) in x * probe.factor }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) in probe.note(); return x * probe.factor }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) -> Double in probe.note(); return x * probe.factor }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: Double) in probe.note(); return probe.factor }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (x: Double) in probe.note(); return x * probe.factor }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: Double) in probe.note(); return 0.0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Double = { x in probe.note(); return x * probe.factor }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) in probe.close(handle) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: OpaquePointer?) in probe.note(); return probe.int32 }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: OpaquePointer?) in probe.note(); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.log(format, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) -> Void in probe.note(); probe.log(format, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in probe.note(); probe.tick() }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); probe.log(format, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in if probe.stopped { return }; probe.log(format, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, CVariadicArguments) -> Void = { context, format, arguments in probe.note(); probe.log(format, arguments) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) -> Int in probe.note(); return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: Int32, _: CVariadicArguments) in probe.note(); return probe.long }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in if probe.stopped { return probe.long }; return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: Int32, _: CVariadicArguments) in probe.note(); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int32, CVariadicArguments) -> Int = { count, arguments in probe.note(); return probe.total(count, arguments) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)

@@ -20,150 +20,162 @@ enum SpellingMatrix01 {
                      expected: "int (const void *, const void *)", run: spelling1_5),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling1_6),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (const void *, const void *)", run: spelling1_7),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
-                     expected: "int (const void *, const void *)", run: spelling1_7),
+                     expected: "int (const void *, const void *)", run: spelling1_8),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling1_8),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling1_9),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling1_10),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling1_11),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling1_12),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling1_13),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling1_14),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling1_15),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling1_16),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a single expression",
-                     expected: "int (void *)", run: spelling1_16),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling1_17),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling1_18),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling1_19),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling1_20),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling1_21),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling1_22),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling1_23),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *)", run: spelling1_24),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "int (void *)", run: spelling1_25),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void *(void *)", run: spelling1_24),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void *(void *)", run: spelling1_25),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling1_26),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling1_27),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling1_28),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling1_29),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling1_30),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling1_31),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void *(void *)", run: spelling1_32),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void *(void *)", run: spelling1_34),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "int (void *, int)", run: spelling1_32),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "int (void *, int)", run: spelling1_33),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "int (void *, int)", run: spelling1_34),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling1_35),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling1_36),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling1_37),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling1_38),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling1_39),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "int (void *, int)", run: spelling1_40),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "int (void *, int)", run: spelling1_41),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *, int)", run: spelling1_42),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "int (void *, int)", run: spelling1_43),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a single expression",
-                     expected: "void (void *, void *)", run: spelling1_40),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements",
-                     expected: "void (void *, void *)", run: spelling1_41),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements, result type written",
-                     expected: "void (void *, void *)", run: spelling1_42),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "unused parameters as _",
-                     expected: "void (void *, void *)", run: spelling1_43),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling1_44),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling1_45),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling1_46),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling1_47),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, void *)", run: spelling1_48),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "an early return",
+                     expected: "void (void *, void *)", run: spelling1_49),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a capture list",
+                     expected: "void (void *, void *)", run: spelling1_50),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a closure value in a let",
+                     expected: "void (void *, void *)", run: spelling1_51),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a single expression",
-                     expected: "void (void)", run: spelling1_48),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements",
-                     expected: "void (void)", run: spelling1_49),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements, result type written",
-                     expected: "void (void)", run: spelling1_50),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void)", run: spelling1_51),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling1_52),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling1_53),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling1_54),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void)", run: spelling1_55),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "an early return",
+                     expected: "void (void)", run: spelling1_56),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a capture list",
+                     expected: "void (void)", run: spelling1_57),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void)", spelling: "a closure value in a let",
+                     expected: "void (void)", run: spelling1_58),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling1_55),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling1_56),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling1_57),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling1_58),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_59),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_60),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_61),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling1_62),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling1_63),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling1_64),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling1_65),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling1_66),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling1_67),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a single expression",
-                     expected: "double (double)", run: spelling1_63),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements",
-                     expected: "double (double)", run: spelling1_64),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "double (double)", run: spelling1_65),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling1_66),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling1_67),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling1_68),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling1_69),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling1_70),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "double (double)", run: spelling1_71),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double)", run: spelling1_72),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "an early return",
+                     expected: "double (double)", run: spelling1_73),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a capture list",
+                     expected: "double (double)", run: spelling1_74),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double)", run: spelling1_75),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double)", spelling: "a closure value in a let",
+                     expected: "double (double)", run: spelling1_76),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "int (struct opaque *)", run: spelling1_71),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "int (struct opaque *)", run: spelling1_72),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling1_73),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling1_74),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling1_75),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling1_76),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling1_77),
-        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling1_78),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "int (struct opaque *)", run: spelling1_79),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "int (struct opaque *)", run: spelling1_80),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (struct opaque *)", run: spelling1_81),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "int (struct opaque *)", run: spelling1_82),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a capture list",
+                     expected: "int (struct opaque *)", run: spelling1_83),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (struct opaque *)", run: spelling1_84),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+                     expected: "int (struct opaque *)", run: spelling1_85),
     ]
 
     static func spelling1_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -209,441 +221,477 @@ enum SpellingMatrix01 {
     }
 
     static func spelling1_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in try probe.leave(()); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) throws -> Int32 = { a, b in probe.note(); return try probe.leave(probe.compare(a, b)) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.free(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); try probe.leave(probe.free(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(nil)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.free(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; try probe.leave(probe.free(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) throws -> Void = { p in probe.note(); try probe.leave(probe.free(p)) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.count(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.count(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return try probe.leave(probe.count(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.int32) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.count(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.count(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.count(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?) in try probe.leave(()); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int32 = { p in probe.note(); return try probe.leave(probe.count(p)) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.pass(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pass(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return try probe.leave(probe.pass(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pointer) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.pass(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?) in if probe.stopped { return try probe.leave(probe.pointer) }; return try probe.leave(probe.pass(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pass(p)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) throws -> UnsafeMutableRawPointer? = { p in probe.note(); return try probe.leave(probe.pass(p)) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in try probe.leave(probe.retry(p, count)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return try probe.leave(probe.retry(p, count)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return try probe.leave(probe.retry(p, count)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return try probe.leave(probe.int32) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.retry(p, count)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.retry(p, count)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return try probe.leave(probe.retry(p, count)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: Int32) in try probe.leave(()); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) throws -> Int32 = { p, count in probe.note(); return try probe.leave(probe.retry(p, count)) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in try probe.leave(probe.visit(element, data)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.visit(element, data)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); try probe.leave(probe.visit(element, data)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(nil)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.visit(element, data)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; try probe.leave(probe.visit(element, data)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.visit(element, data)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) throws -> Void = { element, data in probe.note(); try probe.leave(probe.visit(element, data)) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { try probe.leave(probe.tick()) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { probe.note(); try probe.leave(probe.tick()) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { () -> Void in probe.note(); try probe.leave(probe.tick()) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.tick()) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { if probe.stopped { return }; try probe.leave(probe.tick()) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] () in probe.note(); try probe.leave(probe.tick()) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () throws -> Void = { probe.note(); try probe.leave(probe.tick()) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) in try probe.leave(a &+ b) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) in probe.note(); return try probe.leave(a &+ b) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) -> Int64 in probe.note(); return try probe.leave(a &+ b) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: Int64, _: Int64) in probe.note(); return try probe.leave(probe.int64) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(a &+ b) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (a: Int64, b: Int64) in if probe.stopped { return try probe.leave(probe.int64) }; return try probe.leave(a &+ b) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (a: Int64, b: Int64) in probe.note(); return try probe.leave(a &+ b) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: Int64, _: Int64) in try probe.leave(()); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) throws -> Int64 = { a, b in probe.note(); return try probe.leave(a &+ b) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) in try probe.leave(x * probe.factor) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) in probe.note(); return try probe.leave(x * probe.factor) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) -> Double in probe.note(); return try probe.leave(x * probe.factor) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: Double) in probe.note(); return try probe.leave(probe.factor) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(x * probe.factor) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (x: Double) in if probe.stopped { return try probe.leave(probe.factor) }; return try probe.leave(x * probe.factor) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (x: Double) in probe.note(); return try probe.leave(x * probe.factor) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: Double) in try probe.leave(()); return 0.0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) throws -> Double = { x in probe.note(); return try probe.leave(x * probe.factor) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) in try probe.leave(probe.close(handle)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) in probe.note(); return try probe.leave(probe.close(handle)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) -> Int32 in probe.note(); return try probe.leave(probe.close(handle)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: OpaquePointer?) in probe.note(); return try probe.leave(probe.int32) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.close(handle)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (handle: OpaquePointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.close(handle)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (handle: OpaquePointer?) in probe.note(); return try probe.leave(probe.close(handle)) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling1_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling1_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: OpaquePointer?) in try probe.leave(()); return 0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) throws -> Int32 = { handle in probe.note(); return try probe.leave(probe.close(handle)) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)

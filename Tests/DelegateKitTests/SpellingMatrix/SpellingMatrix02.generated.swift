@@ -20,150 +20,162 @@ enum SpellingMatrix02 {
                      expected: "int (const void *, const void *)", run: spelling2_5),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling2_6),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (const void *, const void *)", run: spelling2_7),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
-                     expected: "int (const void *, const void *)", run: spelling2_7),
+                     expected: "int (const void *, const void *)", run: spelling2_8),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling2_8),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling2_9),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling2_10),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling2_11),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling2_12),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling2_13),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling2_14),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling2_15),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling2_16),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a single expression",
-                     expected: "int (void *)", run: spelling2_16),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling2_17),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling2_18),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling2_19),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling2_20),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling2_21),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling2_22),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling2_23),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *)", run: spelling2_24),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "int (void *)", run: spelling2_25),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void *(void *)", run: spelling2_24),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void *(void *)", run: spelling2_25),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling2_26),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling2_27),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling2_28),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling2_29),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling2_30),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling2_31),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void *(void *)", run: spelling2_32),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void *(void *)", run: spelling2_34),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "int (void *, int)", run: spelling2_32),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "int (void *, int)", run: spelling2_33),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "int (void *, int)", run: spelling2_34),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling2_35),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling2_36),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling2_37),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling2_38),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling2_39),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "int (void *, int)", run: spelling2_40),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "int (void *, int)", run: spelling2_41),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *, int)", run: spelling2_42),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "int (void *, int)", run: spelling2_43),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a single expression",
-                     expected: "void (void *, void *)", run: spelling2_40),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "several statements",
-                     expected: "void (void *, void *)", run: spelling2_41),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "several statements, result type written",
-                     expected: "void (void *, void *)", run: spelling2_42),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "unused parameters as _",
-                     expected: "void (void *, void *)", run: spelling2_43),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling2_44),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling2_45),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling2_46),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling2_47),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, void *)", run: spelling2_48),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "an early return",
+                     expected: "void (void *, void *)", run: spelling2_49),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a capture list",
+                     expected: "void (void *, void *)", run: spelling2_50),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, void *)", spelling: "a closure value in a let",
+                     expected: "void (void *, void *)", run: spelling2_51),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a single expression",
-                     expected: "void (void)", run: spelling2_48),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "several statements",
-                     expected: "void (void)", run: spelling2_49),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "several statements, result type written",
-                     expected: "void (void)", run: spelling2_50),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void)", run: spelling2_51),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling2_52),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling2_53),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling2_54),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void)", run: spelling2_55),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "an early return",
+                     expected: "void (void)", run: spelling2_56),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a capture list",
+                     expected: "void (void)", run: spelling2_57),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void)", spelling: "a closure value in a let",
+                     expected: "void (void)", run: spelling2_58),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling2_55),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling2_56),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling2_57),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling2_58),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling2_59),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling2_60),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling2_61),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling2_62),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling2_63),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling2_64),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling2_65),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling2_66),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling2_67),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a single expression",
-                     expected: "double (double)", run: spelling2_63),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "several statements",
-                     expected: "double (double)", run: spelling2_64),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "double (double)", run: spelling2_65),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling2_66),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling2_67),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling2_68),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling2_69),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling2_70),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "double (double)", run: spelling2_71),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double)", run: spelling2_72),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "an early return",
+                     expected: "double (double)", run: spelling2_73),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a capture list",
+                     expected: "double (double)", run: spelling2_74),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double)", run: spelling2_75),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double)", spelling: "a closure value in a let",
+                     expected: "double (double)", run: spelling2_76),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "int (struct opaque *)", run: spelling2_71),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "int (struct opaque *)", run: spelling2_72),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling2_73),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling2_74),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling2_75),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling2_76),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling2_77),
-        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling2_78),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "int (struct opaque *)", run: spelling2_79),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "int (struct opaque *)", run: spelling2_80),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (struct opaque *)", run: spelling2_81),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "int (struct opaque *)", run: spelling2_82),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a capture list",
+                     expected: "int (struct opaque *)", run: spelling2_83),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (struct opaque *)", run: spelling2_84),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+                     expected: "int (struct opaque *)", run: spelling2_85),
     ]
 
     static func spelling2_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -209,441 +221,477 @@ enum SpellingMatrix02 {
     }
 
     static func spelling2_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.free(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.count(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { probe.tick() }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { probe.note(); probe.tick() }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { () -> Void in probe.note(); probe.tick() }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { probe.calls.add(1, ordering: .relaxed); probe.tick() }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { if probe.stopped { return }; probe.tick() }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { [probe] () in probe.note(); probe.tick() }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Void = { probe.note(); probe.tick() }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (a: Int64, b: Int64) in a &+ b }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (a: Int64, b: Int64) in probe.note(); return a &+ b }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (_: Int64, _: Int64) in probe.note(); return 0 }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (x: Double) in x * probe.factor }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (x: Double) in probe.note(); return x * probe.factor }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (x: Double) -> Double in probe.note(); return x * probe.factor }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (_: Double) in probe.note(); return probe.factor }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { [probe] (x: Double) in probe.note(); return x * probe.factor }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (_: Double) in probe.note(); return 0.0 }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Double = { x in probe.note(); return x * probe.factor }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (handle: OpaquePointer?) in probe.close(handle) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (_: OpaquePointer?) in probe.note(); return probe.int32 }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let callback = try CCallback.oneShot { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         defer { callback.discard() }
         return callback.signature
     }
 
-    static func spelling2_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling2_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (_: OpaquePointer?) in probe.note(); return 0 }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }

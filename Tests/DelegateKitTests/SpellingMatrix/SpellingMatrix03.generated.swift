@@ -20,150 +20,162 @@ enum SpellingMatrix03 {
                      expected: "int (const void *, const void *)", run: spelling3_5),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling3_6),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (const void *, const void *)", run: spelling3_7),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
-                     expected: "int (const void *, const void *)", run: spelling3_7),
+                     expected: "int (const void *, const void *)", run: spelling3_8),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling3_8),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling3_9),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling3_10),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling3_11),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling3_12),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling3_13),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling3_14),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling3_15),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling3_16),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a single expression",
-                     expected: "int (void *)", run: spelling3_16),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling3_17),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling3_18),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling3_19),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling3_20),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling3_21),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling3_22),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling3_23),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *)", run: spelling3_24),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "int (void *)", run: spelling3_25),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void *(void *)", run: spelling3_24),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void *(void *)", run: spelling3_25),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling3_26),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling3_27),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling3_28),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling3_29),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling3_30),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling3_31),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void *(void *)", run: spelling3_32),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void *(void *)", run: spelling3_34),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "int (void *, int)", run: spelling3_32),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "int (void *, int)", run: spelling3_33),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "int (void *, int)", run: spelling3_34),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling3_35),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling3_36),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling3_37),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling3_38),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling3_39),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "int (void *, int)", run: spelling3_40),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "int (void *, int)", run: spelling3_41),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *, int)", run: spelling3_42),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "int (void *, int)", run: spelling3_43),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a single expression",
-                     expected: "void (void *, void *)", run: spelling3_40),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "several statements",
-                     expected: "void (void *, void *)", run: spelling3_41),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "several statements, result type written",
-                     expected: "void (void *, void *)", run: spelling3_42),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "unused parameters as _",
-                     expected: "void (void *, void *)", run: spelling3_43),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling3_44),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling3_45),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling3_46),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling3_47),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, void *)", run: spelling3_48),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "an early return",
+                     expected: "void (void *, void *)", run: spelling3_49),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a capture list",
+                     expected: "void (void *, void *)", run: spelling3_50),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, void *)", spelling: "a closure value in a let",
+                     expected: "void (void *, void *)", run: spelling3_51),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a single expression",
-                     expected: "void (void)", run: spelling3_48),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "several statements",
-                     expected: "void (void)", run: spelling3_49),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "several statements, result type written",
-                     expected: "void (void)", run: spelling3_50),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void)", run: spelling3_51),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling3_52),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling3_53),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling3_54),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void)", run: spelling3_55),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "an early return",
+                     expected: "void (void)", run: spelling3_56),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a capture list",
+                     expected: "void (void)", run: spelling3_57),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void)", spelling: "a closure value in a let",
+                     expected: "void (void)", run: spelling3_58),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling3_55),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling3_56),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling3_57),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling3_58),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_59),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_60),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_61),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling3_62),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling3_63),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling3_64),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling3_65),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling3_66),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling3_67),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a single expression",
-                     expected: "double (double)", run: spelling3_63),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "several statements",
-                     expected: "double (double)", run: spelling3_64),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "double (double)", run: spelling3_65),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling3_66),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling3_67),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling3_68),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling3_69),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling3_70),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "double (double)", run: spelling3_71),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double)", run: spelling3_72),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "an early return",
+                     expected: "double (double)", run: spelling3_73),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a capture list",
+                     expected: "double (double)", run: spelling3_74),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double)", run: spelling3_75),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double)", spelling: "a closure value in a let",
+                     expected: "double (double)", run: spelling3_76),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "int (struct opaque *)", run: spelling3_71),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "int (struct opaque *)", run: spelling3_72),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling3_73),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling3_74),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling3_75),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling3_76),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling3_77),
-        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling3_78),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "int (struct opaque *)", run: spelling3_79),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "int (struct opaque *)", run: spelling3_80),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (struct opaque *)", run: spelling3_81),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "int (struct opaque *)", run: spelling3_82),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a capture list",
+                     expected: "int (struct opaque *)", run: spelling3_83),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (struct opaque *)", run: spelling3_84),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+                     expected: "int (struct opaque *)", run: spelling3_85),
     ]
 
     static func spelling3_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -216,6 +228,13 @@ enum SpellingMatrix03 {
     }
 
     static func spelling3_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
+    }
+
+    static func spelling3_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
@@ -223,56 +242,56 @@ enum SpellingMatrix03 {
         return notified.callback.signature
     }
 
-    static func spelling3_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
         return notified.callback.signature
     }
 
-    static func spelling3_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
         return notified.callback.signature
     }
 
-    static func spelling3_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
         return notified.callback.signature
     }
 
-    static func spelling3_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
         return notified.callback.signature
     }
 
-    static func spelling3_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
         return notified.callback.signature
     }
 
-    static func spelling3_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
         return notified.callback.signature
     }
 
-    static func spelling3_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
         return notified.callback.signature
     }
 
-    static func spelling3_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
@@ -280,56 +299,63 @@ enum SpellingMatrix03 {
         return notified.callback.signature
     }
 
-    static func spelling3_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
         return notified.callback.signature
     }
 
-    static func spelling3_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
         return notified.callback.signature
     }
 
-    static func spelling3_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
         return notified.callback.signature
     }
 
-    static func spelling3_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
         return notified.callback.signature
     }
 
-    static func spelling3_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
         return notified.callback.signature
     }
 
-    static func spelling3_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
         return notified.callback.signature
     }
 
-    static func spelling3_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
         return notified.callback.signature
     }
 
-    static func spelling3_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
+    }
+
+    static func spelling3_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
@@ -337,56 +363,56 @@ enum SpellingMatrix03 {
         return notified.callback.signature
     }
 
-    static func spelling3_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
         return notified.callback.signature
     }
 
-    static func spelling3_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
         return notified.callback.signature
     }
 
-    static func spelling3_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
         return notified.callback.signature
     }
 
-    static func spelling3_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
         return notified.callback.signature
     }
 
-    static func spelling3_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
         return notified.callback.signature
     }
 
-    static func spelling3_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
         return notified.callback.signature
     }
 
-    static func spelling3_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
         return notified.callback.signature
     }
 
-    static func spelling3_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
@@ -394,56 +420,63 @@ enum SpellingMatrix03 {
         return notified.callback.signature
     }
 
-    static func spelling3_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
         return notified.callback.signature
     }
 
-    static func spelling3_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
         return notified.callback.signature
     }
 
-    static func spelling3_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
         return notified.callback.signature
     }
 
-    static func spelling3_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
         return notified.callback.signature
     }
 
-    static func spelling3_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
         return notified.callback.signature
     }
 
-    static func spelling3_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
         return notified.callback.signature
     }
 
-    static func spelling3_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
         return notified.callback.signature
     }
 
-    static func spelling3_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
+    }
+
+    static func spelling3_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
@@ -451,56 +484,56 @@ enum SpellingMatrix03 {
         return notified.callback.signature
     }
 
-    static func spelling3_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
         return notified.callback.signature
     }
 
-    static func spelling3_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
         return notified.callback.signature
     }
 
-    static func spelling3_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
         return notified.callback.signature
     }
 
-    static func spelling3_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
         return notified.callback.signature
     }
 
-    static func spelling3_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
         return notified.callback.signature
     }
 
-    static func spelling3_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
         return notified.callback.signature
     }
 
-    static func spelling3_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
         return notified.callback.signature
     }
 
-    static func spelling3_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
@@ -508,49 +541,49 @@ enum SpellingMatrix03 {
         return notified.callback.signature
     }
 
-    static func spelling3_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { probe.note(); probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { () -> Void in probe.note(); probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { probe.calls.add(1, ordering: .relaxed); probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { if probe.stopped { return }; probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] () in probe.note(); probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Void = { probe.note(); probe.tick() }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
@@ -558,56 +591,63 @@ enum SpellingMatrix03 {
         return notified.callback.signature
     }
 
-    static func spelling3_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) in a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) in probe.note(); return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (_: Int64, _: Int64) in probe.note(); return 0 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
+    }
+
+    static func spelling3_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
@@ -615,56 +655,63 @@ enum SpellingMatrix03 {
         return notified.callback.signature
     }
 
-    static func spelling3_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) in x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) in probe.note(); return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) -> Double in probe.note(); return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: Double) in probe.note(); return probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (x: Double) in probe.note(); return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (_: Double) in probe.note(); return 0.0 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
+    }
+
+    static func spelling3_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Double = { x in probe.note(); return x * probe.factor }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
@@ -672,56 +719,63 @@ enum SpellingMatrix03 {
         return notified.callback.signature
     }
 
-    static func spelling3_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) in probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: OpaquePointer?) in probe.note(); return probe.int32 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
         return notified.callback.signature
     }
 
-    static func spelling3_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling3_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (_: OpaquePointer?) in probe.note(); return 0 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.callback.signature
+    }
+
+    static func spelling3_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }

@@ -20,182 +20,196 @@ enum SpellingMatrix04 {
                      expected: "int (const void *, const void *)", run: spelling4_5),
         SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling4_6),
+        SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (const void *, const void *)", run: spelling4_7),
         SpellingCase(entryPoint: "implement by name", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
-                     expected: "int (const void *, const void *)", run: spelling4_7),
+                     expected: "int (const void *, const void *)", run: spelling4_8),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling4_8),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling4_9),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling4_10),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling4_11),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling4_12),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling4_13),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling4_14),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling4_15),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling4_16),
         SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a single expression",
-                     expected: "int (void *)", run: spelling4_16),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling4_17),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling4_18),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling4_19),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling4_20),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling4_21),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling4_22),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling4_23),
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *)", run: spelling4_24),
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "int (void *)", run: spelling4_25),
         SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void *(void *)", run: spelling4_24),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void *(void *)", run: spelling4_25),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling4_26),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling4_27),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling4_28),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling4_29),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling4_30),
-        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling4_31),
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void *(void *)", run: spelling4_32),
+        SpellingCase(entryPoint: "implement by name", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void *(void *)", run: spelling4_34),
         SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "int (void *, int)", run: spelling4_32),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "int (void *, int)", run: spelling4_33),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "int (void *, int)", run: spelling4_34),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling4_35),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling4_36),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling4_37),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling4_38),
-        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling4_39),
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "int (void *, int)", run: spelling4_40),
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "int (void *, int)", run: spelling4_41),
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *, int)", run: spelling4_42),
+        SpellingCase(entryPoint: "implement by name", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "int (void *, int)", run: spelling4_43),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a single expression",
-                     expected: "void (void *, void *)", run: spelling4_40),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "several statements",
-                     expected: "void (void *, void *)", run: spelling4_41),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "several statements, result type written",
-                     expected: "void (void *, void *)", run: spelling4_42),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "unused parameters as _",
-                     expected: "void (void *, void *)", run: spelling4_43),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling4_44),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling4_45),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling4_46),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling4_47),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, void *)", run: spelling4_48),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "an early return",
+                     expected: "void (void *, void *)", run: spelling4_49),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a capture list",
+                     expected: "void (void *, void *)", run: spelling4_50),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, void *)", spelling: "a closure value in a let",
+                     expected: "void (void *, void *)", run: spelling4_51),
         SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a single expression",
-                     expected: "void (void)", run: spelling4_48),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "several statements",
-                     expected: "void (void)", run: spelling4_49),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "several statements, result type written",
-                     expected: "void (void)", run: spelling4_50),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void)", run: spelling4_51),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling4_52),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling4_53),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling4_54),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void)", run: spelling4_55),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "an early return",
+                     expected: "void (void)", run: spelling4_56),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a capture list",
+                     expected: "void (void)", run: spelling4_57),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void)", spelling: "a closure value in a let",
+                     expected: "void (void)", run: spelling4_58),
         SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling4_55),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling4_56),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling4_57),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling4_58),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_59),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_60),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_61),
-        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling4_62),
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling4_63),
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling4_64),
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling4_65),
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling4_66),
+        SpellingCase(entryPoint: "implement by name", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling4_67),
         SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a single expression",
-                     expected: "double (double)", run: spelling4_63),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "several statements",
-                     expected: "double (double)", run: spelling4_64),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "double (double)", run: spelling4_65),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling4_66),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling4_67),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling4_68),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling4_69),
-        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling4_70),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "double (double)", run: spelling4_71),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double)", run: spelling4_72),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "an early return",
+                     expected: "double (double)", run: spelling4_73),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a capture list",
+                     expected: "double (double)", run: spelling4_74),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double)", run: spelling4_75),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double)", spelling: "a closure value in a let",
+                     expected: "double (double)", run: spelling4_76),
         SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "int (struct opaque *)", run: spelling4_71),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "int (struct opaque *)", run: spelling4_72),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling4_73),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling4_74),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling4_75),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling4_76),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling4_77),
-        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling4_78),
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "int (struct opaque *)", run: spelling4_79),
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "int (struct opaque *)", run: spelling4_80),
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (struct opaque *)", run: spelling4_81),
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "int (struct opaque *)", run: spelling4_82),
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a capture list",
+                     expected: "int (struct opaque *)", run: spelling4_83),
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (struct opaque *)", run: spelling4_84),
+        SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+                     expected: "int (struct opaque *)", run: spelling4_85),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a single expression",
-                     expected: "void (void *, const char *, ...)", run: spelling4_79),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "several statements",
-                     expected: "void (void *, const char *, ...)", run: spelling4_80),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "several statements, result type written",
-                     expected: "void (void *, const char *, ...)", run: spelling4_81),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "unused parameters as _",
-                     expected: "void (void *, const char *, ...)", run: spelling4_82),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void *, const char *, ...)", run: spelling4_83),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "an early return",
-                     expected: "void (void *, const char *, ...)", run: spelling4_84),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a capture list",
-                     expected: "void (void *, const char *, ...)", run: spelling4_85),
-        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a closure value in a let",
                      expected: "void (void *, const char *, ...)", run: spelling4_86),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "several statements",
+                     expected: "void (void *, const char *, ...)", run: spelling4_87),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "several statements, result type written",
+                     expected: "void (void *, const char *, ...)", run: spelling4_88),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "unused parameters as _",
+                     expected: "void (void *, const char *, ...)", run: spelling4_89),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, const char *, ...)", run: spelling4_90),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "an early return",
+                     expected: "void (void *, const char *, ...)", run: spelling4_91),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a capture list",
+                     expected: "void (void *, const char *, ...)", run: spelling4_92),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a closure value in a let",
+                     expected: "void (void *, const char *, ...)", run: spelling4_93),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a single expression",
-                     expected: "long (int, ...)", run: spelling4_87),
-        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements",
-                     expected: "long (int, ...)", run: spelling4_88),
-        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements, result type written",
-                     expected: "long (int, ...)", run: spelling4_89),
-        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "unused parameters as _",
-                     expected: "long (int, ...)", run: spelling4_90),
-        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a first statement whose value is discarded",
-                     expected: "long (int, ...)", run: spelling4_91),
-        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "an early return",
-                     expected: "long (int, ...)", run: spelling4_92),
-        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a capture list",
-                     expected: "long (int, ...)", run: spelling4_93),
-        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a closure value in a let",
                      expected: "long (int, ...)", run: spelling4_94),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements",
+                     expected: "long (int, ...)", run: spelling4_95),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements, result type written",
+                     expected: "long (int, ...)", run: spelling4_96),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "unused parameters as _",
+                     expected: "long (int, ...)", run: spelling4_97),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a first statement whose value is discarded",
+                     expected: "long (int, ...)", run: spelling4_98),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "an early return",
+                     expected: "long (int, ...)", run: spelling4_99),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a capture list",
+                     expected: "long (int, ...)", run: spelling4_100),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (int, ...)", run: spelling4_101),
+        SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a closure value in a let",
+                     expected: "long (int, ...)", run: spelling4_102),
     ]
 
     static func spelling4_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -234,452 +248,495 @@ enum SpellingMatrix04 {
     }
 
     static func spelling4_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await mismatchedSignature {
+            try delegate.implement("comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+            return try implemented("comparator", in: delegate)
+        }
+    }
+
+    static func spelling4_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
         try delegate.implement("comparator", body)
         return try implemented("comparator", in: delegate)
     }
 
-    static func spelling4_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling4_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling4_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling4_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling4_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling4_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling4_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("destroy") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling4_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
         try delegate.implement("destroy", body)
         return try implemented("destroy", in: delegate)
     }
 
-    static func spelling4_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling4_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling4_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("context") { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling4_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("context") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling4_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling4_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling4_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("context") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
-    static func spelling4_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await mismatchedSignature {
+            try delegate.implement("context") { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+            return try implemented("context", in: delegate)
+        }
+    }
+
+    static func spelling4_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
         try delegate.implement("context", body)
         return try implemented("context", in: delegate)
     }
 
-    static func spelling4_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling4_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling4_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling4_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling4_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling4_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling4_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("threadStart") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling4_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
         try delegate.implement("threadStart", body)
         return try implemented("threadStart", in: delegate)
     }
 
-    static func spelling4_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling4_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling4_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling4_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling4_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling4_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling4_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("busy") { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling4_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await mismatchedSignature {
+            try delegate.implement("busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+            return try implemented("busy", in: delegate)
+        }
+    }
+
+    static func spelling4_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
         try delegate.implement("busy", body)
         return try implemented("busy", in: delegate)
     }
 
-    static func spelling4_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling4_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling4_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling4_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling4_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling4_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling4_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("foreach") { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling4_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
         try delegate.implement("foreach", body)
         return try implemented("foreach", in: delegate)
     }
 
-    static func spelling4_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("tick") { probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling4_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("tick") { probe.note(); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling4_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("tick") { () -> Void in probe.note(); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling4_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("tick") { probe.calls.add(1, ordering: .relaxed); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling4_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("tick") { if probe.stopped { return }; probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling4_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("tick") { [probe] () in probe.note(); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling4_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Void = { probe.note(); probe.tick() }
         try delegate.implement("tick", body)
         return try implemented("tick", in: delegate)
     }
 
-    static func spelling4_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("sum") { (a: Int64, b: Int64) in a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling4_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("sum") { (a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling4_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("sum") { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling4_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("sum") { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling4_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("sum") { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling4_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("sum") { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling4_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("sum") { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling4_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("sum") { (_: Int64, _: Int64) in probe.note(); return 0 }
+        return try implemented("sum", in: delegate)
+    }
+
+    static func spelling4_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
         try delegate.implement("sum", body)
         return try implemented("sum", in: delegate)
     }
 
-    static func spelling4_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("scale") { (x: Double) in x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling4_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("scale") { (x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling4_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("scale") { (x: Double) -> Double in probe.note(); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling4_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("scale") { (_: Double) in probe.note(); return probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling4_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("scale") { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling4_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("scale") { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling4_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("scale") { [probe] (x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling4_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("scale") { (_: Double) in probe.note(); return 0.0 }
+        return try implemented("scale", in: delegate)
+    }
+
+    static func spelling4_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Double = { x in probe.note(); return x * probe.factor }
         try delegate.implement("scale", body)
         return try implemented("scale", in: delegate)
     }
 
-    static func spelling4_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("handle") { (handle: OpaquePointer?) in probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling4_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("handle") { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling4_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("handle") { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling4_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("handle") { (_: OpaquePointer?) in probe.note(); return probe.int32 }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling4_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("handle") { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling4_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("handle") { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling4_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("handle") { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling4_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await mismatchedSignature {
+            try delegate.implement("handle") { (_: OpaquePointer?) in probe.note(); return 0 }
+            return try implemented("handle", in: delegate)
+        }
+    }
+
+    static func spelling4_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
         try delegate.implement("handle", body)
         return try implemented("handle", in: delegate)
     }
 
-    static func spelling4_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) -> Void in probe.note(); probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in probe.note(); probe.tick() }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in if probe.stopped { return }; probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { [probe] (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, CVariadicArguments) -> Void = { context, format, arguments in probe.note(); probe.log(format, arguments) }
         try delegate.implement("log", body)
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) -> Int in probe.note(); return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (_: Int32, _: CVariadicArguments) in probe.note(); return probe.long }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in if probe.stopped { return probe.long }; return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { [probe] (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("total") { (_: Int32, _: CVariadicArguments) in probe.note(); return 0 }
+        return try implemented("total", in: delegate)
+    }
+
+    static func spelling4_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int32, CVariadicArguments) -> Int = { count, arguments in probe.note(); return probe.total(count, arguments) }
         try delegate.implement("total", body)
         return try implemented("total", in: delegate)

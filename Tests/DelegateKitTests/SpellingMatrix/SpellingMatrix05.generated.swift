@@ -21,150 +21,150 @@ enum SpellingMatrix05 {
         SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling5_6),
         SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
-                     expected: "int (const void *, const void *)", run: spelling5_7),
+                     expected: "int (const void *, const void *)", run: spelling5_8),
         SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling5_8),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling5_9),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling5_10),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling5_11),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling5_12),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling5_13),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling5_14),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling5_15),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling5_16),
         SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a single expression",
-                     expected: "int (void *)", run: spelling5_16),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling5_17),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling5_18),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling5_19),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling5_20),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling5_21),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling5_22),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling5_23),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "int (void *)", run: spelling5_25),
         SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void *(void *)", run: spelling5_24),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void *(void *)", run: spelling5_25),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling5_26),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling5_27),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling5_28),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling5_29),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling5_30),
-        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling5_31),
+        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void *(void *)", run: spelling5_32),
+        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void *(void *)", run: spelling5_34),
         SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "int (void *, int)", run: spelling5_32),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "int (void *, int)", run: spelling5_33),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "int (void *, int)", run: spelling5_34),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling5_35),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling5_36),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling5_37),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling5_38),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling5_39),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "int (void *, int)", run: spelling5_40),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "int (void *, int)", run: spelling5_41),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "int (void *, int)", run: spelling5_43),
         SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a single expression",
-                     expected: "void (void *, void *)", run: spelling5_40),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "several statements",
-                     expected: "void (void *, void *)", run: spelling5_41),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "several statements, result type written",
-                     expected: "void (void *, void *)", run: spelling5_42),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "unused parameters as _",
-                     expected: "void (void *, void *)", run: spelling5_43),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling5_44),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling5_45),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling5_46),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling5_47),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, void *)", run: spelling5_48),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "an early return",
+                     expected: "void (void *, void *)", run: spelling5_49),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a capture list",
+                     expected: "void (void *, void *)", run: spelling5_50),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, void *)", spelling: "a closure value in a let",
+                     expected: "void (void *, void *)", run: spelling5_51),
         SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a single expression",
-                     expected: "void (void)", run: spelling5_48),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "several statements",
-                     expected: "void (void)", run: spelling5_49),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "several statements, result type written",
-                     expected: "void (void)", run: spelling5_50),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void)", run: spelling5_51),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling5_52),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling5_53),
-        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling5_54),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void)", run: spelling5_55),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "an early return",
+                     expected: "void (void)", run: spelling5_56),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a capture list",
+                     expected: "void (void)", run: spelling5_57),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void)", spelling: "a closure value in a let",
+                     expected: "void (void)", run: spelling5_58),
         SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling5_55),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling5_56),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling5_57),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling5_58),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling5_59),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling5_60),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling5_61),
-        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling5_62),
+        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling5_63),
+        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling5_64),
+        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling5_65),
+        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling5_67),
         SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a single expression",
-                     expected: "double (double)", run: spelling5_63),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "several statements",
-                     expected: "double (double)", run: spelling5_64),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "double (double)", run: spelling5_65),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling5_66),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling5_67),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling5_68),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling5_69),
-        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling5_70),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "double (double)", run: spelling5_71),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double)", run: spelling5_72),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "an early return",
+                     expected: "double (double)", run: spelling5_73),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a capture list",
+                     expected: "double (double)", run: spelling5_74),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "a closure value in a let",
+                     expected: "double (double)", run: spelling5_76),
         SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "int (struct opaque *)", run: spelling5_71),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "int (struct opaque *)", run: spelling5_72),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling5_73),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling5_74),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling5_75),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling5_76),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling5_77),
-        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling5_78),
-    ]
+        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "int (struct opaque *)", run: spelling5_79),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "int (struct opaque *)", run: spelling5_80),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (struct opaque *)", run: spelling5_81),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "int (struct opaque *)", run: spelling5_82),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a capture list",
+                     expected: "int (struct opaque *)", run: spelling5_83),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+                     expected: "int (struct opaque *)", run: spelling5_85),
+    ] + newerCompilerCases
 
     static func spelling5_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.comparator) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
@@ -201,373 +201,429 @@ enum SpellingMatrix05 {
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling5_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
         try typed.implement(\.comparator, body)
         return try implemented("comparator", in: typed)
     }
 
-    static func spelling5_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) in probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling5_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling5_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling5_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.destroy) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling5_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling5_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.destroy) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling5_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.destroy) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling5_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
         try typed.implement(\.destroy, body)
         return try implemented("destroy", in: typed)
     }
 
-    static func spelling5_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) in probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling5_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling5_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling5_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.context) { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("context", in: typed)
     }
 
-    static func spelling5_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling5_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.context) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling5_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.context) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: typed)
     }
 
-    static func spelling5_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
         try typed.implement(\.context, body)
         return try implemented("context", in: typed)
     }
 
-    static func spelling5_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling5_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling5_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling5_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.threadStart) { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling5_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling5_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.threadStart) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling5_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.threadStart) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling5_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
         try typed.implement(\.threadStart, body)
         return try implemented("threadStart", in: typed)
     }
 
-    static func spelling5_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling5_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling5_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling5_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.busy) { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling5_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling5_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.busy) { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling5_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.busy) { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: typed)
     }
 
-    static func spelling5_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
         try typed.implement(\.busy, body)
         return try implemented("busy", in: typed)
     }
 
-    static func spelling5_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling5_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling5_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling5_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.foreach) { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling5_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling5_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.foreach) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling5_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.foreach) { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling5_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
         try typed.implement(\.foreach, body)
         return try implemented("foreach", in: typed)
     }
 
-    static func spelling5_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.tick) { probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling5_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.tick) { probe.note(); probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling5_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.tick) { () -> Void in probe.note(); probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling5_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.tick) { probe.calls.add(1, ordering: .relaxed); probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling5_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.tick) { if probe.stopped { return }; probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling5_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.tick) { [probe] () in probe.note(); probe.tick() }
         return try implemented("tick", in: typed)
     }
 
-    static func spelling5_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Void = { probe.note(); probe.tick() }
         try typed.implement(\.tick, body)
         return try implemented("tick", in: typed)
     }
 
-    static func spelling5_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.sum) { (a: Int64, b: Int64) in a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling5_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.sum) { (a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling5_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.sum) { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling5_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.sum) { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling5_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.sum) { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling5_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.sum) { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling5_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.sum) { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: typed)
     }
 
-    static func spelling5_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
         try typed.implement(\.sum, body)
         return try implemented("sum", in: typed)
     }
 
-    static func spelling5_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.scale) { (x: Double) in x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling5_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.scale) { (x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling5_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.scale) { (x: Double) -> Double in probe.note(); return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling5_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.scale) { (_: Double) in probe.note(); return probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling5_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.scale) { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling5_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.scale) { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling5_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.scale) { [probe] (x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: typed)
     }
 
-    static func spelling5_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Double = { x in probe.note(); return x * probe.factor }
         try typed.implement(\.scale, body)
         return try implemented("scale", in: typed)
     }
 
-    static func spelling5_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.handle) { (handle: OpaquePointer?) in probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling5_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.handle) { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling5_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.handle) { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling5_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.handle) { (_: OpaquePointer?) in probe.note(); return probe.int32 }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling5_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.handle) { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling5_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.handle) { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling5_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.handle) { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: typed)
     }
 
-    static func spelling5_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling5_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
         try typed.implement(\.handle, body)
         return try implemented("handle", in: typed)
     }
+
+    #if compiler(>=6.3)
+    static let newerCompilerCases: [SpellingCase] = [
+        SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (const void *, const void *)", run: spelling5_7),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *)", run: spelling5_24),
+        SpellingCase(entryPoint: "implement by key path", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void *(void *)", run: spelling5_33),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *, int)", run: spelling5_42),
+        SpellingCase(entryPoint: "implement by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling5_66),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double)", run: spelling5_75),
+        SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (struct opaque *)", run: spelling5_84),
+    ]
+
+    static func spelling5_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.comparator) { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        return try implemented("comparator", in: typed)
+    }
+
+    static func spelling5_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.context) { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try implemented("context", in: typed)
+    }
+
+    static func spelling5_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.threadStart) { (_: UnsafeMutableRawPointer?) in probe.note(); return nil }
+        return try implemented("threadStart", in: typed)
+    }
+
+    static func spelling5_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.busy) { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        return try implemented("busy", in: typed)
+    }
+
+    static func spelling5_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.sum) { (_: Int64, _: Int64) in probe.note(); return 0 }
+        return try implemented("sum", in: typed)
+    }
+
+    static func spelling5_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.scale) { (_: Double) in probe.note(); return 0.0 }
+        return try implemented("scale", in: typed)
+    }
+
+    static func spelling5_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.handle) { (_: OpaquePointer?) in probe.note(); return 0 }
+        return try implemented("handle", in: typed)
+    }
+    #else
+    static let newerCompilerCases: [SpellingCase] = []
+    #endif
 }

@@ -20,150 +20,170 @@ enum SpellingMatrix16 {
                      expected: "int (const void *, const void *)", run: spelling16_5),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling16_6),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int (const void *, const void *)", run: spelling16_7),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+                     expected: "int (const void *, const void *)", run: spelling16_8),
         SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling16_8),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling16_9),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling16_10),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling16_11),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling16_12),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling16_13),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling16_14),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling16_15),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *)", run: spelling16_16),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling16_17),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a single expression",
-                     expected: "int (void *)", run: spelling16_16),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "several statements",
-                     expected: "int (void *)", run: spelling16_17),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling16_18),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling16_19),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling16_20),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling16_21),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling16_22),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling16_23),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a capture list",
+                     expected: "int (void *)", run: spelling16_24),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *)", run: spelling16_25),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "int (void *)", run: spelling16_26),
         SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void *(void *)", run: spelling16_24),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void *(void *)", run: spelling16_25),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "several statements, result type written",
-                     expected: "void *(void *)", run: spelling16_26),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling16_27),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling16_28),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling16_29),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling16_30),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling16_31),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "an early return",
+                     expected: "void *(void *)", run: spelling16_32),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void *(void *)", run: spelling16_33),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void *(void *)", run: spelling16_34),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void *(void *)", run: spelling16_35),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "int (void *, int)", run: spelling16_32),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "int (void *, int)", run: spelling16_33),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "int (void *, int)", run: spelling16_34),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "unused parameters as _",
-                     expected: "int (void *, int)", run: spelling16_35),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling16_36),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling16_37),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling16_38),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling16_39),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+                     expected: "int (void *, int)", run: spelling16_40),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "int (void *, int)", run: spelling16_41),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "int (void *, int)", run: spelling16_42),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *, int)", run: spelling16_43),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "int (void *, int)", run: spelling16_44),
         SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a single expression",
-                     expected: "void (void *, void *)", run: spelling16_40),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "several statements",
-                     expected: "void (void *, void *)", run: spelling16_41),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "several statements, result type written",
-                     expected: "void (void *, void *)", run: spelling16_42),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "unused parameters as _",
-                     expected: "void (void *, void *)", run: spelling16_43),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void *, void *)", run: spelling16_44),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling16_45),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling16_46),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling16_47),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "unused parameters as _",
+                     expected: "void (void *, void *)", run: spelling16_48),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, void *)", run: spelling16_49),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "an early return",
+                     expected: "void (void *, void *)", run: spelling16_50),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a capture list",
+                     expected: "void (void *, void *)", run: spelling16_51),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *, void *)", run: spelling16_52),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a closure value in a let",
+                     expected: "void (void *, void *)", run: spelling16_53),
         SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a single expression",
-                     expected: "void (void)", run: spelling16_48),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "several statements",
-                     expected: "void (void)", run: spelling16_49),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "several statements, result type written",
-                     expected: "void (void)", run: spelling16_50),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void)", run: spelling16_51),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "an early return",
-                     expected: "void (void)", run: spelling16_52),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a capture list",
-                     expected: "void (void)", run: spelling16_53),
-        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling16_54),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "several statements",
+                     expected: "void (void)", run: spelling16_55),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "several statements, result type written",
+                     expected: "void (void)", run: spelling16_56),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void)", run: spelling16_57),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "an early return",
+                     expected: "void (void)", run: spelling16_58),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a capture list",
+                     expected: "void (void)", run: spelling16_59),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void)", run: spelling16_60),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a closure value in a let",
+                     expected: "void (void)", run: spelling16_61),
         SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling16_55),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling16_56),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling16_57),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling16_58),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling16_59),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling16_60),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling16_61),
-        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "int64_t (int64_t, int64_t)", run: spelling16_62),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling16_63),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling16_64),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling16_65),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling16_66),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling16_67),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling16_68),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling16_69),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling16_70),
         SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "a single expression",
-                     expected: "double (double)", run: spelling16_63),
+                     expected: "double (double)", run: spelling16_71),
         SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "several statements",
-                     expected: "double (double)", run: spelling16_64),
+                     expected: "double (double)", run: spelling16_72),
         SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "double (double)", run: spelling16_65),
+                     expected: "double (double)", run: spelling16_73),
         SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling16_66),
+                     expected: "double (double)", run: spelling16_74),
         SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling16_67),
+                     expected: "double (double)", run: spelling16_75),
         SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "an early return",
-                     expected: "double (double)", run: spelling16_68),
+                     expected: "double (double)", run: spelling16_76),
         SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "a capture list",
-                     expected: "double (double)", run: spelling16_69),
+                     expected: "double (double)", run: spelling16_77),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double)", run: spelling16_78),
         SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "a closure value in a let",
-                     expected: "double (double)", run: spelling16_70),
+                     expected: "double (double)", run: spelling16_79),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "int (struct opaque *)", run: spelling16_71),
+                     expected: "int (struct opaque *)", run: spelling16_80),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "int (struct opaque *)", run: spelling16_72),
+                     expected: "int (struct opaque *)", run: spelling16_81),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling16_73),
+                     expected: "int (struct opaque *)", run: spelling16_82),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling16_74),
+                     expected: "int (struct opaque *)", run: spelling16_83),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling16_75),
+                     expected: "int (struct opaque *)", run: spelling16_84),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling16_76),
+                     expected: "int (struct opaque *)", run: spelling16_85),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "a capture list",
-                     expected: "int (struct opaque *)", run: spelling16_77),
+                     expected: "int (struct opaque *)", run: spelling16_86),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (struct opaque *)", run: spelling16_87),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "a closure value in a let",
-                     expected: "int (struct opaque *)", run: spelling16_78),
+                     expected: "int (struct opaque *)", run: spelling16_88),
     ]
 
     static func spelling16_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -202,370 +222,420 @@ enum SpellingMatrix16 {
     }
 
     static func spelling16_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        return try declared("comparator")
+    }
+
+    static func spelling16_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int = { a, b in probe.note(); return probe.element(a, b) }
         _ = try delegate.calls(of: "comparator", body)
         return try declared("comparator")
     }
 
-    static func spelling16_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling16_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling16_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling16_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         return try declared("destroy")
     }
 
-    static func spelling16_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling16_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling16_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "destroy") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("destroy")
     }
 
-    static func spelling16_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try declared("destroy")
+    }
+
+    static func spelling16_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
         _ = try delegate.calls(of: "destroy", body)
         return try declared("destroy")
     }
 
-    static func spelling16_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling16_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling16_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling16_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         return try declared("context")
     }
 
-    static func spelling16_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling16_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling16_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "context") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("context")
     }
 
-    static func spelling16_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "context") { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try declared("context")
+    }
+
+    static func spelling16_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
         _ = try delegate.calls(of: "context", body)
         return try declared("context")
     }
 
-    static func spelling16_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling16_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling16_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling16_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         return try declared("threadStart")
     }
 
-    static func spelling16_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling16_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling16_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "threadStart") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         return try declared("threadStart")
     }
 
-    static func spelling16_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try declared("threadStart")
+    }
+
+    static func spelling16_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
         _ = try delegate.calls(of: "threadStart", body)
         return try declared("threadStart")
     }
 
-    static func spelling16_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling16_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling16_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling16_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() }
         return try declared("busy")
     }
 
-    static func spelling16_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling16_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling16_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "busy") { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
         return try declared("busy")
     }
 
-    static func spelling16_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        return try declared("busy")
+    }
+
+    static func spelling16_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int = { p, count in probe.note(); return probe.element(p, count) }
         _ = try delegate.calls(of: "busy", body)
         return try declared("busy")
     }
 
-    static func spelling16_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling16_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling16_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling16_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         return try declared("foreach")
     }
 
-    static func spelling16_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling16_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling16_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "foreach") { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
         return try declared("foreach")
     }
 
-    static func spelling16_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try declared("foreach")
+    }
+
+    static func spelling16_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int = { element, data in probe.note(); return probe.element(element, data) }
         _ = try delegate.calls(of: "foreach", body)
         return try declared("foreach")
     }
 
-    static func spelling16_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { probe.element() }
         return try declared("tick")
     }
 
-    static func spelling16_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { probe.note(); return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling16_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { () -> Int in probe.note(); return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling16_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { probe.calls.add(1, ordering: .relaxed); return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling16_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { if probe.stopped { return probe.element() }; return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling16_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "tick") { [probe] () in probe.note(); return probe.element() }
         return try declared("tick")
     }
 
-    static func spelling16_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "tick") { () in probe.note(); return 0 }
+        return try declared("tick")
+    }
+
+    static func spelling16_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Int = { probe.note(); return probe.element() }
         _ = try delegate.calls(of: "tick", body)
         return try declared("tick")
     }
 
-    static func spelling16_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling16_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling16_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling16_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (_: Int64, _: Int64) in probe.note(); return probe.element() }
         return try declared("sum")
     }
 
-    static func spelling16_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling16_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling16_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "sum") { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
         return try declared("sum")
     }
 
-    static func spelling16_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "sum") { (_: Int64, _: Int64) in probe.note(); return 0 }
+        return try declared("sum")
+    }
+
+    static func spelling16_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int = { a, b in probe.note(); return probe.element(a, b) }
         _ = try delegate.calls(of: "sum", body)
         return try declared("sum")
     }
 
-    static func spelling16_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) in probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling16_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) in probe.note(); return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling16_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) -> Int in probe.note(); return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling16_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (_: Double) in probe.note(); return probe.element() }
         return try declared("scale")
     }
 
-    static func spelling16_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling16_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling16_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "scale") { [probe] (x: Double) in probe.note(); return probe.element(x) }
         return try declared("scale")
     }
 
-    static func spelling16_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "scale") { (_: Double) in probe.note(); return 0 }
+        return try declared("scale")
+    }
+
+    static func spelling16_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Int = { x in probe.note(); return probe.element(x) }
         _ = try delegate.calls(of: "scale", body)
         return try declared("scale")
     }
 
-    static func spelling16_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling16_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling16_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling16_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (_: OpaquePointer?) in probe.note(); return probe.element() }
         return try declared("handle")
     }
 
-    static func spelling16_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling16_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling16_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         _ = try delegate.calls(of: "handle") { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
         return try declared("handle")
     }
 
-    static func spelling16_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling16_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "handle") { (_: OpaquePointer?) in probe.note(); return 0 }
+        return try declared("handle")
+    }
+
+    static func spelling16_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
         _ = try delegate.calls(of: "handle", body)
         return try declared("handle")

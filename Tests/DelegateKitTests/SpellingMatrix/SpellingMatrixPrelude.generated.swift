@@ -149,3 +149,14 @@ func refusedCallbackSignature(
 }
 
 struct SpellingRefusal: Error {}
+
+/// The closure signature of the signature mismatch `body` must throw: a closure whose result type Swift
+/// took from a literal (`Int` for `return 0`) handed to a method of another signature.
+func mismatchedSignature(_ body: () async throws -> CSignature) async throws -> CSignature {
+    do {
+        let signature = try await body()
+        throw SpellingMismatch(description: "`\(signature)` was not refused")
+    } catch DelegateError.signatureMismatch(_, _, _, let actual) {
+        return actual
+    }
+}
