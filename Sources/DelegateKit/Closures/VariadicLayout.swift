@@ -55,6 +55,6 @@ struct VariadicLayout: Sendable {
         padded = CSignature(
             fixed.returnType,
             fixed.argumentTypes + Array(repeating: .int64, count: registers.integers - integers)
-                + Array(repeating: LibffiShim.variadicVectorPadding, count: registers.vectors - vectors) + Array(repeating: .int64, count: Self.stackWords))
+                + Array(repeating: LibffiShim.variadicVectorBytes == 16 ? .longDouble : .double, count: registers.vectors - vectors) + Array(repeating: .int64, count: Self.stackWords))
     }
 }

@@ -116,9 +116,9 @@ enum LibffiShim {
         (Int(cffi_va_integer_registers()), Int(cffi_va_vector_registers()))
     }
 
-    /// The type that pads a free vector register in a variadic closure's cif: as wide as the widest
-    /// argument C may pass there after `...` (a `double` on x86_64, a `long double` on aarch64).
-    static var variadicVectorPadding: CType { cffi_va_vector_bytes() == 16 ? .longDouble : .double }
+    /// How many bytes of a vector register a variadic argument may fill: 8 on x86_64 (a `double`; a
+    /// `long double` goes on the stack), 16 on aarch64 (a `long double` takes a whole q register).
+    static var variadicVectorBytes: Int { Int(cffi_va_vector_bytes()) }
 
     /// The bytes of a variadic call's frame: the free registers' values, the stack's address and a reader.
     static var variadicFrameSize: Int { cffi_va_frame_size() }
