@@ -29,12 +29,13 @@ let package = Package(
         // (Scripts/check-layout.py holds every other file to that). libffi, wrapped: in C so that Swift never
         // reads libffi's mutable globals. (The benchmark's DelegateKitBenchmarkSupport calls libffi itself,
         // as the baseline it measures against.)
-        .target(name: "CDelegateKitLibffi", linkerSettings: [.linkedLibrary("ffi")]),
+        // The code C calls: a table of trampolines mapped from this binary, each slot entering a register
+        // entry or libffi with a context; and a direct call of C in registers.
+        .target(name: "CDelegateKitTrampolines"),
+        .target(name: "CDelegateKitLibffi", dependencies: ["CDelegateKitTrampolines"], linkerSettings: [.linkedLibrary("ffi")]),
         // The per-thread record of calls in progress that lets a removal release what it removed, the slot
         // stub's guarded entry, the publishing store and the fork gate: the C half of Delegates/Retirement/.
         .target(name: "CDelegateKitRetirement", dependencies: ["CDelegateKitLibffi"]),
-        // The register path's trampolines: written into libffi's closure memory, or into pages of its own.
-        .target(name: "CDelegateKitTrampolines", dependencies: ["CDelegateKitLibffi"]),
         .target(
             name: "DelegateKit", dependencies: ["CDelegateKitLibffi", "CDelegateKitRetirement", "CDelegateKitTrampolines"],
             exclude: ["Generated/generate.py"]),
@@ -55,13 +56,15 @@ let package = Package(
             name: "DelegateKitDocumentationExamples",
             dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib", "DelegateKitCPNG"]),
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
-        .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "DelegateKitBenchmarkSupport"]),
+        // (DelegateKitFixtures for its facts of the process: PR_SET_MDWE, the memory map, a slot's kind.)
+        .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "DelegateKitBenchmarkSupport", "DelegateKitFixtures"]),
         .target(name: "DelegateKitBenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
         // `Scripts/valgrind-leakcheck.sh`: every kind of closure and delegate, churned under valgrind.
         .executableTarget(name: "delegatekit-leakcheck", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
-        // Release-build checks of the register path's own trampoline pages (TrampolinePagesTests).
+        // Release builds of every kind of closure on the trampoline table, also under PR_SET_MDWE and across
+        // fork (TrampolineTableTests).
         .executableTarget(
-            name: "delegatekit-trampoline-pages", dependencies: ["DelegateKit", "CDelegateKitTrampolines", "DelegateKitFixtures"]),
+            name: "delegatekit-trampolines", dependencies: ["DelegateKit", "CDelegateKitTrampolines", "DelegateKitFixtures"]),
         // Each misuse that stops the program, one per run: ReleaseStopTests runs a release build of it.
         .executableTarget(
             name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitCSQLite"]),

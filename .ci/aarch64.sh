@@ -33,45 +33,10 @@ dk_stage "arm64 sysroot set-up" dk_make_arm64_sysroot "$DK_SYSROOT_ARM64"
 copy=$DK_CHROOT_BASE/src-aarch64
 dk_copy_source "$root" "$copy"
 
-# Where the arm64 root appears inside the amd64 chroot (read-only: the build must not change it).
-sysroot=/sysroot
-triple=aarch64-unknown-linux-gnu
+# The cross build's toolset and pkg-config (dk_cross_build in .ci/chroot.sh says why each option).
+dk_cross_toolset "$copy"
 scratch=.build/aarch64
-# The aarch64 Swift runtime and the .swiftmodules of its standard library, Foundation, XCTest and Testing,
-# from the arm64 swiftlang package (the amd64 toolchain's own resource directory is for x86_64 only).
-resources=$sysroot/usr/libexec/swift/lib/swift
-
-# A toolset (SwiftPM's documented file for extra tool options; `--destination` is deprecated and hidden in
-# 6.2.3's `swift build --help`). `--sdk` alone does not reach swiftc (measured: no `-sdk` in its command line,
-# and then "missing required module 'SwiftGlibc'"), so the toolset states the sysroot for both compilers:
-#   -sdk / --sysroot: headers and libraries of the arm64 root;
-#   -resource-dir: the arm64 runtime and modules;
-#   -use-ld=lld: the toolchain's own lld links any target (the chroot's GNU ld is x86_64 only);
-#   the extra rpath: the driver adds `<resource-dir>/linux`, which is this file's /sysroot/... path; the
-#   binary runs in the arm64 root, where the runtime is /usr/libexec/swift/lib/swift/linux.
-mkdir -p "$copy/.build"
-cat > "$copy/.build/aarch64-toolset.json" <<EOF
-{
-  "schemaVersion": "1.0",
-  "swiftCompiler": {
-    "extraCLIOptions": ["-sdk", "$sysroot", "-resource-dir", "$resources", "-use-ld=lld",
-                        "-Xlinker", "-rpath", "-Xlinker", "/usr/libexec/swift/lib/swift/linux"]
-  },
-  "cCompiler": { "extraCLIOptions": ["--sysroot", "$sysroot"] }
-}
-EOF
-
-# pkg-config (SwiftPM reads the .pc files itself) must find only the arm64 root's files, and prefix the paths
-# they name with the sysroot: the amd64 chroot has the same libraries' x86_64 .pc files in its default paths.
-pc_dirs=$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/lib/pkgconfig:$sysroot/usr/share/pkgconfig
-cross_build() {
-    DK_ENV_PKG_CONFIG_PATH=$pc_dirs DK_ENV_PKG_CONFIG_LIBDIR=$pc_dirs DK_ENV_PKG_CONFIG_SYSROOT_DIR=$sysroot \
-        dk_chroot_run "$DK_CHROOT_AMD64" --bind "$copy" "$DK_SRC_IN_CHROOT" --ro-bind "$DK_SYSROOT_ARM64" "$sysroot" -- \
-        bash -c 'cd "$0" && "$@"' "$DK_SRC_IN_CHROOT" \
-        swift build --triple "$triple" --sdk "$sysroot" \
-        --toolset "$DK_SRC_IN_CHROOT/.build/aarch64-toolset.json" --pkg-config-path "$pc_dirs" \
-        "${DK_SWIFT_62_FLAGS[@]}" "$@"  # (see .ci/chroot.sh: no lib_Testing_Foundation.so in Debian's 6.2.3)
-}
+cross_build() { dk_cross_build "$copy" "$@"; }
 
 # Extra arguments for the test runs, e.g. DK_TEST_ARGS="--skip SAXParsingTests" (Swift Testing's --filter and
 # --skip take regular expressions): to measure the rest when one test stops the whole process.
@@ -93,8 +58,11 @@ fi
 # `swift` the arm64 root does not have): cross-built here, and named to the tests by
 # DELEGATEKIT_RELEASE_PRODUCTS.
 log=$DK_LOG_DIR/aarch64-release-build.log
-release_build() { cross_build -c release --scratch-path "$scratch-release" --product delegatekit-misuse 2>&1 | tee "$log"; }
-if ! dk_stage "cross release build of delegatekit-misuse" release_build; then
+release_build() {
+    cross_build -c release --scratch-path "$scratch-release" --product delegatekit-misuse 2>&1 | tee "$log" &&
+        cross_build -c release --scratch-path "$scratch-release" --product delegatekit-trampolines 2>&1 | tee -a "$log"
+}
+if ! dk_stage "cross release build of delegatekit-misuse and delegatekit-trampolines" release_build; then
     echo "error: the release cross build failed (log: $log)" >&2
     exit 1
 fi

@@ -353,3 +353,48 @@ dk_test_summary() {
     sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E "^✘ Test .*(failed|recorded an issue)|^✘ Suite|Test run with .* tests|error: Exited with" |
         sed -E 's/ at .*//' | sort -u | tail -n 400 || true
 }
+
+# ---- Cross-compiling for aarch64 (.ci/aarch64.sh, Scripts/bench-places.sh) ----
+# Where the arm64 root appears inside the amd64 chroot (read-only: the build must not change it).
+DK_SYSROOT_IN_CHROOT=/sysroot
+
+# Writes the toolset of an aarch64 cross build into the package copy at $1 (.build/aarch64-toolset.json):
+# SwiftPM's documented file for extra tool options (`--destination` is deprecated and hidden in 6.2.3's
+# `swift build --help`). `--sdk` alone does not reach swiftc (measured: no `-sdk` in its command line, and
+# then "missing required module 'SwiftGlibc'"), so the toolset states the sysroot for both compilers:
+#   -sdk / --sysroot: headers and libraries of the arm64 root;
+#   -resource-dir: the aarch64 Swift runtime and the .swiftmodules of its standard library, Foundation,
+#     XCTest and Testing, from the arm64 swiftlang package (the amd64 toolchain's own is for x86_64 only);
+#   -use-ld=lld: the toolchain's own lld links any target (the chroot's GNU ld is x86_64 only);
+#   the extra rpath: the driver adds `<resource-dir>/linux`, which is this file's /sysroot/... path; the
+#   binary runs in the arm64 root, where the runtime is /usr/libexec/swift/lib/swift/linux.
+dk_cross_toolset() {
+    local sysroot=$DK_SYSROOT_IN_CHROOT
+    mkdir -p "$1/.build"
+    cat > "$1/.build/aarch64-toolset.json" <<EOF
+{
+  "schemaVersion": "1.0",
+  "swiftCompiler": {
+    "extraCLIOptions": ["-sdk", "$sysroot", "-resource-dir", "$sysroot/usr/libexec/swift/lib/swift", "-use-ld=lld",
+                        "-Xlinker", "-rpath", "-Xlinker", "/usr/libexec/swift/lib/swift/linux"]
+  },
+  "cCompiler": { "extraCLIOptions": ["--sysroot", "$sysroot"] }
+}
+EOF
+}
+
+# `swift build` for aarch64 of the package copy at $1 (with its toolset, dk_cross_toolset), in the amd64
+# chroot with the arm64 root as sysroot; the other arguments go to `swift build`. pkg-config (SwiftPM reads
+# the .pc files itself) must find only the arm64 root's files, and prefix the paths they name with the
+# sysroot: the amd64 chroot has the same libraries' x86_64 .pc files in its default paths.
+dk_cross_build() {
+    local copy=$1 sysroot=$DK_SYSROOT_IN_CHROOT
+    shift
+    local pc_dirs=$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/lib/pkgconfig:$sysroot/usr/share/pkgconfig
+    DK_ENV_PKG_CONFIG_PATH=$pc_dirs DK_ENV_PKG_CONFIG_LIBDIR=$pc_dirs DK_ENV_PKG_CONFIG_SYSROOT_DIR=$sysroot \
+        dk_chroot_run "$DK_CHROOT_AMD64" --bind "$copy" "$DK_SRC_IN_CHROOT" --ro-bind "$DK_SYSROOT_ARM64" "$sysroot" -- \
+        bash -c 'cd "$0" && "$@"' "$DK_SRC_IN_CHROOT" \
+        swift build --triple aarch64-unknown-linux-gnu --sdk "$sysroot" \
+        --toolset "$DK_SRC_IN_CHROOT/.build/aarch64-toolset.json" --pkg-config-path "$pc_dirs" \
+        "${DK_SWIFT_62_FLAGS[@]}" "$@"  # (no lib_Testing_Foundation.so in Debian's 6.2.3, see above)
+}

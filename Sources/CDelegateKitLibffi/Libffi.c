@@ -1,5 +1,6 @@
 /* libffi, wrapped; see CDelegateKitLibffi.h. */
 #include "CDelegateKitLibffi.h"
+#include "Trampolines.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,19 +51,20 @@ int cffi_prep_cif_var(ffi_cif *cif, unsigned fixed_count, unsigned argument_coun
     return (int)ffi_prep_cif_var(cif, FFI_DEFAULT_ABI, fixed_count, argument_count, result, arguments);
 }
 
-void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user_data, void **code) {
-    void *executable = NULL;
-    ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &executable);
-    if (closure == NULL) return NULL;
-    if (ffi_prep_closure_loc(closure, cif, handler, user_data, executable) != FFI_OK) {
-        ffi_closure_free(closure);
-        return NULL;
-    }
-    *code = executable;
-    return closure;
-}
+/* A closure's record: what its code reaches. As a Go closure, libffi's entry receives the record (the slot
+   put it in the static-chain register) as its closure; as libffi's own closure, as its user data. */
+typedef struct closure_record {
+    ffi_go_closure go;  /* first: libffi's Go entry reads it through the static-chain register */
+    cffi_closure_handler handler;
+    void *user_data;
+    void *slot;              /* the trampoline slot, when the code is one */
+    ffi_closure *libffi;     /* libffi's closure, when the code is its memory */
+} closure_record;
 
-void cffi_closure_free(void *closure) { ffi_closure_free(closure); }
+static void enter_record(ffi_cif *cif, void *result, void **arguments, void *record) {
+    closure_record *closure = record;
+    closure->handler(cif, result, arguments, closure->user_data);
+}
 
 static void dead_call(ffi_cif *cif, void *result, void **arguments, void *message) {
     (void)cif; (void)result; (void)arguments;
@@ -71,11 +73,48 @@ static void dead_call(ffi_cif *cif, void *result, void **arguments, void *messag
     abort();
 }
 
-int cffi_closure_bury(void *closure, ffi_cif *cif, void *code, const char *message) {
-    return ffi_prep_closure_loc(closure, cif, dead_call, (void *)message, code) == FFI_OK ? 0 : -1;
+void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user_data, void **code) {
+    closure_record *closure = calloc(1, sizeof *closure);
+    if (closure == NULL) return NULL;
+    closure->handler = handler;
+    closure->user_data = user_data;
+#if FFI_GO_CLOSURES
+    if (ffi_prep_go_closure(&closure->go, cif, enter_record) == FFI_OK) {
+        closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, (const void *)closure->go.tramp, closure, code);
+        if (closure->slot != NULL) return closure;
+    }
+#endif
+    void *executable = NULL;
+    closure->libffi = ffi_closure_alloc(sizeof(ffi_closure), &executable);
+    if (closure->libffi == NULL || ffi_prep_closure_loc(closure->libffi, cif, enter_record, closure, executable) != FFI_OK) {
+        if (closure->libffi != NULL) ffi_closure_free(closure->libffi);
+        free(closure);
+        return NULL;
+    }
+    *code = executable;
+    return closure;
 }
 
-void cffi_closure_set_user_data(void *closure, void *user_data) { ((ffi_closure *)closure)->user_data = user_data; }
+void cffi_closure_free(void *record) {
+    closure_record *closure = record;
+    if (closure->slot != NULL) cffi_trampoline_free(closure->slot);
+    if (closure->libffi != NULL) ffi_closure_free(closure->libffi);
+    free(closure);
+}
+
+void cffi_closure_bury(void *record, const char *message) {
+    closure_record *closure = record;
+    if (closure->slot != NULL) {
+        cffi_trampoline_bury(closure->slot, message);  /* no longer reaches libffi at all */
+    } else {
+        closure->user_data = (void *)message;
+        closure->handler = dead_call;
+    }
+}
+
+void cffi_closure_set_user_data(void *record, void *user_data) { ((closure_record *)record)->user_data = user_data; }
+
+int cffi_closure_in_table(const void *record) { return ((const closure_record *)record)->slot != NULL; }
 
 void cffi_call(ffi_cif *cif, const void *function, void *result, void **arguments) {
     ffi_call(cif, FFI_FN(function), result, arguments);

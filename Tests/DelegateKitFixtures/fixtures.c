@@ -585,10 +585,73 @@ const void *fx_function(const char *name) {
     return NULL;
 }
 
-/* ---- A process that may never make memory executable ---- */
+/* ---- A process that may never make memory executable, and what its memory map says ---- */
+#include <stdio.h>
 #include <sys/prctl.h>
 
 int fx_forbid_executable_memory(void) {
     /* Spelled out: glibc's headers predate the kernel's names. */
     return prctl(65 /* PR_SET_MDWE */, 1 /* PR_MDWE_REFUSE_EXEC_GAIN */, 0L, 0L, 0L);
+}
+
+int fx_executable_memory_forbiddable(void) {
+    return prctl(66 /* PR_GET_MDWE */, 0L, 0L, 0L, 0L) >= 0;
+}
+
+int fx_code_kind(const void *address) {
+#if defined(__x86_64__)
+    /* endbr64; mov disp32(%rip), %r9 (4c 8b 0d) or %r10 (4c 8b 15); jmp *disp32(%rip) (ff 25) */
+    uint32_t words[1];
+    memcpy(words, address, sizeof words);
+    const unsigned char *bytes = address;
+    if (words[0] != 0xfa1e0ff3 || bytes[4] != 0x4c || bytes[5] != 0x8b || bytes[11] != 0xff || bytes[12] != 0x25) return 0;
+    return bytes[6] == 0x0d ? 1 : bytes[6] == 0x15 ? 2 : 0;
+#elif defined(__aarch64__)
+    /* bti c; ldr x5 (the register path's slots) or x18 (libffi's), literal; then `br x16` after one or two
+       more literal loads (a floating slot loads its adapter's entry into x17 first). */
+    uint32_t more[5];
+    memcpy(more, address, sizeof more);
+    if (more[0] != 0xd503245f || (more[1] & 0xff000000) != 0x58000000) return 0;
+    if (more[3] != 0xd61f0200 && more[4] != 0xd61f0200) return 0;
+    return (more[1] & 0x1f) == 5 ? 1 : (more[1] & 0x1f) == 18 ? 2 : 0;
+#else
+    return 0;
+#endif
+}
+
+int fx_mapping_of(const void *address, char *permissions, char *path, size_t path_size) {
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) return -1;
+    char line[4096];
+    int found = -1;
+    while (found < 0 && fgets(line, sizeof line, maps) != NULL) {
+        unsigned long start, end;
+        int path_start = 0;
+        if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %n", &start, &end, permissions, &path_start) < 3) continue;
+        if ((unsigned long)address < start || (unsigned long)address >= end) continue;
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(path, path_size, "%s", path_start > 0 ? line + path_start : "");
+        found = 0;
+    }
+    fclose(maps);
+    return found;
+}
+
+int fx_writable_executable_mappings(char *lines, size_t size) {
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) return -1;
+    char line[4096];
+    int count = 0;
+    size_t used = 0;
+    if (lines != NULL && size > 0) lines[0] = '\0';
+    while (fgets(line, sizeof line, maps) != NULL) {
+        char permissions[5] = "";
+        if (sscanf(line, "%*s %4s", permissions) != 1 || permissions[1] != 'w' || permissions[2] != 'x') continue;
+        count++;
+        if (lines == NULL || used >= size) continue;
+        int written = snprintf(lines + used, size - used, "%s", line);
+        if (written > 0) used += (size_t)written;
+    }
+    fclose(maps);
+    return count;
 }

@@ -51,16 +51,21 @@ int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_t
 int cffi_prep_cif_var(ffi_cif *cif, unsigned fixed_count, unsigned argument_count, ffi_type *result,
                       ffi_type **arguments);
 
-/* Allocates and prepares a closure. Returns the closure (to free later) and stores its callable code in
-   *code, or returns NULL (nothing allocated) when the system refuses executable memory or prep fails. */
+/* A closure: code C calls that runs `handler` with `user_data` through libffi's generic entry. Its code is a
+   slot of DelegateKit's trampoline table (CDelegateKitTrampolines) entering libffi as a Go closure (the
+   closure in the static-chain register), so it takes no writable+executable memory whatever libffi was
+   built with; only where the table cannot be mapped does it come from ffi_closure_alloc. Returns the
+   closure (to free later) and stores its callable code in *code, or returns NULL (nothing allocated). */
 void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user_data, void **code);
 void cffi_closure_free(void *closure);
-/* Points a closure whose owner is gone at a handler that writes `message` to stderr and aborts, so a
-   late call through a stale pointer stops loudly instead of running freed memory. The closure stays
-   allocated; `message` must outlive it. Returns 0 on success. */
-int cffi_closure_bury(void *closure, ffi_cif *cif, void *code, const char *message);
-/* Sets the user data a prepared closure passes to its handler (before C can call it). */
+/* Points a closure whose owner is gone at an entry that writes `message` to stderr and aborts, so a late
+   call through a stale pointer stops loudly instead of running freed memory. The closure stays allocated
+   until freed; `message` must outlive it. */
+void cffi_closure_bury(void *closure, const char *message);
+/* Sets the user data a closure passes to its handler (before C can call it). */
 void cffi_closure_set_user_data(void *closure, void *user_data);
+/* Whether the closure's code is a slot of the trampoline table (else libffi's closure memory). */
+int cffi_closure_in_table(const void *closure);
 
 /* Calls `function` as described by `cif`. Integer results narrower than a register are written as a
    full ffi_arg, as libffi requires. */

@@ -125,7 +125,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 
     deinit {
-        code.free(prepared, epitaph: epitaph
+        code.free(epitaph: epitaph
             ?? "DelegateKit: a CClosure `\(signature)` was called after it was deinitialized; keep it alive "
                 + "for as long as C may call it")
     }

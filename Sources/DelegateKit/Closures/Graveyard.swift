@@ -1,7 +1,8 @@
 import Glibc
 
-/// Debug builds keep the code of closures, and the tables, whose Swift owner is gone, pointed at a
-/// handler that stops the process with a message naming what was called: a C library that calls
+/// Debug builds keep the code of closures, and the tables, whose Swift owner is gone, pointed at an
+/// entry that stops the process with a message naming what was called (through the slot's data words:
+/// the code itself never changes): a C library that calls
 /// through a stale pointer is a bug in the program, and this makes it a clear stop instead of a jump
 /// into freed memory. Release builds free them at once.
 ///
@@ -13,12 +14,12 @@ enum Graveyard {
     static let capacity = 1 << 15
 
     private struct Grave {
-        var closure: UnsafeMutableRawPointer?
+        var code: ClosureCode?
         var table: UnsafeMutableRawPointer?
         var message: UnsafeMutablePointer<CChar>?
 
         func free() {
-            if let closure { LibffiShim.freeClosure(closure) }
+            code?.release()
             table?.deallocate()
             Glibc.free(message)
         }
@@ -45,16 +46,11 @@ enum Graveyard {
         evicted?.free()
     }
 
-    /// Points `closure` (with its callable `code`) at the stopping handler and keeps it.
-    static func bury(closure: UnsafeMutableRawPointer, code: UnsafeRawPointer, prepared: PreparedSignature, message: String) {
-        let text = strdup(message)
-        guard let text, LibffiShim.bury(closure, prepared.cif, code: UnsafeMutableRawPointer(mutating: code), message: text) else {
-            // libffi refused (it never does for a signature it accepted before): free as a release build would.
-            LibffiShim.freeClosure(closure)
-            Glibc.free(text)
-            return
-        }
-        add(Grave(closure: closure, message: text))
+    /// Points `code` at the stopping entry and keeps it.
+    static func bury(_ code: ClosureCode, message: String) {
+        guard let text = strdup(message) else { return code.release() }
+        code.bury(message: text)
+        add(Grave(code: code, message: text))
     }
 
     /// Keeps `table` and fills each of its method slots with a function that stops with a message
@@ -70,8 +66,7 @@ enum Graveyard {
                 RetirementShim.store(nil, in: slot)
                 continue
             }
-            bury(closure: code.closure, code: code.address, prepared: prepared,
-                 message: deadCallMessage(method: method.name, descriptor: descriptor.name, origin: origin))
+            bury(code, message: deadCallMessage(method: method.name, descriptor: descriptor.name, origin: origin))
             RetirementShim.store(code.address, in: slot)
         }
         add(Grave(table: table))

@@ -72,8 +72,9 @@ enum LibffiShim {
         cffi_call(cif, function, result, arguments)
     }
 
-    /// A closure in libffi's memory that runs `handler` with `userData`, and the address C calls in
-    /// `code`; nil (nothing allocated) when the system refuses executable memory.
+    /// A closure that runs `handler` with `userData` through libffi's generic entry, and the address C
+    /// calls in `code`; nil (nothing allocated) when no code can be had. Its code is a slot of
+    /// DelegateKit's trampoline table where the table is mapped (see `cffi_closure_create`).
     static func makeClosure(
         _ cif: UnsafeMutablePointer<ffi_cif>, handler: Handler, userData: UnsafeMutableRawPointer?,
         code: inout UnsafeMutableRawPointer?
@@ -81,8 +82,8 @@ enum LibffiShim {
         cffi_closure_create(cif, handler, userData, &code)
     }
 
-    /// Frees a closure that ``makeClosure(_:handler:userData:code:)`` (or the register path's libffi
-    /// memory) made: C must not call its code any more.
+    /// Frees a closure that ``makeClosure(_:handler:userData:code:)`` made: C must not call its code any
+    /// more.
     static func freeClosure(_ closure: UnsafeMutableRawPointer) {
         cffi_closure_free(closure)
     }
@@ -92,14 +93,16 @@ enum LibffiShim {
         cffi_closure_set_user_data(closure, userData)
     }
 
-    /// Points a closure whose owner is gone at a handler that prints `message` and aborts, so that a late
-    /// call stops loudly; the closure stays allocated and `message` must outlive it. False when libffi
-    /// refused.
-    static func bury(
-        _ closure: UnsafeMutableRawPointer, _ cif: UnsafeMutablePointer<ffi_cif>, code: UnsafeMutableRawPointer,
-        message: UnsafePointer<CChar>
-    ) -> Bool {
-        cffi_closure_bury(closure, cif, code, message) == 0
+    /// Points a closure whose owner is gone at an entry that prints `message` and aborts, so that a late
+    /// call stops loudly; the closure stays allocated until freed and `message` must outlive it.
+    static func bury(_ closure: UnsafeMutableRawPointer, message: UnsafePointer<CChar>) {
+        cffi_closure_bury(closure, message)
+    }
+
+    /// Whether the closure's code is a slot of DelegateKit's trampoline table (else libffi's memory,
+    /// where the table cannot be mapped).
+    static func isInTrampolineTable(_ closure: UnsafeRawPointer) -> Bool {
+        cffi_closure_in_table(closure) != 0
     }
 
     /// Stores `value` at `address` as C's `long double`, exactly (on aarch64 a quad, which Swift has no

@@ -268,5 +268,19 @@ long fx_struct_size(const char *structure);
 /* prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN): from now on no mapping of this process may become
    executable (Linux 6.3 and later). Returns 0, or -1 with errno set. */
 int fx_forbid_executable_memory(void);
+/* Whether this kernel (or emulator) knows PR_SET_MDWE: 1 or 0. qemu-user does not pass it on. */
+int fx_executable_memory_forbiddable(void);
+
+/* What code at `address` is: 1 a slot of DelegateKit's trampoline table that enters a register entry (either
+   kind), 2 one that enters libffi (the static-chain register), 0 anything else. Read from its instructions. */
+int fx_code_kind(const void *address);
+
+/* The permissions ("r-xp") and the file (or "" for anonymous memory) of the mapping holding `address`, from
+   /proc/self/maps: 0, or -1 when no mapping holds it. `permissions` holds 5 bytes. */
+int fx_mapping_of(const void *address, char *permissions, char *path, size_t path_size);
+
+/* The mappings of /proc/self/maps that are writable and executable: their count, and their lines in
+   `lines` (as many as fit). */
+int fx_writable_executable_mappings(char *lines, size_t size);
 
 #endif

@@ -14,7 +14,7 @@ final class RegisterLayout: @unchecked Sendable {  // Immutable; the buffer is f
 
     /// The layout of `signature` when it is register-only on this platform, else nil.
     init?(_ signature: CSignature) {
-        #if arch(x86_64) && !os(Windows)
+        #if (arch(x86_64) || arch(arm64)) && os(Linux)
         var classes = 0
         switch signature.returnType {
         case .longDouble, .int128, .uint128, .complexFloat, .complexDouble, .complexLongDouble, .structure: return nil

@@ -2,10 +2,10 @@
 ///
 /// On x86_64 System V, a signature whose arguments are at most 5 of integer class (integers up to 64
 /// bits, `bool`, pointers) and at most 8 of SSE class (`float`, `double`), returning `void`, one of
-/// those or a pointer, travels entirely in registers. Its C address is then a trampoline that loads a
-/// context pointer into `r9`, the integer argument register such a signature leaves free, and jumps to one
-/// of DelegateKit's entries (in a page of DelegateKit's own, see `cffi_trampoline_create`, or in libffi's
-/// closure memory, see `cffi_register_closure_create`). The entry hands the registers to a
+/// those or a pointer, travels entirely in registers. Its C address is then a slot of DelegateKit's
+/// trampoline table (see `cffi_trampoline_create`) that loads a context pointer into `r9`, the integer
+/// argument register such a signature leaves free, and jumps to one of DelegateKit's entries. The entry
+/// hands the registers to a
 /// ``RegisterBody``, the user's closure behind a conversion specialized for its Swift types when it was
 /// made, or is the closure's own (see ``_DirectEntry``). libffi's generic entry, which classifies and
 /// copies every argument of every call, is not involved.
@@ -14,21 +14,9 @@
 @usableFromInline
 enum RegisterPath {
     /// Whether closures of register-only signatures take this path: on x86_64 System V, unless the
-    /// environment sets `DELEGATEKIT_FAST_PATH=0`, and only when a trampoline written into libffi's
-    /// closure memory was proven to run (a libffi built with static trampolines runs its own code there).
+    /// environment sets `DELEGATEKIT_FAST_PATH=0`, wherever DelegateKit's trampoline table can be mapped
+    /// (whatever libffi was built with, and under `PR_SET_MDWE` too).
     @usableFromInline static let isAvailable: Bool = TrampolineShim.isAvailable
-
-    /// Whether register trampolines go into DelegateKit's own pages (see `cffi_trampoline_create`), where
-    /// they reach the entry with a near jump, rather than into libffi's closure memory: in release builds.
-    /// A debug build keeps a dead closure's code callable to stop with a message (see ``Graveyard``),
-    /// which means rewriting it, and a page is never writable once it is executable.
-    static let usesOwnPages: Bool = {
-        #if DEBUG
-        return false
-        #else
-        return true
-        #endif
-    }()
 
     /// Whether a closure made now on this thread gets a register trampoline for `prepared`.
     static func entersInRegisters(_ prepared: PreparedSignature) -> Bool {

@@ -1,23 +1,24 @@
 import CDelegateKitTrampolines
 
-/// The register path's C half (`Sources/CDelegateKitTrampolines/`): the trampoline that enters a Swift
-/// entry with a context in a free register, written into libffi's closure memory or into pages of its
-/// own, the probe that proves it runs, and a direct call of C in registers. What the path is, and when a
-/// closure takes it, is ``RegisterPath``.
+/// The code C calls (`Sources/CDelegateKitTrampolines/`): slots of DelegateKit's trampoline table, each
+/// entering an entry with a context in a register, mapped read+execute from this binary beside their
+/// data; and a direct call of C in registers. What the register path is, and when a closure takes it, is
+/// ``RegisterPath``; libffi's closures take slots of their own through ``LibffiShim``.
 ///
 /// This file and `DirectEntry.swift` (`#CClosure`'s public hooks, whose signatures name these C types)
 /// are the only Swift files that import `CDelegateKitTrampolines` (`Scripts/check-layout.py` holds every
 /// other file to that).
 @usableFromInline
 enum TrampolineShim {
-    /// The two result registers of a register entry (`rax` and `xmm0`): a C struct, because a C-callable
-    /// Swift function can return two registers only as one.
+    /// The two result registers of a register entry (`rax` and `xmm0`; on aarch64 `x0` and `x1`, which a
+    /// floating slot's adapter moves to `d0`): a C struct, because a C-callable Swift function can return
+    /// two registers only as one.
     @usableFromInline typealias Registers = cffi_registers
     /// A register entry: `(i0, i1, i2, i3, i4, context, d0, …, d7) -> Registers`, the argument
-    /// registers in place and the trampoline's context in the sixth integer register.
+    /// registers in place and the slot's context in the sixth integer register.
     @usableFromInline typealias Entry = cffi_register_entry
 
-    /// Whether the register path runs in this process (probed once; see ``RegisterPath/isAvailable``).
+    /// Whether the register path runs in this process (decided once; see ``RegisterPath/isAvailable``).
     static var isAvailable: Bool { cffi_register_path_available() != 0 }
 
     /// Whether closures made on this thread enter through libffi for now (``RegisterPath/withLibffiEntry(_:)``).
@@ -26,30 +27,31 @@ enum TrampolineShim {
         set { cffi_register_path_suppress(newValue ? 1 : 0) }
     }
 
-    /// A trampoline entering `entry` with `context`, in a page of DelegateKit's own where one can be made
-    /// (then a near jump); nil otherwise. Returns the slot's handle, and the code's address in `code`.
-    static func makeInPage(
-        _ entry: Entry, context: UnsafeMutableRawPointer?, code: inout UnsafeMutableRawPointer?
+    /// A slot entering `entry` with `context` in the register the register path's entries take it in, for
+    /// a signature whose result is floating point or not (AAPCS64 wants the former in d0, which the
+    /// slot's adapter sees to); nil when no slot can be had. Returns the slot's handle, and the code's
+    /// address in `code`.
+    static func makeSlot(
+        _ entry: Entry, floatingResult: Bool, context: UnsafeMutableRawPointer?, code: inout UnsafeMutableRawPointer?
     ) -> UnsafeMutableRawPointer? {
-        cffi_trampoline_create(entry, context, &code)
+        let kind = floatingResult ? CFFI_TRAMPOLINE_FLOATING_RESULT : CFFI_TRAMPOLINE_REGISTERS
+        return cffi_trampoline_create(Int32(kind), unsafeBitCast(entry, to: UnsafeRawPointer.self), context, &code)
     }
 
-    /// Changes the context a page's trampoline passes, before C can call it.
-    static func setPageContext(_ handle: UnsafeMutableRawPointer, _ context: UnsafeMutableRawPointer?) {
+    /// Changes the context a slot passes, before C can call it.
+    static func setContext(_ handle: UnsafeMutableRawPointer, _ context: UnsafeMutableRawPointer?) {
         cffi_trampoline_set_context(handle, context)
     }
 
-    /// Hands a page's slot back; C must not call its code any more.
-    static func freeInPage(_ handle: UnsafeMutableRawPointer) {
-        cffi_trampoline_free(handle)
+    /// Points a slot whose owner is gone at an entry that prints `message` and stops the process;
+    /// `message` must outlive the slot.
+    static func bury(_ handle: UnsafeMutableRawPointer, message: UnsafePointer<CChar>) {
+        cffi_trampoline_bury(handle, message)
     }
 
-    /// A trampoline entering `entry` with `context` in libffi's closure memory (an indirect jump), to
-    /// free as a libffi closure; nil when the path is off or suppressed here, or memory is refused.
-    static func makeInClosureMemory(
-        _ entry: Entry, context: UnsafeMutableRawPointer?, code: inout UnsafeMutableRawPointer?
-    ) -> UnsafeMutableRawPointer? {
-        cffi_register_closure_create(entry, context, &code)
+    /// Hands a slot back; C must not call its code any more.
+    static func free(_ handle: UnsafeMutableRawPointer) {
+        cffi_trampoline_free(handle)
     }
 
     /// Calls `function`, of a register-only signature, with these argument registers: a direct call.

@@ -46,7 +46,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     }
 
     deinit {
-        code.free(prepared, epitaph: epitaph ?? "DelegateKit: a slot `\(prepared.signature)` was called after its delegate was deinitialized")
+        code.free(epitaph: epitaph ?? "DelegateKit: a slot `\(prepared.signature)` was called after its delegate was deinitialized")
         guardian.deallocate()
     }
 

@@ -1,0 +1,17 @@
+/* The trampoline table's shape, shared by TrampolineTable.S (its code) and Trampolines.c (its mappings and
+   data words). Private to this target. */
+#ifndef CDELEGATEKIT_TRAMPOLINE_TABLE_H
+#define CDELEGATEKIT_TRAMPOLINE_TABLE_H
+
+/* The table's bytes, and each mapping's data after it: the largest page size aarch64 Linux runs with. */
+#define CFFI_TABLE_SIZE 65536
+/* A slot's code, and its data words at the same offset CFFI_TABLE_SIZE further: 0 the context, 1 the
+   entry, 2 the entry a floating slot's adapter calls (aarch64), and while the slot is free the next free
+   slot's words, 3 the slot's kind. */
+#define CFFI_SLOT_SIZE 32
+/* How many slots of each kind a mapping holds, in this order: REGISTERS, FLOATING_RESULT, STATIC_CHAIN. */
+#define CFFI_REGISTER_SLOTS 1024
+#define CFFI_FLOATING_SLOTS 256
+#define CFFI_CHAIN_SLOTS 768
+
+#endif

@@ -1,0 +1,237 @@
+/* Mappings of the trampoline table and their slots; see Trampolines.h and TrampolineTable.S. */
+#define _GNU_SOURCE
+#include "Trampolines.h"
+#include "TrampolineTable.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static _Thread_local int register_path_suppressed = 0;
+
+void cffi_register_path_suppress(int suppress) { register_path_suppressed = suppress; }
+
+int cffi_register_path_suppressed(void) { return register_path_suppressed; }
+
+/* Where a dead or freed slot goes (TrampolineTable.S's stubs pass the slot's context). */
+__attribute__((visibility("hidden"), noreturn)) void cffi_trampoline_stop(const char *message) {
+    fprintf(stderr, "%s\n", message);
+    fflush(stderr);
+    abort();
+}
+
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__linux__)
+
+extern const unsigned char cffi_trampoline_table[];
+extern void cffi_trampoline_dead_registers(void);
+extern void cffi_trampoline_dead_chain(void);
+#if defined(__aarch64__)
+extern void cffi_trampoline_floating_result(void);
+#endif
+
+_Static_assert(CFFI_REGISTER_SLOTS + CFFI_FLOATING_SLOTS + CFFI_CHAIN_SLOTS == CFFI_TABLE_SIZE / CFFI_SLOT_SIZE,
+               "the kinds fill the table");
+enum { kinds = 3 };
+/* Where each kind's slots start in a mapping, and how many there are (TrampolineTable.S's order). */
+static const int first_slot[kinds] = {0, CFFI_REGISTER_SLOTS, CFFI_REGISTER_SLOTS + CFFI_FLOATING_SLOTS};
+static const int slot_count[kinds] = {CFFI_REGISTER_SLOTS, CFFI_FLOATING_SLOTS, CFFI_CHAIN_SLOTS};
+
+static const char freed_message[] =
+    "DelegateKit: C called a closure after it was freed; keep the closure (or its delegate) alive for as "
+    "long as C may call it";
+
+/* A slot's data words: CFFI_TABLE_SIZE bytes after its code. */
+typedef struct slot_words {
+    void *context;
+    const void *entry;
+    /* While the slot is handed out: what a floating slot's adapter calls (aarch64). While it is free: the
+       next free slot of its kind. */
+    union {
+        const void *target;
+        struct slot_words *next_free;
+    };
+    intptr_t kind;
+} slot_words;
+_Static_assert(sizeof(slot_words) == CFFI_SLOT_SIZE, "a slot's words fill its stride");
+
+/* Taken by fork itself (the handlers below): a fork waits for a section in progress, so that a forked
+   child never finds the lock held by a thread it does not have. A section takes no other lock and runs no
+   code of the program's, so the wait is short and cannot deadlock. */
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static void lock_slots(void) { pthread_mutex_lock(&slots_lock); }
+static void unlock_slots(void) { pthread_mutex_unlock(&slots_lock); }
+__attribute__((constructor)) static void lock_slots_across_fork(void) {
+    pthread_atfork(lock_slots, unlock_slots, unlock_slots);
+}
+
+static slot_words *free_slots[kinds];
+/* The binary holding the table, open for mapping it again, and the table's offset in it. */
+static int table_file = -1;
+static off_t table_offset;
+
+static const void *dead_entry(int kind) {
+    return kind == CFFI_TRAMPOLINE_STATIC_CHAIN ? (const void *)cffi_trampoline_dead_chain
+                                                : (const void *)cffi_trampoline_dead_registers;
+}
+
+/* Opens the file that holds the table, from the line of /proc/self/maps whose mapping holds it: through
+   /proc/self/map_files (the very file mapped, even if the path now names another or none) where the
+   kernel offers it, else by its path. The caller checks what it maps against the table itself. */
+static int open_table_file(void) {
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) return -1;
+    uintptr_t table = (uintptr_t)cffi_trampoline_table;
+    char line[4096];
+    int file = -1;
+    while (file < 0 && fgets(line, sizeof line, maps) != NULL) {
+        uintptr_t start, end;
+        unsigned long long offset;
+        int path_start = 0;
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %*s %llx %*s %*s %n", &start, &end, &offset, &path_start) < 3) continue;
+        if (table < start || table >= end || path_start == 0 || line[path_start] != '/') continue;
+        table_offset = (off_t)(offset + (table - start));
+        char own[64];
+        snprintf(own, sizeof own, "/proc/self/map_files/%" PRIxPTR "-%" PRIxPTR, start, end);
+        file = open(own, O_RDONLY | O_CLOEXEC);
+        if (file < 0) {
+            line[strcspn(line, "\n")] = '\0';
+            file = open(line + path_start, O_RDONLY | O_CLOEXEC);
+        }
+    }
+    fclose(maps);
+    return file;
+}
+
+/* Maps the table again, read+execute, with its data after it, read+write; puts its slots on the free
+   lists. 0 on success. Called with the lock held. */
+static int map_table(void) {
+    unsigned char *region = mmap(NULL, 2 * CFFI_TABLE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED) return -1;
+    /* A fresh mapping of a file, never written and never made executable afterwards: what PR_SET_MDWE
+       allows. */
+    void *code = mmap(region, CFFI_TABLE_SIZE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, table_file, table_offset);
+    if (code != region || memcmp(region, cffi_trampoline_table, CFFI_TABLE_SIZE) != 0) {
+        munmap(region, 2 * CFFI_TABLE_SIZE);
+        return -1;
+    }
+    slot_words *words = (slot_words *)(region + CFFI_TABLE_SIZE);
+    for (int kind = 0; kind < kinds; kind++) {
+        /* Handed out from the start of each part. */
+        for (int index = slot_count[kind] - 1; index >= 0; index--) {
+            slot_words *slot = &words[first_slot[kind] + index];
+            slot->context = (void *)freed_message;
+            slot->entry = dead_entry(kind);
+            slot->kind = kind;
+            slot->next_free = free_slots[kind];
+            free_slots[kind] = slot;
+        }
+    }
+    return 0;
+}
+
+static int trampolines_available = 0;
+static pthread_once_t trampolines_once = PTHREAD_ONCE_INIT;
+
+static void map_first_table(void) {
+    /* A mapping of the table must be whole pages: 4, 16 and 64 KiB kernels run aarch64, 4 KiB x86_64. */
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0 || CFFI_TABLE_SIZE % page != 0) return;
+    table_file = open_table_file();
+    if (table_file < 0) return;
+    lock_slots();
+    trampolines_available = map_table() == 0;
+    unlock_slots();
+    if (!trampolines_available) {
+        close(table_file);
+        table_file = -1;
+    }
+}
+
+int cffi_trampolines_available(void) {
+    pthread_once(&trampolines_once, map_first_table);
+    return trampolines_available;
+}
+
+void *cffi_trampoline_create(int kind, const void *entry, void *context, void **code) {
+    if (!cffi_trampolines_available() || kind < 0 || kind >= kinds) return NULL;
+    lock_slots();
+    if (free_slots[kind] == NULL) map_table();
+    slot_words *slot = free_slots[kind];
+    if (slot != NULL) {
+        free_slots[kind] = slot->next_free;
+        /* Before the address leaves this function: the caller publishes it after this returns. */
+        slot->context = context;
+#if defined(__aarch64__)
+        if (kind == CFFI_TRAMPOLINE_FLOATING_RESULT) {
+            slot->target = entry;
+            entry = (const void *)cffi_trampoline_floating_result;
+        }
+#endif
+        if (kind != CFFI_TRAMPOLINE_FLOATING_RESULT) slot->target = NULL;
+        slot->entry = entry;
+        *code = (unsigned char *)slot - CFFI_TABLE_SIZE;
+    }
+    unlock_slots();
+    return slot;
+}
+
+void *cffi_trampoline_context(const void *handle) { return ((const slot_words *)handle)->context; }
+
+void cffi_trampoline_set_context(void *handle, void *context) { ((slot_words *)handle)->context = context; }
+
+void cffi_trampoline_bury(void *handle, const char *message) {
+    slot_words *slot = handle;
+    /* A call loads the context before the entry: between these stores it may stop with the message or
+       reach the old entry with the message as its context. Burial comes after the last call (the
+       closure's owner is gone), so neither happens in a correct program. */
+    slot->entry = dead_entry((int)slot->kind);
+    slot->context = (void *)message;
+}
+
+void cffi_trampoline_free(void *handle) {
+    slot_words *slot = handle;
+    int kind = (int)slot->kind;
+    lock_slots();
+    slot->entry = dead_entry(kind);
+    slot->context = (void *)freed_message;
+    slot->next_free = free_slots[kind];
+    free_slots[kind] = slot;
+    unlock_slots();
+}
+
+#else
+
+int cffi_trampolines_available(void) { return 0; }
+
+void *cffi_trampoline_create(int kind, const void *entry, void *context, void **code) {
+    (void)kind; (void)entry; (void)context; (void)code;
+    return NULL;
+}
+
+void *cffi_trampoline_context(const void *handle) { (void)handle; return NULL; }
+void cffi_trampoline_set_context(void *handle, void *context) { (void)handle; (void)context; }
+void cffi_trampoline_bury(void *handle, const char *message) { (void)handle; (void)message; }
+void cffi_trampoline_free(void *handle) { (void)handle; }
+
+#endif
+
+static int register_path_available = 0;
+static pthread_once_t register_path_once = PTHREAD_ONCE_INIT;
+
+static void decide_register_path(void) {
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__linux__)
+    const char *setting = getenv("DELEGATEKIT_FAST_PATH");
+    if (setting != NULL && strcmp(setting, "0") == 0) return;
+    register_path_available = cffi_trampolines_available();
+#endif
+}
+
+int cffi_register_path_available(void) {
+    pthread_once(&register_path_once, decide_register_path);
+    return register_path_available;
+}

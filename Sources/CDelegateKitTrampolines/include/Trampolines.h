@@ -1,0 +1,91 @@
+#ifndef CDELEGATEKIT_TRAMPOLINES_H
+#define CDELEGATEKIT_TRAMPOLINES_H
+
+/* The code C calls: slots of DelegateKit's trampoline table (TrampolineTable.S, Trampolines.c), and a
+   direct call of C in registers. The Swift side that owns it is
+   Sources/DelegateKit/Closures/RegisterPath/TrampolineShim.swift; libffi's closures take slots through
+   CDelegateKitLibffi.
+
+   A slot is code that never changes, mapped read+execute from this package's own binary beside a
+   read+write page of data words: its context and its entry. Calling the slot puts the context in a
+   register of its kind and jumps to the entry with every argument register and the stack as the caller
+   left them. No page is ever writable and executable, and no page becomes executable after being written,
+   so slots work in a process under PR_SET_MDWE, systemd's MemoryDenyWriteExecute= and SELinux without
+   execmem, whatever libffi was built with. */
+#include <stdint.h>
+
+/* ---- The register path (x86_64 System V, AAPCS64) ----
+   A signature whose arguments all travel in registers (at most 5 of integer class: integers, bool,
+   pointers; at most 8 floating: float, double) and whose result is void, integer class, float or double
+   can be entered without libffi: a slot loads a context pointer into the sixth integer argument register
+   (r9; x5), which such a signature leaves free, and jumps to an entry taking (i0..i4, context, d0..d7).
+   The entry returns both result registers, so one entry serves every such signature; a float travels in
+   the low half of `sse`, an integer narrower than 64 bits in the low bits of `integer`. (AAPCS64 returns
+   this struct in x0 and x1: a slot of a signature returning float or double enters through an adapter
+   that moves x1 to d0, see TrampolineTable.S.) */
+typedef struct cffi_registers {
+    uint64_t integer;
+    double sse;
+} cffi_registers;
+
+typedef cffi_registers (*cffi_register_entry)(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4,
+                                              void *context, double d0, double d1, double d2, double d3, double d4,
+                                              double d5, double d6, double d7);
+
+/* Whether the register path runs here: an x86_64 or aarch64 Linux build, DELEGATEKIT_FAST_PATH not "0",
+   and the trampoline table mapped (see cffi_trampolines_available). Decided once. */
+int cffi_register_path_available(void);
+
+/* While set on a thread, closures made on it enter through libffi even where the register path runs:
+   how the tests compare both paths in one process. */
+void cffi_register_path_suppress(int suppress);
+int cffi_register_path_suppressed(void);
+
+/* ---- Slots ---- */
+/* What a slot does with its context: put it where the register path's entries take it (the sixth integer
+   argument register), for a signature returning anything but float or double, or one returning float or
+   double; or in the static-chain register, where a libffi Go closure's entry takes its closure (what
+   CDelegateKitLibffi's closures are). */
+enum { CFFI_TRAMPOLINE_REGISTERS = 0, CFFI_TRAMPOLINE_FLOATING_RESULT = 1, CFFI_TRAMPOLINE_STATIC_CHAIN = 2 };
+
+/* Whether slots can be made in this process: the table's page of this binary could be mapped again (it is
+   found through /proc/self/maps and checked byte for byte). Decided once. */
+int cffi_trampolines_available(void);
+
+/* A free slot of `kind` entering `entry` with `context`, mapping more of the table when every slot is
+   taken. Returns its handle (for the functions below) and stores the address C calls in *code, or returns
+   NULL when no slot can be had. Thread-safe. */
+void *cffi_trampoline_create(int kind, const void *entry, void *context, void **code);
+
+/* The slot's context, and a new one, before C can call the code (or while no call runs). */
+void *cffi_trampoline_context(const void *handle);
+void cffi_trampoline_set_context(void *handle, void *context);
+
+/* Points the slot at an entry that writes `message` to stderr and stops the process: a call through a
+   pointer C kept after its closure died stops loudly. `message` must outlive the slot. */
+void cffi_trampoline_bury(void *handle, const char *message);
+
+/* Hands the slot back; a later call through its address stops the process with a message until the slot
+   is handed out again. Thread-safe. */
+void cffi_trampoline_free(void *handle);
+
+/* Calls `function`, a C function of a register-only signature, with the registers of a call of that
+   signature: a direct call, the same registers in, the same registers out. */
+#if defined(__aarch64__)
+/* In TrampolineTable.S: AAPCS64 returns a double in d0, which a call of this type would not read. */
+cffi_registers cffi_call_registers(const void *function, uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3,
+                                   uint64_t i4, double d0, double d1, double d2, double d3, double d4, double d5,
+                                   double d6, double d7);
+#else
+static inline cffi_registers cffi_call_registers(const void *function, uint64_t i0, uint64_t i1, uint64_t i2,
+                                                 uint64_t i3, uint64_t i4, double d0, double d1, double d2,
+                                                 double d3, double d4, double d5, double d6, double d7) {
+    /* Only the registers matter on x86_64 System V: the callee reads those its own signature names and
+       sets the result register its result type names. */
+    return ((cffi_registers (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, double, double, double,
+                                double, double, double, double, double))function)(i0, i1, i2, i3, i4, d0, d1, d2,
+                                                                                  d3, d4, d5, d6, d7);
+}
+#endif
+
+#endif

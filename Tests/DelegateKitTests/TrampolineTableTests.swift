@@ -1,0 +1,198 @@
+@testable import DelegateKit
+import CDelegateKitTrampolines
+import DelegateKitFixtures
+import Glibc
+import Testing
+
+/// DelegateKit's trampoline table (`Sources/CDelegateKitTrampolines/`): slots mapped read+execute from this
+/// binary beside their read+write data words, each entering its entry with its context; freed slots handed
+/// out again and stopping a late caller; every kind of closure on it, in a release build too, under
+/// `PR_SET_MDWE` and across `fork`; and no writable+executable mapping anywhere.
+@Suite struct TrampolineTableTests {
+    typealias IntegerFunction = @convention(c) (UInt64) -> UInt64
+
+    /// The entry of the register slots made here: returns its first argument plus the context's address,
+    /// read where a register slot puts it, the sixth integer argument register (r9, x5).
+    static let entry: @convention(c) (UInt64, UInt64, UInt64, UInt64, UInt64, UnsafeMutableRawPointer?) -> UInt64 = {
+        i0, _, _, _, _, context in i0 &+ UInt64(UInt(bitPattern: context))
+    }
+
+    /// The release children take the register path, also when CI runs this suite with it off.
+    static let registerPath = ["DELEGATEKIT_FAST_PATH": "1"]
+
+    struct Slot {
+        let handle: UnsafeMutableRawPointer
+        let code: UnsafeMutableRawPointer
+    }
+
+    func make(context: Int) throws -> Slot {
+        var code: UnsafeMutableRawPointer?
+        let handle = try #require(cffi_trampoline_create(
+            Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(Self.entry, to: UnsafeRawPointer.self),
+            UnsafeMutableRawPointer(bitPattern: context), &code))
+        return Slot(handle: handle, code: try #require(code))
+    }
+
+    /// This test binary's path, which the table's code mappings name.
+    static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return count > 0 ? String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    }()
+
+    /// The permissions and file of the mapping holding `address`.
+    static func mapping(of address: UnsafeRawPointer) -> (permissions: String, file: String) {
+        var permissions = [CChar](repeating: 0, count: 5)
+        var path = [CChar](repeating: 0, count: 4096)
+        guard fx_mapping_of(address, &permissions, &path, path.count) == 0 else { return ("unmapped", "") }
+        func text(_ chars: [CChar]) -> String { String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return (text(permissions), text(path))
+    }
+
+    /// The writable+executable mappings of this process: their count and lines.
+    static func writableExecutable() -> (count: Int32, lines: String) {
+        var lines = [CChar](repeating: 0, count: 16384)
+        let count = fx_writable_executable_mappings(&lines, lines.count)
+        return (count, String(decoding: lines.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    @Test func slotsAreMappedFromThisBinaryBesideTheirData() throws {
+        // More than one mapping holds (1,024 register slots each).
+        let slots = try (1...2500).map { try make(context: $0 * 16) }
+        defer { for slot in slots { cffi_trampoline_free(slot.handle) } }
+        #expect(Set(slots.map(\.code)).count == slots.count)
+        for slot in [slots[0], slots[1500], slots[2499]] {
+            #expect(fx_code_kind(slot.code) == 1)
+            let code = Self.mapping(of: slot.code), data = Self.mapping(of: slot.handle)
+            #expect(code.permissions == "r-xp" && code.file == Self.executable, "\(code)")
+            #expect(data.permissions == "rw-p" && data.file.isEmpty, "\(data)")
+        }
+        for (index, slot) in slots.enumerated() {
+            #expect(unsafeBitCast(slot.code, to: IntegerFunction.self)(5) == 5 + UInt64((index + 1) * 16))
+        }
+    }
+
+    @Test func aFreedSlotIsHandedOutAgainWithItsNewContext() throws {
+        let first = try make(context: 0x10)
+        cffi_trampoline_free(first.handle)
+        let again = try make(context: 0x20)
+        defer { cffi_trampoline_free(again.handle) }
+        #expect(again.code == first.code)
+        #expect(cffi_trampoline_context(again.handle) == UnsafeMutableRawPointer(bitPattern: 0x20))
+        cffi_trampoline_set_context(again.handle, UnsafeMutableRawPointer(bitPattern: 0x1000))
+        #expect(unsafeBitCast(again.code, to: IntegerFunction.self)(1) == 0x1001)
+    }
+
+    /// A call through a slot after it was freed stops with a message, in every build.
+    @Test func aCallThroughAFreedSlotStops() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var code: UnsafeMutableRawPointer?
+            let handle = cffi_trampoline_create(
+                Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self), nil, &code)
+            cffi_trampoline_free(handle)
+            _ = unsafeBitCast(code, to: IntegerFunction.self)(1)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("DelegateKit: C called a closure after it was freed"), "\(stderr)")
+    }
+
+    /// A buried slot stops with its own message, whatever kind it is and whatever the caller passed.
+    @Test func aCallThroughABuriedSlotStopsWithItsMessage() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let closure = try RegisterPath.withLibffiEntry { try CClosure { (a: Int64, b: Int64) -> Int64 in a + b } }
+            #expect(fx_code_kind(closure.address) == 2)
+            var code: UnsafeMutableRawPointer?
+            let handle = cffi_trampoline_create(
+                Int32(CFFI_TRAMPOLINE_STATIC_CHAIN), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self), nil, &code)
+            cffi_trampoline_bury(handle, strdup("buried: the chain slot's own message"))  // lives as long as the slot
+            _ = fx_call_i64(code, 1, 2)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("buried: the chain slot's own message"), "\(stderr)")
+    }
+
+    @Test func threadsMakeAndFreeSlotsAtOnce() async throws {
+        await withTaskGroup(of: Bool.self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    var right = true
+                    for round in 0..<2000 {
+                        var code: UnsafeMutableRawPointer?
+                        let context = (thread * 10000 + round + 1) * 16
+                        guard let handle = cffi_trampoline_create(
+                            Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(Self.entry, to: UnsafeRawPointer.self),
+                            UnsafeMutableRawPointer(bitPattern: context), &code), let code
+                        else { return false }
+                        right = right && unsafeBitCast(code, to: IntegerFunction.self)(3) == UInt64(context + 3)
+                        cffi_trampoline_free(handle)
+                    }
+                    return right
+                }
+            }
+            for await right in group { #expect(right) }
+        }
+    }
+
+    /// Closures of every kind, on the path this run takes (CI runs the suite on both), leave this process
+    /// without a writable+executable mapping: their code is the table's, libffi's path included.
+    @Test func noMappingIsWritableAndExecutable() throws {
+        let add = try CClosure { (a: Int64, b: Int64) -> Int64 in a + b }
+        let slow = try RegisterPath.withLibffiEntry { try CClosure { (a: Int64, b: Int64) -> Int64 in a - b } }
+        let many = try CClosure(signature: CSignature(.double, Array(repeating: .double, count: 10))) { _ in }
+        let logger = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in }
+        let delegate = DynamicDelegate(protocol: ProtocolDescriptor(name: "t", methods: [
+            MethodDescriptor(name: "f", signature: CSignature(.int64, [.int64, .int64])),
+            MethodDescriptor(name: "g", signature: CSignature(.longDouble, [.longDouble])),
+        ]))
+        try delegate.implement("f") { (a: Int64, b: Int64) -> Int64 in a * b }
+        try delegate.implement("g", dynamic: { _ in })
+        let token = try delegate.observe("f", .after) { (_: Int64, _: Int64) in }
+        #expect(fx_call_i64(add.address, 2, 3) == 5 && fx_call_i64(slow.address, 2, 3) == -1)
+        for address in [add.address, slow.address, many.address, logger.address, delegate.table.load(as: UnsafeRawPointer.self),
+                        delegate.table.load(fromByteOffset: 8, as: UnsafeRawPointer.self)] {
+            #expect(fx_code_kind(address) != 0)
+            #expect(Self.mapping(of: address) == ("r-xp", Self.executable))
+        }
+        #expect(fx_code_kind(add.address) == (RegisterPath.isAvailable ? 1 : 2))
+        #expect(fx_code_kind(slow.address) == 2 && fx_code_kind(many.address) == 2 && fx_code_kind(logger.address) == 2)
+        let found = Self.writableExecutable()
+        #expect(found.count == 0, "\(found.lines)")
+        withExtendedLifetime((add, slow, many, logger, delegate, token)) {}
+    }
+
+    /// What the release build prints for `table` and `mdwe`: the register path's slots wherever it runs,
+    /// libffi's for the variadic closure, all in the binary's own read+execute pages, no writable+executable
+    /// mapping, and the same in a forked child.
+    static var expectedRelease: String {
+        let registers = ExpectedRegisterPath.onThisCPU ? "registers" : "libffi"
+        let results = "comparator \(registers) in this binary: [9, 5, 3, 0, -2]\nclosure \(registers) in this binary: 42\n"
+            + "variadic closure libffi in this binary: 42 apples 1.50 1099511627776 x 4000000000 0x1234\n"
+            + "stacked slot \(registers) in this binary: 43, observed 1\nplain slot \(registers) in this binary: -1\n"
+            + "writable+executable mappings: 0"
+        return results + "\nchild: " + results.split(separator: "\n").joined(separator: " | ") + "\nchild exited 0\n"
+    }
+
+    @Test func aReleaseBuildRunsEveryClosureOnTheTable() throws {
+        let child = run(try ReleaseBuild.executable("delegatekit-trampolines"), ["table"], environment: Self.registerPath)
+        #expect(child.termination == .exit(0))
+        #expect(child.output == Self.expectedRelease)
+    }
+
+    /// In a process that may never make memory executable (PR_SET_MDWE), the table maps all the same: the
+    /// register path is taken, with the same results.
+    @Test(.enabled(if: fx_executable_memory_forbiddable() != 0, "PR_SET_MDWE is unknown here (a kernel before 6.3, or qemu-user)"))
+    func underMDWETheRegisterPathIsTaken() throws {
+        let child = run(try ReleaseBuild.executable("delegatekit-trampolines"), ["mdwe"], environment: Self.registerPath)
+        #expect(child.termination == .exit(0))
+        #expect(child.output == Self.expectedRelease)
+    }
+
+    /// A fork while another thread makes and frees slots: the lock is taken by fork itself, so no child
+    /// finds it held by a thread it does not have, and every child makes, calls and frees one (a child
+    /// that hangs is stopped by its alarm, the whole run by its own).
+    @Test func aForkedChildMakesSlotsWhileTheParentChurns() throws {
+        let child = run(try ReleaseBuild.executable("delegatekit-trampolines"), ["fork"], environment: Self.registerPath)
+        #expect(child.termination == .exit(0))
+        #expect(child.output == "300 of 300 children answered\n")
+    }
+}
