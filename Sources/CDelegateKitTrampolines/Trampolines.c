@@ -165,14 +165,15 @@ void *cffi_trampoline_create(int kind, const void *entry, void *context, void **
     if (slot != NULL) {
         free_slots[kind] = slot->next_free;
         /* Before the address leaves this function: the caller publishes it after this returns. */
-        slot->context = context;
+        const void *target = NULL;
 #if defined(__aarch64__)
         if (kind == CFFI_TRAMPOLINE_FLOATING_RESULT) {
-            slot->target = entry;
+            target = entry;
             entry = (const void *)cffi_trampoline_floating_result;
         }
 #endif
-        if (kind != CFFI_TRAMPOLINE_FLOATING_RESULT) slot->target = NULL;
+        slot->context = context;
+        slot->target = target;
         slot->entry = entry;
         *code = (unsigned char *)slot - CFFI_TABLE_SIZE;
     }
@@ -186,19 +187,19 @@ void cffi_trampoline_set_context(void *handle, void *context) { ((slot_words *)h
 
 void cffi_trampoline_bury(void *handle, const char *message) {
     slot_words *slot = handle;
-    /* A call loads the context before the entry: between these stores it may stop with the message or
-       reach the old entry with the message as its context. Burial comes after the last call (the
-       closure's owner is gone), so neither happens in a correct program. */
-    slot->entry = dead_entry((int)slot->kind);
+    /* A call loads the context before the entry: between these stores it may reach the old entry with
+       the message as its context. Burial comes after the last call (the closure's owner is gone), so that
+       does not happen in a correct program. */
     slot->context = (void *)message;
+    slot->entry = dead_entry((int)slot->kind);
 }
 
 void cffi_trampoline_free(void *handle) {
     slot_words *slot = handle;
     int kind = (int)slot->kind;
     lock_slots();
-    slot->entry = dead_entry(kind);
     slot->context = (void *)freed_message;
+    slot->entry = dead_entry(kind);
     slot->next_free = free_slots[kind];
     free_slots[kind] = slot;
     unlock_slots();
