@@ -18,6 +18,10 @@ struct CallResult {
 
 enum Benchmark {
     static func main(_ arguments: [String]) {
+        if let index = arguments.firstIndex(of: "--place-child") {
+            return Places.child(Array(arguments[(index + 1)...]))
+        }
+        if arguments.contains("--place") { return Places.main(arguments) }
         if let index = arguments.firstIndex(of: "--measure-one") {
             return measureOne(Array(arguments[(index + 1)...]))
         }
@@ -168,6 +172,7 @@ enum Benchmark {
         do {
             let markdownFile = directory.appendingPathComponent("results.md"), jsonFile = directory.appendingPathComponent("results.json")
             try markdown.write(to: markdownFile, atomically: true, encoding: .utf8)
+            try Places.embed(into: markdownFile)  // the places' tables, which their own runs wrote
             try report.json().write(to: jsonFile)
             print("written to \(markdownFile.path) and \(jsonFile.path)")
         } catch {

@@ -50,7 +50,7 @@ struct Report {
             "",
             "## Calls",
             "",
-            "Closures of register-only signatures enter through DelegateKit's register trampoline. The libffi path",
+            "Closures of register-only signatures enter through a register slot of DelegateKit's trampoline table. The libffi path",
             "columns are the same path with `DELEGATEKIT_FAST_PATH=0`: times from a child process of this binary, run",
             "right after this one's with the same rounds and calls; instructions from callgrind with that variable set.",
             "× fast is libffi path ÷ this process's ns/call (about 1 where the path makes no DelegateKit closure).",
