@@ -4,7 +4,7 @@
 #   Scripts/fuzz-parsers.sh [seconds]      # default 600
 #
 # Builds Fuzz/ParserFuzzer.swift with every Swift file of Sources/DelegateKit into one fuzzer binary (swiftc
-# -sanitize=fuzzer,address; the C files of its three C modules compiled with clang; -lffi), then runs it on a copy of the
+# -sanitize=fuzzer,address; the C and assembly files of its three C modules compiled with clang; -lffi), then runs it on a copy of the
 # seed corpus Fuzz/corpus with the dictionary Fuzz/c.dict. Everything it writes goes under
 # $FUZZ_WORK (default .build/fuzz, which git ignores): the binary, the growing corpus, crash inputs,
 # the log. Crashes, hangs (-timeout) and memory blow-ups (-rss_limit_mb) are written to
@@ -41,8 +41,9 @@ module $module {
     export *
 }
 EOF
-    for source in "$root/Sources/$module"/*.c; do
-        object="$work/obj/$module-$(basename "$source" .c).o"
+    for source in "$root/Sources/$module"/*.c "$root/Sources/$module"/*.S; do
+        [ -e "$source" ] || continue
+        object="$work/obj/$module-$(basename "$source").o"
         clang -c -O1 -g -fsanitize=address,fuzzer-no-link "${include_flags[@]}" "$source" -o "$object"
         c_objects+=("$object")
     done
