@@ -18,6 +18,7 @@
 #endif
 
 _Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec"))) = NULL;
+_Thread_local cffi_thread_calls *cffi_unfenced_calls __attribute__((tls_model("initial-exec"))) = NULL;
 
 /* Every record ever made; records of exited threads are reused, never freed, so a scan needs no lock. */
 static cffi_thread_calls *all_calls = NULL;
@@ -194,6 +195,7 @@ static void release_record(void *record) {
     cffi_thread_calls *calls = record;
     /* A later destructor of this thread that calls a closure registers afresh. */
     cffi_current_calls = NULL;
+    cffi_unfenced_calls = NULL;
     cffi_reclaim_lock();
     int marked = (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & ~CFFI_EXIT_REQUESTED) != 0;
     clear_record(calls);
@@ -284,6 +286,7 @@ static cffi_thread_calls *register_thread(void) {
     note_thread(record);
     pthread_setspecific(exit_key, record);
     cffi_current_calls = record;
+    cffi_unfenced_calls = record->fences ? NULL : record;
     return record;
 }
 
@@ -389,6 +392,13 @@ void cffi_leave_slow(uintptr_t frame) {
 void cffi_leave_collecting(void) {
     cffi_thread_calls *calls = cffi_current_calls;
     if (clear_reclaim_bits(calls, calls_in_progress(calls))) collect();
+    take_requested_exit(calls);
+}
+
+void cffi_leave_outermost(void) {
+    cffi_thread_calls *calls = cffi_current_calls;
+    /* running[0], this call's, is NULL already; whatever is listed above it a longjmp left. */
+    if (drop_calls(calls, 0)) collect();
     take_requested_exit(calls);
 }
 

@@ -49,8 +49,8 @@ typedef struct cffi_thread_calls {
        CFFI_CALL_DEPTH for the calls not listed). Set and cleared only under the reclaimer's lock; but for
        CFFI_EXIT_REQUESTED, the thread's own. */
     unsigned long reclaim;
-    /* Whether calls fence themselves (no membarrier here), copied from cffi_calls_need_no_fence so that a
-       call tests the record it already holds. */
+    /* Whether calls fence themselves (no membarrier here), copied from cffi_calls_need_no_fence when the
+       thread registers. Such a thread's calls all take cffi_enter_slow (cffi_unfenced_calls is NULL). */
     int fences;
     /* The thread's stack, found when it registers: frames elsewhere (an alternate signal stack, a
        coroutine's) are never judged abandoned. Its kernel thread id, for other threads to see where it
@@ -62,6 +62,9 @@ typedef struct cffi_thread_calls {
 } cffi_thread_calls;
 
 extern _Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec")));
+/* The same record where calls need not fence themselves (see below), NULL where they must: so that
+   cffi_enter_fast's one test of it sends those calls, and a thread's first, to cffi_enter_slow. */
+extern _Thread_local cffi_thread_calls *cffi_unfenced_calls __attribute__((tls_model("initial-exec")));
 
 /* Whether removers pay for the ordering calls need (Linux's membarrier(2), registered on first use):
    then a call publishes what it runs with a plain store, and a remover makes every running thread
@@ -73,31 +76,46 @@ void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_addre
 void cffi_leave_slow(uintptr_t frame);
 void cffi_leave_collecting(void);
 
+/* cffi_enter's common path alone: marks `object` as running when the thread has no call in progress
+   (the outermost call, the common one) and returns 1; returns 0, having done nothing, otherwise. An
+   entry that is given 0 makes the whole call, cffi_enter to cffi_leave, in a function of its own, and one
+   given 1 ends it with cffi_leave_fast: then its common path calls nothing that needs the arguments
+   afterwards, nor the result, and saves no registers for the rare ones (see SlotStub.swift). */
+static inline __attribute__((always_inline)) int cffi_enter_fast(const void *object) {
+    cffi_thread_calls *calls = cffi_unfenced_calls;
+    if (__builtin_expect(calls == NULL || __atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) return 0;
+    /* Frame and return address before the entry, which publishes them: a remover that sees the entry
+       judges it by this call's frame, never by the previous call's (relaxed atomic stores are plain moves). */
+    __atomic_store_n(&calls->frames[0], (uintptr_t)__builtin_frame_address(0), __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->returns[0], (uintptr_t)__builtin_return_address(0), __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
+    /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
+       cell): membarrier does that from the remover's side; the compiler must not reorder either. */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return 1;
+}
+
 /* Marks `object` as running on this thread, until cffi_leave. A call then checks whether the object was
    retired, with an acquiring load, before it touches anything it holds. Always inlined, so that the
    frame recorded is the entry function's own, which cffi_leave finds again. */
 static inline __attribute__((always_inline)) void cffi_enter(const void *object) {
-    cffi_thread_calls *calls = cffi_current_calls;
-    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t return_address = (uintptr_t)__builtin_return_address(0);
-    /* Nested calls, a thread's first call and calls left by longjmp take the slow path. */
-    if (__builtin_expect(calls == NULL || __atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) {
-        cffi_enter_slow(object, frame, return_address);
-        return;
-    }
-    /* Frame and return address before the entry, which publishes them: a remover that sees the entry
-       judges it by this call's frame, never by the previous call's (relaxed atomic stores are plain moves). */
-    __atomic_store_n(&calls->frames[0], frame, __ATOMIC_RELAXED);
-    __atomic_store_n(&calls->returns[0], return_address, __ATOMIC_RELAXED);
-    __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
-    /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
-       cell): membarrier does that from the remover's side; the compiler must not reorder either. */
-    if (__builtin_expect(calls->fences, 0)) {
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    } else {
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (__builtin_expect(!cffi_enter_fast(object), 0)) {
+        /* Nested calls, a thread's first call and calls left by longjmp. */
+        cffi_enter_slow(object, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
     }
 }
+
+/* Ends a call cffi_enter_fast entered, which is the thread's outermost one. Returns 0 when it has left;
+   otherwise the caller must call cffi_leave_outermost next, out of line: calls above this one that a
+   longjmp left are forgotten there, what a remover deferred is collected, a requested exit is taken. As
+   in cffi_leave, the store of NULL comes before the test of the bits. */
+static inline __attribute__((always_inline)) int cffi_leave_fast(void) {
+    cffi_thread_calls *calls = cffi_unfenced_calls;
+    __atomic_store_n(&calls->running[0], NULL, __ATOMIC_RELEASE);
+    return __builtin_expect((__atomic_load_n(&calls->depth, __ATOMIC_RELAXED) > 1)
+                            | (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0), 0);
+}
+void cffi_leave_outermost(void);
 
 /* Ends the call of the same entry function's cffi_enter; call it from that function's own body (in Swift
    not from a `defer`, which a debug build compiles to a function of its own, with a frame of its own).

@@ -16,28 +16,78 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
             registerEntry: registerEntry)
     }
 
-    /// ``entry`` in register form.
+    /// ``entry`` in register form. As in `SlotStub`'s, only the thread's outermost call, on a plan still
+    /// the cell's, is made here; each rare path is a call made last, so that this frame keeps nothing
+    /// across a call and saves no callee-saved register.
     private static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+        let cell = Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)
+        let plan = cell._withUnsafeGuaranteedRef { $0.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped }
+        guard cffi_enter_fast(plan) != 0 else {
+            return dispatchingNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
+        }
+        guard cell._withUnsafeGuaranteedRef({ $0.plan.load(ordering: .sequentiallyConsistent) }) == plan else {
+            return dispatchingAfterReplacement(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
+        }
+        let result = run(plan, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+        guard cffi_leave_fast() == 0 else { return leavingWithWork(result) }
+        return result
+    }
+
+    /// The whole call, entered by `cffi_enter` (nested calls, a thread's first, calls after a `longjmp`),
+    /// in its own frame, the one recorded; it loads the plan again when one replaced it in between.
+    @inline(never)
+    private static func dispatchingNested(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> TrampolineShim.Registers {
         Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
             while true {
                 let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
                 cffi_enter(plan)
                 if cell.plan.load(ordering: .sequentiallyConsistent) == plan {
-                    let result = Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { plan in
-                        // The common `.stable` case passes the registers on as they came.
-                        if let only = plan.only {
-                            return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef {
-                                $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                            }
-                        }
-                        return plan.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
-                    }
+                    let result = run(plan, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                     cffi_leave()
-                    return result.registers
+                    return result
                 }
                 cffi_leave()
             }
         }
+    }
+
+    /// An outermost call whose plan was replaced between its load and its record: it leaves, and starts
+    /// over. It touches nothing of the plan, which may be gone already.
+    @inline(never)
+    private static func dispatchingAfterReplacement(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> TrampolineShim.Registers {
+        if cffi_leave_fast() != 0 { cffi_leave_outermost() }
+        return dispatchingNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
+    }
+
+    /// The end of an outermost call that has more to do than leave (see `cffi_leave_fast`).
+    @inline(never)
+    private static func leavingWithWork(_ result: TrampolineShim.Registers) -> TrampolineShim.Registers {
+        cffi_leave_outermost()
+        return result
+    }
+
+    /// A dispatched call of `plan`, recorded as running: the common `.stable` case passes the registers on
+    /// as they came. (A plan of several closures is run inline too: out of line it costs more than the
+    /// registers it saves.)
+    @inline(__always)
+    private static func run(
+        _ plan: UnsafeRawPointer, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
+        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> TrampolineShim.Registers {
+        Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { plan in
+            if let only = plan.only {
+                return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef {
+                    $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                }
+            }
+            return plan.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
+        }.registers
     }
 
     private static let entry: LibffiShim.Handler = { _, result, arguments, userData in

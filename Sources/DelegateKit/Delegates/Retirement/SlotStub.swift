@@ -79,28 +79,67 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(guardian) }
 
     /// `cffi_guarded_entry` in register form: the guard is the context.
+    ///
+    /// Only the common call, the thread's outermost, is made here (`cffi_enter_fast`); every rare path is
+    /// a call made last, which needs nothing of this frame afterwards. So this function keeps neither the
+    /// arguments nor the result across a call, saves no callee-saved register, and a C library's call
+    /// costs little more than a closure's.
     private static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: RetirementShim.Guard.self)
-        cffi_enter(guardian)
-        let result: TrampolineShim.Registers
-        if RetirementShim.isPublished(guardian) {
-            result = Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-                $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
-            }
-        } else {
-            result = forward(guardian, ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
+        guard cffi_enter_fast(guardian) != 0 else {
+            return enteringNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
         }
+        let result = run(guardian, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+        guard cffi_leave_fast() == 0 else { return leavingWithWork(result) }
+        return result
+    }
+
+    /// The whole call, entered by `cffi_enter`: nested calls, a thread's first, calls after a `longjmp`.
+    /// Its own frame is the one recorded.
+    @inline(never)
+    private static func enteringNested(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> TrampolineShim.Registers {
+        let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: RetirementShim.Guard.self)
+        cffi_enter(guardian)
+        let result = run(guardian, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
         // In this function's own frame, not in a `defer`: a debug build makes a defer's body a function
         // of its own, and cffi_leave finds the call it ends by the frame cffi_enter recorded.
         cffi_leave()
         return result
     }
 
-    /// A call that found its stub retired: it behaves as if C had loaded the slot a moment later. Out of
-    /// line, so that the common path saves no registers for it.
+    /// The end of an outermost call that has more to do than leave (see `cffi_leave_fast`).
     @inline(never)
-    private static func forward(_ guardian: UnsafeMutablePointer<RetirementShim.Guard>, _ registers: ArgumentRegisters) -> TrampolineShim.Registers {
+    private static func leavingWithWork(_ result: TrampolineShim.Registers) -> TrampolineShim.Registers {
+        cffi_leave_outermost()
+        return result
+    }
+
+    /// What an entered call runs: the bound closure while the stub is published, else what the slot holds.
+    @inline(__always)
+    private static func run(
+        _ guardian: UnsafeMutablePointer<RetirementShim.Guard>, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64,
+        _ i4: UInt64, _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> TrampolineShim.Registers {
+        if RetirementShim.isPublished(guardian) {
+            return Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+                $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
+            }
+        }
+        return forward(i0, i1, i2, i3, i4, guardian, d0, d1, d2, d3, d4, d5, d6, d7)
+    }
+
+    /// A call that found its stub retired: it behaves as if C had loaded the slot a moment later. Out of
+    /// line, and given the registers where they came (the guard where the context was), so that the
+    /// common path neither moves nor stores any.
+    @inline(never)
+    private static func forward(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
+        _ guardian: UnsafeMutablePointer<RetirementShim.Guard>, _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> TrampolineShim.Registers {
         guard let function = RetirementShim.load(guardian.pointee.slot) else { return TrampolineShim.Registers(integer: 0, sse: 0) }
-        return registers.call(function).registers
+        return ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).call(function).registers
     }
 }
