@@ -29,7 +29,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
             return dispatchingAfterReplacement(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
         }
         let result = run(plan, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-        guard cffi_leave_fast() == 0 else { return leavingWithWork(result) }
+        guard cffi_leave_fast() == 0 else { return leavingOutermostCall(result) }
         return result
     }
 
@@ -63,13 +63,6 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     ) -> TrampolineShim.Registers {
         if cffi_leave_fast() != 0 { cffi_leave_outermost() }
         return dispatchingNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
-    }
-
-    /// The end of an outermost call that has more to do than leave (see `cffi_leave_fast`).
-    @inline(never)
-    private static func leavingWithWork(_ result: TrampolineShim.Registers) -> TrampolineShim.Registers {
-        cffi_leave_outermost()
-        return result
     }
 
     /// A dispatched call of `plan`, recorded as running: the common `.stable` case passes the registers on

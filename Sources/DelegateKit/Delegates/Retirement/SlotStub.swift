@@ -90,7 +90,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
             return enteringNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
         }
         let result = run(guardian, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-        guard cffi_leave_fast() == 0 else { return leavingWithWork(result) }
+        guard cffi_leave_fast() == 0 else { return leavingOutermostCall(result) }
         return result
     }
 
@@ -107,13 +107,6 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         // In this function's own frame, not in a `defer`: a debug build makes a defer's body a function
         // of its own, and cffi_leave finds the call it ends by the frame cffi_enter recorded.
         cffi_leave()
-        return result
-    }
-
-    /// The end of an outermost call that has more to do than leave (see `cffi_leave_fast`).
-    @inline(never)
-    private static func leavingWithWork(_ result: TrampolineShim.Registers) -> TrampolineShim.Registers {
-        cffi_leave_outermost()
         return result
     }
 
