@@ -82,7 +82,7 @@ static void collect(void) {
    the lock removers set them with; returns whether any was set. Without the lock when none is: a remover
    sets a bit before its own membarrier and collection, which then see this thread's record as it is. */
 static int clear_reclaim_bits(cffi_thread_calls *calls, long depth) {
-    unsigned long keep = CFFI_EXIT_REQUESTED
+    unsigned long keep = CFFI_RECLAIM_THREAD_BITS
         | (depth > CFFI_CALL_DEPTH ? (1UL << CFFI_CALL_DEPTH) - 1 | CFFI_RECLAIM_OVERFLOW : (1UL << depth) - 1);
     if ((__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & ~keep) == 0) return 0;
     cffi_reclaim_lock();
@@ -98,6 +98,9 @@ static int drop_calls(cffi_thread_calls *calls, long depth) {
     long listed = current < CFFI_CALL_DEPTH ? current : CFFI_CALL_DEPTH;
     for (long i = listed - 1; i >= depth; i--) __atomic_store_n(&calls->running[i], NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&calls->depth, depth, __ATOMIC_RELEASE);  /* for a remover's judged overflow entry */
+    if (depth <= 1 && (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & CFFI_CALLS_NESTED)) {
+        __atomic_fetch_and(&calls->reclaim, ~CFFI_CALLS_NESTED, __ATOMIC_RELAXED);
+    }
     return clear_reclaim_bits(calls, depth);
 }
 
@@ -197,7 +200,7 @@ static void release_record(void *record) {
     cffi_current_calls = NULL;
     cffi_unfenced_calls = NULL;
     cffi_reclaim_lock();
-    int marked = (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & ~CFFI_EXIT_REQUESTED) != 0;
+    int marked = (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & ~CFFI_RECLAIM_THREAD_BITS) != 0;
     clear_record(calls);
     cffi_reclaim_unlock();
     if (marked) collect();
@@ -332,6 +335,8 @@ void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_addre
     if (calls == NULL) calls = register_thread();
     if (calls_in_progress(calls) > 0 && forget_calls_below(calls, frame)) collect();
     long index = calls_in_progress(calls);
+    /* The second call in progress makes the outermost one's end take the long way (cffi_leave_fast). */
+    if (index == 1) __atomic_fetch_or(&calls->reclaim, CFFI_CALLS_NESTED, __ATOMIC_RELAXED);
     /* What a remover judges a call by is stored before what makes the call visible, which publishes it
        (see cffi_enter): for a listed call its frame and return address, then the depth counting it, then
        the entry; for the first unlisted one its frame and return address, then the depth. */
@@ -386,12 +391,6 @@ void cffi_leave_slow(uintptr_t frame) {
         index = depth - 1;
     }
     if (drop_calls(calls, index)) collect();
-    take_requested_exit(calls);
-}
-
-void cffi_leave_collecting(void) {
-    cffi_thread_calls *calls = cffi_current_calls;
-    if (clear_reclaim_bits(calls, calls_in_progress(calls))) collect();
     take_requested_exit(calls);
 }
 

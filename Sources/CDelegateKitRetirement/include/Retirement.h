@@ -29,6 +29,13 @@
    so a slot's calls pay nothing for being able to leave. The thread sets and clears it itself, by atomic
    read-modify-writes that need no lock; removers never touch it. */
 #define CFFI_EXIT_REQUESTED (1UL << (CFFI_CALL_DEPTH + 1))
+/* The bit of cffi_thread_calls.reclaim that says two or more calls are in progress (depth > 1), set and
+   cleared by the thread as its depth crosses 1: so that the end of an outermost call (cffi_leave_fast)
+   tests one word for everything that asks more of it than a store, calls above it that a longjmp left
+   among them. Removers never touch it. */
+#define CFFI_CALLS_NESTED (1UL << (CFFI_CALL_DEPTH + 2))
+/* The bits a thread keeps for itself; the others mark what removers deferred. */
+#define CFFI_RECLAIM_THREAD_BITS (CFFI_EXIT_REQUESTED | CFFI_CALLS_NESTED)
 
 typedef struct cffi_thread_calls {
     /* What each call in progress runs, outermost first. running[0] alone tells whether a call is in
@@ -47,7 +54,7 @@ typedef struct cffi_thread_calls {
     uintptr_t overflow_frame, overflow_return;  /* of call number CFFI_CALL_DEPTH, the first one not listed */
     /* Bit i: running[i] is something a remover deferred, to be collected when that call leaves (bit
        CFFI_CALL_DEPTH for the calls not listed). Set and cleared only under the reclaimer's lock; but for
-       CFFI_EXIT_REQUESTED, the thread's own. */
+       CFFI_RECLAIM_THREAD_BITS, the thread's own, which it changes by atomic read-modify-writes. */
     unsigned long reclaim;
     /* Whether calls fence themselves (no membarrier here), copied from cffi_calls_need_no_fence when the
        thread registers. Such a thread's calls all take cffi_enter_slow (cffi_unfenced_calls is NULL). */
@@ -74,16 +81,16 @@ extern int cffi_calls_need_no_fence;
 /* The rare paths of cffi_enter and cffi_leave, out of line. */
 void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_address);
 void cffi_leave_slow(uintptr_t frame);
-void cffi_leave_collecting(void);
 
 /* cffi_enter's common path alone: marks `object` as running when the thread has no call in progress
-   (the outermost call, the common one) and returns 1; returns 0, having done nothing, otherwise. An
-   entry that is given 0 makes the whole call, cffi_enter to cffi_leave, in a function of its own, and one
-   given 1 ends it with cffi_leave_fast: then its common path calls nothing that needs the arguments
-   afterwards, nor the result, and saves no registers for the rare ones (see SlotStub.swift). */
-static inline __attribute__((always_inline)) int cffi_enter_fast(const void *object) {
+   (the outermost call, the common one) and returns the thread's record, for cffi_leave_fast; returns
+   NULL, having done nothing, otherwise. An entry that is given NULL makes the whole call, cffi_enter to
+   cffi_leave, in a function of its own, and one given the record ends it with cffi_leave_fast: then its
+   common path calls nothing that needs the arguments afterwards, nor the result, and keeps one register
+   (the record) across the closure's call (see SlotStub.swift). */
+static inline __attribute__((always_inline)) cffi_thread_calls *cffi_enter_fast(const void *object) {
     cffi_thread_calls *calls = cffi_unfenced_calls;
-    if (__builtin_expect(calls == NULL || __atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) return 0;
+    if (__builtin_expect(calls == NULL || __atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) return NULL;
     /* Frame and return address before the entry, which publishes them: a remover that sees the entry
        judges it by this call's frame, never by the previous call's (relaxed atomic stores are plain moves). */
     __atomic_store_n(&calls->frames[0], (uintptr_t)__builtin_frame_address(0), __ATOMIC_RELAXED);
@@ -92,28 +99,27 @@ static inline __attribute__((always_inline)) int cffi_enter_fast(const void *obj
     /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
        cell): membarrier does that from the remover's side; the compiler must not reorder either. */
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    return 1;
+    return calls;
 }
 
 /* Marks `object` as running on this thread, until cffi_leave. A call then checks whether the object was
    retired, with an acquiring load, before it touches anything it holds. Always inlined, so that the
    frame recorded is the entry function's own, which cffi_leave finds again. */
 static inline __attribute__((always_inline)) void cffi_enter(const void *object) {
-    if (__builtin_expect(!cffi_enter_fast(object), 0)) {
+    if (__builtin_expect(cffi_enter_fast(object) == NULL, 0)) {
         /* Nested calls, a thread's first call and calls left by longjmp. */
         cffi_enter_slow(object, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
     }
 }
 
-/* Ends a call cffi_enter_fast entered, which is the thread's outermost one. Returns 0 when it has left;
-   otherwise the caller must call cffi_leave_outermost next, out of line: calls above this one that a
-   longjmp left are forgotten there, what a remover deferred is collected, a requested exit is taken. As
-   in cffi_leave, the store of NULL comes before the test of the bits. */
-static inline __attribute__((always_inline)) int cffi_leave_fast(void) {
-    cffi_thread_calls *calls = cffi_unfenced_calls;
+/* Ends a call cffi_enter_fast entered, which is the thread's outermost one; `calls` is what it
+   returned (a thread's record stays its own until it exits, which a running call never sees). Returns 0
+   when it has left; otherwise the caller must call cffi_leave_outermost next, out of line: calls above
+   this one that a longjmp left are forgotten there, what a remover deferred is collected, a requested
+   exit is taken. As in cffi_leave, the store of NULL comes before the test of the bits. */
+static inline __attribute__((always_inline)) int cffi_leave_fast(cffi_thread_calls *calls) {
     __atomic_store_n(&calls->running[0], NULL, __ATOMIC_RELEASE);
-    return __builtin_expect((__atomic_load_n(&calls->depth, __ATOMIC_RELAXED) > 1)
-                            | (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0), 0);
+    return __builtin_expect(__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0, 0);
 }
 void cffi_leave_outermost(void);
 
@@ -132,7 +138,7 @@ static inline __attribute__((always_inline)) void cffi_leave(void) {
     }
     __atomic_store_n(&calls->running[0], NULL, __ATOMIC_RELEASE);
     /* Any bit: the outermost call has left, so whatever this thread was marked for is collectable. */
-    if (__builtin_expect(__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0, 0)) cffi_leave_collecting();
+    if (__builtin_expect(__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0, 0)) cffi_leave_outermost();
 }
 
 /* Notes that a closure asked to leave the call in progress (CallbackExit.h), for its cffi_leave to take

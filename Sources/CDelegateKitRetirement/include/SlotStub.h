@@ -12,10 +12,11 @@
    closure; once retired and no longer running, its handler and user data may be changed and the guard
    published again, for another closure of the same slot. */
 typedef struct cffi_guard {
+    /* First, so that a call's acquiring load of it is one instruction on aarch64 (ldar takes no offset). */
+    int retired;
     cffi_closure_handler handler;
     void *user_data;
     void *const *slot;
-    int retired;
 } cffi_guard;
 
 /* Whether calls may run the guard's handler (an acquiring load: the handler was set before publishing). */

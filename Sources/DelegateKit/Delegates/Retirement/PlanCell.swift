@@ -18,18 +18,18 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
 
     /// ``entry`` in register form. As in `SlotStub`'s, only the thread's outermost call, on a plan still
     /// the cell's, is made here; each rare path is a call made last, so that this frame keeps nothing
-    /// across a call and saves no callee-saved register.
+    /// across a call but the thread's record.
     private static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         let cell = Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)
         let plan = cell._withUnsafeGuaranteedRef { $0.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped }
-        guard cffi_enter_fast(plan) != 0 else {
+        guard let calls = cffi_enter_fast(plan) else {
             return dispatchingNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
         }
         guard cell._withUnsafeGuaranteedRef({ $0.plan.load(ordering: .sequentiallyConsistent) }) == plan else {
-            return dispatchingAfterReplacement(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
+            return dispatchingAfterReplacement(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7, calls)
         }
         let result = run(plan, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-        guard cffi_leave_fast() == 0 else { return leavingOutermostCall(result) }
+        guard cffi_leave_fast(calls) == 0 else { return leavingOutermostCall(result) }
         return result
     }
 
@@ -59,9 +59,10 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     @inline(never)
     private static func dispatchingAfterReplacement(
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
-        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double,
+        _ calls: UnsafeMutablePointer<cffi_thread_calls>
     ) -> TrampolineShim.Registers {
-        if cffi_leave_fast() != 0 { cffi_leave_outermost() }
+        if cffi_leave_fast(calls) != 0 { cffi_leave_outermost() }
         return dispatchingNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
     }
 

@@ -82,15 +82,15 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     ///
     /// Only the common call, the thread's outermost, is made here (`cffi_enter_fast`); every rare path is
     /// a call made last, which needs nothing of this frame afterwards. So this function keeps neither the
-    /// arguments nor the result across a call, saves no callee-saved register, and a C library's call
-    /// costs little more than a closure's.
+    /// arguments nor the result across a call, only the thread's record, and a C library's call costs
+    /// little more than a closure's.
     private static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: RetirementShim.Guard.self)
-        guard cffi_enter_fast(guardian) != 0 else {
+        guard let calls = cffi_enter_fast(guardian) else {
             return enteringNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
         }
         let result = run(guardian, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-        guard cffi_leave_fast() == 0 else { return leavingOutermostCall(result) }
+        guard cffi_leave_fast(calls) == 0 else { return leavingOutermostCall(result) }
         return result
     }
 
