@@ -466,7 +466,7 @@ enum OwnEntry {
     case comparator, destroy, context, threadStart, busy, foreach
 
     var address: UnsafeRawPointer {
-        let entry: TrampolineShim.Entry
+        let entry: RegisterEntry
         switch self {
         case .comparator: entry = CallbackShapes.comparator
         case .destroy: entry = CallbackShapes.destroy
@@ -475,14 +475,14 @@ enum OwnEntry {
         case .busy: entry = CallbackShapes.busy
         case .foreach: entry = CallbackShapes.foreach
         }
-        return unsafeBitCast(entry, to: UnsafeRawPointer.self)
+        return unsafeBitCast(entry.integer, to: UnsafeRawPointer.self)
     }
 }
 
 /// Throws unless `closure` enters `expected`, its shape's own entry, where the register path is on (and
 /// no entry of its own where it is off, or for a closure of no common shape).
 func expectOwnEntry(_ closure: CClosure, _ expected: OwnEntry?) throws {
-    let actual = closure.ownEntry.map { unsafeBitCast($0, to: UnsafeRawPointer.self) }
+    let actual = closure.ownEntry.map { unsafeBitCast($0.integer, to: UnsafeRawPointer.self) }
     let wanted = RegisterPath.isAvailable ? expected?.address : nil
     guard actual == wanted else {
         throw SpellingMismatch(description: "`\\(closure.signature)` enters \\(actual.map { "\\($0)" } ?? "no entry of its own"), "

@@ -3,17 +3,13 @@
    is ever writable and executable, and nothing is written and then made executable.
 
    The table is CFFI_TABLE_SIZE bytes of CFFI_SLOT_SIZE-byte slots. Slot i's data words sit exactly
-   CFFI_TABLE_SIZE bytes after it: word 0 its context, word 1 its entry, word 2 (aarch64's floating
-   slots) the entry the adapter calls. A slot loads its context into a register and jumps to its entry,
-   touching no stack and no other register but the scratch ones (x16, x17), so the entry receives the
-   caller's arguments in place and returns straight to the caller. Its three parts, by what they do with
-   the context (CFFI_TRAMPOLINE_*):
+   CFFI_TABLE_SIZE bytes after it: word 0 its context, word 1 its entry. A slot loads its context into a
+   register and jumps to its entry, touching no stack and no other register but a scratch one (x16), so
+   the entry receives the caller's arguments in place and returns straight to the caller, its result in
+   the register the caller reads (an entry of the result's form, see Trampolines.h). Its two parts, by
+   what they do with the context (CFFI_TRAMPOLINE_*):
    - REGISTERS: into the sixth integer argument register (r9; x5), which a register-only signature leaves
      free, for the register path's entries;
-   - FLOATING_RESULT: the same, for a register-only signature returning float or double. On x86_64 these
-     slots are REGISTERS slots: an entry returns rax and xmm0 together. On AAPCS64 a struct of an integer
-     and a double comes back in x0 and x1, not d0, so the slot enters an adapter that calls the entry and
-     moves x1 to d0;
    - STATIC_CHAIN: into the static-chain register (r10; x18), where libffi's Go closures take their
      closure, for libffi's path.
 
@@ -39,8 +35,8 @@ cffi_trampoline_table:
         .balign CFFI_SLOT_SIZE, 0xcc
         .endr
         .endm
-        slots CFFI_REGISTER_SLOTS + CFFI_FLOATING_SLOTS, %r9    /* REGISTERS and FLOATING_RESULT */
-        slots CFFI_CHAIN_SLOTS, %r10                            /* STATIC_CHAIN */
+        slots CFFI_REGISTER_SLOTS, %r9          /* REGISTERS */
+        slots CFFI_CHAIN_SLOTS, %r10            /* STATIC_CHAIN */
         .size cffi_trampoline_table, CFFI_TABLE_SIZE
 
         /* Where a dead or freed slot's entry points: the context is the message to stop with. */
@@ -78,25 +74,18 @@ cffi_trampoline_dead_chain:
         .hidden cffi_trampoline_table
         .type cffi_trampoline_table, %object
 cffi_trampoline_table:
-        /* `count` slots loading the context into `register` and jumping to the entry word's; a floating
-           one (FLOATING_RESULT) first loads word 2, the entry its adapter calls, into x17. A literal
+        /* `count` slots loading the context into `register` and jumping to the entry word's. A literal
            load's offset counts from the instruction itself. */
-        .macro slots count, register, floating=0
+        .macro slots count, register
         .rept \count
         BTI_C
         ldr \register, . + CFFI_TABLE_SIZE - 4
-        .if \floating
-        ldr x17, . + CFFI_TABLE_SIZE + 16 - 8
-        ldr x16, . + CFFI_TABLE_SIZE + 8 - 12
-        .else
         ldr x16, . + CFFI_TABLE_SIZE + 8 - 8
-        .endif
         br x16
         .balign CFFI_SLOT_SIZE, 0
         .endr
         .endm
         slots CFFI_REGISTER_SLOTS, x5          /* REGISTERS */
-        slots CFFI_FLOATING_SLOTS, x5, 1       /* FLOATING_RESULT: the entry word is the adapter */
         slots CFFI_CHAIN_SLOTS, x18            /* STATIC_CHAIN */
         .size cffi_trampoline_table, CFFI_TABLE_SIZE
 
@@ -118,23 +107,6 @@ cffi_trampoline_dead_chain:
         mov x0, x18
         b cffi_trampoline_stop
         .size cffi_trampoline_dead_chain, . - cffi_trampoline_dead_chain
-
-        /* A FLOATING_RESULT slot's entry: calls the entry in x17 (the arguments still in place), then
-           moves the double the entry returned in x1 (the second word of its cffi_registers) to d0, where
-           the caller of a function returning float or double reads it; x0 keeps the integer word. A
-           frame of its own for the return address: the only stack a register slot's call touches. */
-        .globl cffi_trampoline_floating_result
-        .hidden cffi_trampoline_floating_result
-        .type cffi_trampoline_floating_result, %function
-cffi_trampoline_floating_result:
-        BTI_C
-        stp x29, x30, [sp, #-16]!
-        mov x29, sp
-        blr x17
-        fmov d0, x1
-        ldp x29, x30, [sp], #16
-        ret
-        .size cffi_trampoline_floating_result, . - cffi_trampoline_floating_result
 
         /* cffi_call_registers (Trampolines.h) on AAPCS64: the C function in x0, its integer registers in
            x1-x5, its vector registers in place. Calls it with x0-x4 and v0-v7, and returns x0 and d0 as a

@@ -30,16 +30,12 @@ __attribute__((visibility("hidden"), noreturn)) void cffi_trampoline_stop(const 
 extern const unsigned char cffi_trampoline_table[];
 extern void cffi_trampoline_dead_registers(void);
 extern void cffi_trampoline_dead_chain(void);
-#if defined(__aarch64__)
-extern void cffi_trampoline_floating_result(void);
-#endif
 
-_Static_assert(CFFI_REGISTER_SLOTS + CFFI_FLOATING_SLOTS + CFFI_CHAIN_SLOTS == CFFI_TABLE_SIZE / CFFI_SLOT_SIZE,
-               "the kinds fill the table");
-enum { kinds = 3 };
+_Static_assert(CFFI_REGISTER_SLOTS + CFFI_CHAIN_SLOTS == CFFI_TABLE_SIZE / CFFI_SLOT_SIZE, "the kinds fill the table");
+enum { kinds = 2 };
 /* Where each kind's slots start in a mapping, and how many there are (TrampolineTable.S's order). */
-static const int first_slot[kinds] = {0, CFFI_REGISTER_SLOTS, CFFI_REGISTER_SLOTS + CFFI_FLOATING_SLOTS};
-static const int slot_count[kinds] = {CFFI_REGISTER_SLOTS, CFFI_FLOATING_SLOTS, CFFI_CHAIN_SLOTS};
+static const int first_slot[kinds] = {0, CFFI_REGISTER_SLOTS};
+static const int slot_count[kinds] = {CFFI_REGISTER_SLOTS, CFFI_CHAIN_SLOTS};
 
 static const char freed_message[] =
     "DelegateKit: C called a closure after it was freed; keep the closure (or its delegate) alive for as "
@@ -49,12 +45,8 @@ static const char freed_message[] =
 typedef struct slot_words {
     void *context;
     const void *entry;
-    /* While the slot is handed out: what a floating slot's adapter calls (aarch64). While it is free: the
-       next free slot of its kind. */
-    union {
-        const void *target;
-        struct slot_words *next_free;
-    };
+    /* While the slot is free: the next free slot of its kind. */
+    struct slot_words *next_free;
     intptr_t kind;
 } slot_words;
 _Static_assert(sizeof(slot_words) == CFFI_SLOT_SIZE, "a slot's words fill its stride");
@@ -187,15 +179,8 @@ void *cffi_trampoline_create(int kind, const void *entry, void *context, void **
     if (slot != NULL) {
         free_slots[kind] = slot->next_free;
         /* Before the address leaves this function: the caller publishes it after this returns. */
-        const void *target = NULL;
-#if defined(__aarch64__)
-        if (kind == CFFI_TRAMPOLINE_FLOATING_RESULT) {
-            target = entry;
-            entry = (const void *)cffi_trampoline_floating_result;
-        }
-#endif
         slot->context = context;
-        slot->target = target;
+        slot->next_free = NULL;
         slot->entry = entry;
         *code = (unsigned char *)slot - CFFI_TABLE_SIZE;
     }

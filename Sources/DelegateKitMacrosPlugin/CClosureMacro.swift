@@ -38,12 +38,19 @@ public struct CClosureMacro: ExpressionMacro {
                     let body: \(raw: function)
                     init(_ body: @escaping \(raw: function)) {
                         self.body = body
-                        super.init(entry: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-                            Swift.Unmanaged<\(entry)>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
-                                \(raw: reader)
-                                return DelegateKit._DirectRegisters.result(entry.body(\(raw: arguments)))
-                            }
-                        })
+                        super.init(
+                            integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                                Swift.Unmanaged<\(entry)>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                                    \(raw: reader)
+                                    return DelegateKit._DirectRegisters.integerResult(entry.body(\(raw: arguments)))
+                                }
+                            },
+                            floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                                Swift.Unmanaged<\(entry)>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                                    \(raw: reader)
+                                    return DelegateKit._DirectRegisters.floatingResult(entry.body(\(raw: arguments)))
+                                }
+                            })
                     }
                 }
                 let body: \(raw: function) = \(closure.trimmed)

@@ -607,12 +607,11 @@ int fx_code_kind(const void *address) {
     if (words[0] != 0xfa1e0ff3 || bytes[4] != 0x4c || bytes[5] != 0x8b || bytes[11] != 0xff || bytes[12] != 0x25) return 0;
     return bytes[6] == 0x0d ? 1 : bytes[6] == 0x15 ? 2 : 0;
 #elif defined(__aarch64__)
-    /* bti c; ldr x5 (the register path's slots) or x18 (libffi's), literal; then `br x16` after one or two
-       more literal loads (a floating slot loads its adapter's entry into x17 first). */
-    uint32_t more[5];
+    /* bti c; ldr x5 (the register path's slots) or x18 (libffi's), literal; ldr x16, literal; br x16. */
+    uint32_t more[4];
     memcpy(more, address, sizeof more);
     if (more[0] != 0xd503245f || (more[1] & 0xff000000) != 0x58000000) return 0;
-    if (more[3] != 0xd61f0200 && more[4] != 0xd61f0200) return 0;
+    if ((more[2] & 0xff00001f) != 0x58000010 || more[3] != 0xd61f0200) return 0;
     return (more[1] & 0x1f) == 5 ? 1 : (more[1] & 0x1f) == 18 ? 2 : 0;
 #else
     return 0;

@@ -30,12 +30,19 @@ import Testing
                     let body: @Sendable (Int64, Int64) -> Int64
                     init(_ body: @escaping @Sendable (Int64, Int64) -> Int64) {
                         self.body = body
-                        super.init(entry: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-                            Swift.Unmanaged<__macro_local_5EntryfMu_>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
-                                var registers = DelegateKit._DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                                return DelegateKit._DirectRegisters.result(entry.body(registers.next(), registers.next()))
-                            }
-                        })
+                        super.init(
+                            integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                                Swift.Unmanaged<__macro_local_5EntryfMu_>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                                    var registers = DelegateKit._DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                                    return DelegateKit._DirectRegisters.integerResult(entry.body(registers.next(), registers.next()))
+                                }
+                            },
+                            floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                                Swift.Unmanaged<__macro_local_5EntryfMu_>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                                    var registers = DelegateKit._DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                                    return DelegateKit._DirectRegisters.floatingResult(entry.body(registers.next(), registers.next()))
+                                }
+                            })
                     }
                 }
                 let body: @Sendable (Int64, Int64) -> Int64 = { (a: Int64, b: Int64) -> Int64 in
@@ -60,12 +67,19 @@ import Testing
                     let body: @Sendable () -> Void
                     init(_ body: @escaping @Sendable () -> Void) {
                         self.body = body
-                        super.init(entry: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-                            Swift.Unmanaged<__macro_local_5EntryfMu_>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                        super.init(
+                            integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                                Swift.Unmanaged<__macro_local_5EntryfMu_>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
 
-                                return DelegateKit._DirectRegisters.result(entry.body())
-                            }
-                        })
+                                    return DelegateKit._DirectRegisters.integerResult(entry.body())
+                                }
+                            },
+                            floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                                Swift.Unmanaged<__macro_local_5EntryfMu_>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+
+                                    return DelegateKit._DirectRegisters.floatingResult(entry.body())
+                                }
+                            })
                     }
                 }
                 let body: @Sendable () -> Void = { () -> Void in
@@ -159,12 +173,19 @@ import Testing
                             let body: @Sendable (Int32) -> Int32
                             init(_ body: @escaping @Sendable (Int32) -> Int32) {
                                 self.body = body
-                                super.init(entry: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-                                    Swift.Unmanaged<__macro_local_5EntryfMu_>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
-                                        var registers = DelegateKit._DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                                        return DelegateKit._DirectRegisters.result(entry.body(registers.next()))
-                                    }
-                                })
+                                super.init(
+                                    integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                                        Swift.Unmanaged<__macro_local_5EntryfMu_>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                                            var registers = DelegateKit._DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                                            return DelegateKit._DirectRegisters.integerResult(entry.body(registers.next()))
+                                        }
+                                    },
+                                    floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                                        Swift.Unmanaged<__macro_local_5EntryfMu_>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                                            var registers = DelegateKit._DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                                            return DelegateKit._DirectRegisters.floatingResult(entry.body(registers.next()))
+                                        }
+                                    })
                             }
                         }
                         let body: @Sendable (Int32) -> Int32 = { (a: Int32) -> Int32 in

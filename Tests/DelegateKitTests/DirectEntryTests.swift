@@ -15,14 +15,50 @@ import Testing
         let body: @Sendable (Int64, Int64) -> Int64
         init(_ body: @escaping @Sendable (Int64, Int64) -> Int64) {
             self.body = body
-            super.init(entry: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-                Unmanaged<Adder>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
-                    DirectEntryTests.entered += 1
-                    var registers = _DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                    return _DirectRegisters.result(entry.body(registers.next(), registers.next()))
-                }
-            })
+            super.init(
+                integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                    Unmanaged<Adder>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                        DirectEntryTests.entered += 1
+                        var registers = _DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                        return _DirectRegisters.integerResult(entry.body(registers.next(), registers.next()))
+                    }
+                },
+                floating: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
+                    DirectEntryTests.entered += 100  // never: the result is an integer
+                    return 0
+                })
         }
+    }
+
+    /// The same for `(Float, Double) -> Double`: C reads the result in the floating register, which only
+    /// the floating form returns it in (on aarch64 the integer form's would be read as garbage).
+    final class Scaler: _DirectEntry, @unchecked Sendable {
+        let body: @Sendable (Float, Double) -> Double
+        init(_ body: @escaping @Sendable (Float, Double) -> Double) {
+            self.body = body
+            super.init(
+                integer: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
+                    DirectEntryTests.entered += 100  // never: the result is floating
+                    return 0
+                },
+                floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+                    Unmanaged<Scaler>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { entry in
+                        DirectEntryTests.entered += 1
+                        var registers = _DirectRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                        return _DirectRegisters.floatingResult(entry.body(registers.next(), registers.next()))
+                    }
+                })
+        }
+    }
+
+    @Test func aFloatingResultEntersTheFloatingForm() throws {
+        DirectEntryTests.entered = 0
+        let body: @Sendable (Float, Double) -> Double = { x, y in Double(x) * y }
+        let closure = try CClosure(body, _direct: Scaler(body))
+        let scale = closure.functionPointer(as: (@convention(c) (Float, Double) -> Double).self)
+        #expect(scale(1.5, 4) == 6)
+        #expect(scale(-0.25, 8) == -2)
+        #expect(DirectEntryTests.entered == (RegisterPath.isAvailable ? 2 : 0))
     }
 
     @Test func theRegisterPathEntersTheClosuresOwnEntry() throws {
@@ -45,10 +81,15 @@ import Testing
 
     final class MetersEntry: _DirectEntry, @unchecked Sendable {
         init() {
-            super.init(entry: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
-                DirectEntryTests.entered += 1
-                return _DirectRegisters.result(Meters(value: -1))
-            })
+            super.init(
+                integer: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
+                    DirectEntryTests.entered += 1
+                    return _DirectRegisters.integerResult(Meters(value: -1))
+                },
+                floating: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
+                    DirectEntryTests.entered += 1
+                    return _DirectRegisters.floatingResult(Meters(value: -1))
+                })
         }
     }
 
@@ -63,10 +104,15 @@ import Testing
     /// A signature that is not register-only (a struct by value) never enters in registers at all.
     final class Unused: _DirectEntry, @unchecked Sendable {
         init() {
-            super.init(entry: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
-                DirectEntryTests.entered += 1
-                return _DirectRegisters.result(())
-            })
+            super.init(
+                integer: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
+                    DirectEntryTests.entered += 1
+                    return _DirectRegisters.integerResult(())
+                },
+                floating: { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in
+                    DirectEntryTests.entered += 1
+                    return _DirectRegisters.floatingResult(())
+                })
         }
     }
 

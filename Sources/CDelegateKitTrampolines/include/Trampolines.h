@@ -19,18 +19,23 @@
    pointers; at most 8 floating: float, double) and whose result is void, integer class, float or double
    can be entered without libffi: a slot loads a context pointer into the sixth integer argument register
    (r9; x5), which such a signature leaves free, and jumps to an entry taking (i0..i4, context, d0..d7).
-   The entry returns both result registers, so one entry serves every such signature; a float travels in
-   the low half of `sse`, an integer narrower than 64 bits in the low bits of `integer`. (AAPCS64 returns
-   this struct in x0 and x1: a slot of a signature returning float or double enters through an adapter
-   that moves x1 to d0, see TrampolineTable.S.) */
+   An entry comes in two forms, by the register its result goes back in: the integer one (rax; x0) for a
+   result that is void or of integer class, an integer narrower than 64 bits in the low bits; the floating
+   one (xmm0; d0) for float or double, a float in the low half. So one entry of each form serves every
+   such signature, and the result is where the caller reads it with no instruction between. */
+typedef uint64_t (*cffi_integer_entry)(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4, void *context,
+                                       double d0, double d1, double d2, double d3, double d4, double d5, double d6,
+                                       double d7);
+typedef double (*cffi_floating_entry)(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4, void *context,
+                                      double d0, double d1, double d2, double d3, double d4, double d5, double d6,
+                                      double d7);
+
+/* Both result registers of a C function called in registers (cffi_call_registers): the integer one and the
+   floating one, whichever the function's result type names. */
 typedef struct cffi_registers {
     uint64_t integer;
     double sse;
 } cffi_registers;
-
-typedef cffi_registers (*cffi_register_entry)(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4,
-                                              void *context, double d0, double d1, double d2, double d3, double d4,
-                                              double d5, double d6, double d7);
 
 /* Whether the register path runs here: an x86_64 or aarch64 Linux build, DELEGATEKIT_FAST_PATH not "0",
    and the trampoline table mapped (see cffi_trampolines_available). Decided once. */
@@ -43,10 +48,9 @@ int cffi_register_path_suppressed(void);
 
 /* ---- Slots ---- */
 /* What a slot does with its context: put it where the register path's entries take it (the sixth integer
-   argument register), for a signature returning anything but float or double, or one returning float or
-   double; or in the static-chain register, where a libffi Go closure's entry takes its closure (what
-   CDelegateKitLibffi's closures are). */
-enum { CFFI_TRAMPOLINE_REGISTERS = 0, CFFI_TRAMPOLINE_FLOATING_RESULT = 1, CFFI_TRAMPOLINE_STATIC_CHAIN = 2 };
+   argument register), or in the static-chain register, where a libffi Go closure's entry takes its
+   closure (what CDelegateKitLibffi's closures are). */
+enum { CFFI_TRAMPOLINE_REGISTERS = 0, CFFI_TRAMPOLINE_STATIC_CHAIN = 1 };
 
 /* Whether slots can be made in this process: the table's page of this binary could be mapped again (it is
    found through /proc/self/maps and checked byte for byte). Decided once. */

@@ -61,9 +61,22 @@ extension CClosure {
     }
 
     /// ``registerEntry`` for a closure that may leave.
-    static let exitingRegisterEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let exitingRegisterEntry = RegisterEntry(
+        integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+            exitingCall(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
+        },
+        floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+            exitingCall(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
+        })
+
+    /// A call in register form of a closure that may leave: the exit is taken once the body has returned.
+    @inline(__always)
+    private static func exitingCall(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> RegisterResult {
         let result = Unmanaged<CClosure>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-            $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
+            $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
         }
         RetirementShim.takeRequestedExit()
         return result

@@ -51,7 +51,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
 
     /// The register entry the code enters with its own context, when it has one (a common shape's, or
     /// `#CClosure`'s): what the spelling matrix checks each shape reaches.
-    var ownEntry: TrampolineShim.Entry? { directContext?.entry }
+    var ownEntry: RegisterEntry? { directContext?.entry }
 
     /// A closure running `thunk`; one made for the user (`joinsScope`) is kept by the current
     /// ``withCallbackScope(_:)`` until it ends.
@@ -68,7 +68,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// with the same context; or, given `direct`, to its own entry with its own context.
     init(
         prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: LibffiShim.Handler, target: AnyObject?,
-        swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: TrampolineShim.Entry? = nil,
+        swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: RegisterEntry? = nil,
         direct: _DirectEntry? = nil
     ) throws {
         self.prepared = prepared
@@ -97,9 +97,22 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 
     /// The register path's counterpart of ``entry``.
-    static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let registerEntry = RegisterEntry(
+        integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+            call(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
+        },
+        floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+            call(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
+        })
+
+    /// A call in register form: the closure's body, the closure being the context.
+    @inline(__always)
+    private static func call(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> RegisterResult {
         Unmanaged<CClosure>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-            $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
+            $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
         }
     }
 

@@ -14,14 +14,14 @@ struct ClosureCode: @unchecked Sendable {  // Pointers to code and to its handle
     /// Code of `prepared`'s signature entering `handler` (or `registerEntry`, when given and the signature
     /// takes registers) with `userData`. Throws ``DelegateError/closureAllocationFailed(_:)``.
     init(
-        _ prepared: PreparedSignature, handler: LibffiShim.Handler, registerEntry: TrampolineShim.Entry?,
+        _ prepared: PreparedSignature, handler: LibffiShim.Handler, registerEntry: RegisterEntry?,
         userData: UnsafeMutableRawPointer?
     ) throws {
         var code: UnsafeMutableRawPointer?
         var made: UnsafeMutableRawPointer?
-        if let registerEntry, RegisterPath.entersInRegisters(prepared) {
-            let floatingResult = prepared.signature.returnType == .float || prepared.signature.returnType == .double
-            made = TrampolineShim.makeSlot(registerEntry, floatingResult: floatingResult, context: userData, code: &code)
+        let floatingResult = prepared.signature.returnType == .float || prepared.signature.returnType == .double
+        if let entry = registerEntry?.address(floatingResult: floatingResult), RegisterPath.entersInRegisters(prepared) {
+            made = TrampolineShim.makeSlot(entry, context: userData, code: &code)
         }
         entersInRegisters = made != nil
         // No register slot (none could be mapped): libffi's entry serves every signature.

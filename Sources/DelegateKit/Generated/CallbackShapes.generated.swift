@@ -13,66 +13,72 @@
 @usableFromInline
 enum CallbackShapes {
 
-    /// `int (const void *, const void *)`, a comparator (`qsort`, `bsearch`, `tsearch`): the entry of a ``Captured2`` of these types.
+    /// `int (const void *, const void *)`, a comparator (`qsort`, `bsearch`, `tsearch`): the entry of a ``Captured2`` of these types (its result is
+    /// never floating, so it has only the integer form).
     @usableFromInline
-    static let comparator: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let comparator = RegisterEntry(integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<Captured2<UnsafeRawPointer?, UnsafeRawPointer?, Int32>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.closure(arguments.next(), arguments.next())).registers
+            return registerResult(box.closure(arguments.next(), arguments.next())).integer
         }
-    }
+    }, floating: nil)
 
-    /// `void (void *)`, a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`): the entry of a ``CapturedVoid1`` of these types.
+    /// `void (void *)`, a destructor or notification (`GDestroyNotify`, `pthread_key_create`, `sqlite3_result_text`): the entry of a ``CapturedVoid1`` of these types (its result is
+    /// never floating, so it has only the integer form).
     @usableFromInline
-    static let destroy: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let destroy = RegisterEntry(integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<CapturedVoid1<UnsafeMutableRawPointer?>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
             box.closure(arguments.next())
-            return RegisterResult.zero.registers
+            return 0
         }
-    }
+    }, floating: nil)
 
-    /// `int (void *)`, a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`): the entry of a ``Captured1`` of these types.
+    /// `int (void *)`, a callback given only its context (`sqlite3_progress_handler`, `GSourceFunc`): the entry of a ``Captured1`` of these types (its result is
+    /// never floating, so it has only the integer form).
     @usableFromInline
-    static let context: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let context = RegisterEntry(integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<Captured1<UnsafeMutableRawPointer?, Int32>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.closure(arguments.next())).registers
+            return registerResult(box.closure(arguments.next())).integer
         }
-    }
+    }, floating: nil)
 
-    /// `void *(void *)`, a thread's start routine (`pthread_create`): the entry of a ``Captured1`` of these types.
+    /// `void *(void *)`, a thread's start routine (`pthread_create`): the entry of a ``Captured1`` of these types (its result is
+    /// never floating, so it has only the integer form).
     @usableFromInline
-    static let threadStart: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let threadStart = RegisterEntry(integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<Captured1<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.closure(arguments.next())).registers
+            return registerResult(box.closure(arguments.next())).integer
         }
-    }
+    }, floating: nil)
 
-    /// `int (void *, int)`, a context and a count (`sqlite3_busy_handler`): the entry of a ``Captured2`` of these types.
+    /// `int (void *, int)`, a context and a count (`sqlite3_busy_handler`): the entry of a ``Captured2`` of these types (its result is
+    /// never floating, so it has only the integer form).
     @usableFromInline
-    static let busy: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let busy = RegisterEntry(integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<Captured2<UnsafeMutableRawPointer?, Int32, Int32>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-            return registerResult(box.closure(arguments.next(), arguments.next())).registers
+            return registerResult(box.closure(arguments.next(), arguments.next())).integer
         }
-    }
+    }, floating: nil)
 
-    /// `void (void *, void *)`, an element and a context (`GFunc` for `g_list_foreach`): the entry of a ``CapturedVoid2`` of these types.
+    /// `void (void *, void *)`, an element and a context (`GFunc` for `g_list_foreach`): the entry of a ``CapturedVoid2`` of these types (its result is
+    /// never floating, so it has only the integer form).
     @usableFromInline
-    static let foreach: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let foreach = RegisterEntry(integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<CapturedVoid2<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
             box.closure(arguments.next(), arguments.next())
-            return RegisterResult.zero.registers
+            return 0
         }
-    }
+    }, floating: nil)
 
     /// The entry of the shape of these types, if they are one: a constant once specialized (the
     /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
     @inlinable
-    static func entry<A0, R>(_: A0.Type, returning _: R.Type) -> TrampolineShim.Entry? {
+    static func entry<A0, R>(_: A0.Type, returning _: R.Type) -> RegisterEntry? {
         if A0.self == (UnsafeMutableRawPointer?).self && R.self == (Void).self { return destroy }
         if A0.self == (UnsafeMutableRawPointer?).self && R.self == (Int32).self { return context }
         if A0.self == (UnsafeMutableRawPointer?).self && R.self == (UnsafeMutableRawPointer?).self { return threadStart }
@@ -82,7 +88,7 @@ enum CallbackShapes {
     /// The entry of the shape of these types, if they are one: a constant once specialized (the
     /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
     @inlinable
-    static func entry<A0, A1, R>(_: A0.Type, _: A1.Type, returning _: R.Type) -> TrampolineShim.Entry? {
+    static func entry<A0, A1, R>(_: A0.Type, _: A1.Type, returning _: R.Type) -> RegisterEntry? {
         if A0.self == (UnsafeRawPointer?).self && A1.self == (UnsafeRawPointer?).self && R.self == (Int32).self { return comparator }
         if A0.self == (UnsafeMutableRawPointer?).self && A1.self == (Int32).self && R.self == (Int32).self { return busy }
         if A0.self == (UnsafeMutableRawPointer?).self && A1.self == (UnsafeMutableRawPointer?).self && R.self == (Void).self { return foreach }

@@ -779,7 +779,7 @@ def lookup(n, lines):
     /// The entry of the shape of these types, if they are one: a constant once specialized (the
     /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
     @inlinable
-    static func entry<{generics}>({params}returning _: R.Type) -> TrampolineShim.Entry? {{
+    static func entry<{generics}>({params}returning _: R.Type) -> RegisterEntry? {{
 {"".join(lines)}        return nil
     }}
 """
@@ -795,17 +795,18 @@ def shapes_block():
         box = f"CapturedVoid{n}<{', '.join(args)}>" if void else f"Captured{n}<{', '.join(args + [ret])}>"
         reg_args = ", ".join("arguments.next()" for _ in range(n))
         call = f"box.closure({reg_args})"
-        result = (f"            {call}\n            return RegisterResult.zero.registers" if void
-                  else f"            return registerResult({call}).registers")
+        result = (f"            {call}\n            return 0" if void
+                  else f"            return registerResult({call}).integer")
         entries.append(f"""
-    /// `{c_name}`, {use}: the entry of a ``{box.split('<')[0]}`` of these types.
+    /// `{c_name}`, {use}: the entry of a ``{box.split('<')[0]}`` of these types (its result is
+    /// never floating, so it has only the integer form).
     @usableFromInline
-    static let {name}: TrampolineShim.Entry = {{ i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    static let {name} = RegisterEntry(integer: {{ i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
         Unmanaged<{box}>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {{ box in
             var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
 {result}
         }}
-    }}
+    }}, floating: nil)
 """)
         checks.setdefault(n, []).append(
             f"        if {' && '.join(f'A{i}.self == ({t}).self' for i, t in enumerate(args))} && R.self == ({ret}).self {{ return {name} }}\n")

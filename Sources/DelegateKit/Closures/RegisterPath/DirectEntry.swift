@@ -15,23 +15,25 @@ import CDelegateKitTrampolines
 ///
 /// Public only for `#CClosure`'s expansion, as ``_DirectRegisters`` and ``CClosure/init(_:_direct:)``: not
 /// API to use by hand. These are the only public signatures that name a C type of the package's
-/// (`cffi_register_entry`, `cffi_registers`): the expansion writes a C-callable function in the user's
-/// module that returns both result registers, which only a C struct can carry.
+/// (`cffi_integer_entry`, `cffi_floating_entry`): the expansion writes the C-callable functions in the
+/// user's module.
 open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`s: a @Sendable closure.
     /// Entered by the trampoline with this object as its context pointer; none for a typed thunk's
     /// captured closure whose types are not one of the shapes.
-    @usableFromInline let entry: TrampolineShim.Entry?
+    @usableFromInline let entry: RegisterEntry?
 
-    /// An entry that C's trampoline calls with the argument registers and this object as `context`
-    /// (between the fifth integer register and the first SSE one): it reads its arguments with a
-    /// ``_DirectRegisters`` and returns ``_DirectRegisters/result(_:)``.
-    public init(entry: cffi_register_entry) {
-        self.entry = entry
+    /// An entry in its two forms (see `RegisterEntry`), which C's trampoline calls with the argument
+    /// registers and this object as `context` (between the fifth integer register and the first SSE
+    /// one): each reads its arguments with a ``_DirectRegisters`` and returns its result through
+    /// `_DirectRegisters.integerResult(_:)` or `_DirectRegisters.floatingResult(_:)`: the form for a
+    /// result in the integer register, and the one for a result in the floating register.
+    public init(integer: cffi_integer_entry, floating: cffi_floating_entry) {
+        entry = RegisterEntry(integer: integer, floating: floating)
     }
 
     /// A typed thunk's captured closure, whose entry is its shape's (see ``CallbackShapes``), if any.
     @usableFromInline
-    init(shapeEntry: TrampolineShim.Entry?) {
+    init(shapeEntry: RegisterEntry?) {
         entry = shapeEntry
     }
 
@@ -64,18 +66,26 @@ public struct _DirectRegisters {
         registers.next()
     }
 
-    /// `value` as the entry's result registers, a narrow integer widened as libffi widens it (a constant
-    /// where `T`'s C type is visible).
+    /// `value` as the integer form's result register, a narrow integer widened as libffi widens it (a
+    /// constant where `T`'s C type is visible).
     @inlinable @inline(__always)
-    public static func result<T: CValue>(_ value: T) -> cffi_registers {
-        registerResult(value).registers
+    public static func integerResult<T: CValue>(_ value: T) -> UInt64 {
+        registerResult(value).integer
     }
 
-    /// The result registers of an entry whose closure returns nothing.
+    /// The integer form's result register, for a closure that returns nothing.
     @inlinable @inline(__always)
-    public static func result(_ value: Void) -> cffi_registers {
-        RegisterResult.zero.registers
+    public static func integerResult(_ value: Void) -> UInt64 { 0 }
+
+    /// `value` as the floating form's result register (a `float` in the low half).
+    @inlinable @inline(__always)
+    public static func floatingResult<T: CValue>(_ value: T) -> Double {
+        registerResult(value).sse
     }
+
+    /// The floating form's result register, for a closure that returns nothing (never entered).
+    @inlinable @inline(__always)
+    public static func floatingResult(_ value: Void) -> Double { 0 }
 }
 
 extension CClosure {

@@ -10,13 +10,11 @@ import CDelegateKitTrampolines
 /// other file to that).
 @usableFromInline
 enum TrampolineShim {
-    /// The two result registers of a register entry (`rax` and `xmm0`; on aarch64 `x0` and `x1`, which a
-    /// floating slot's adapter moves to `d0`): a C struct, because a C-callable Swift function can return
-    /// two registers only as one.
-    @usableFromInline typealias Registers = cffi_registers
-    /// A register entry: `(i0, i1, i2, i3, i4, context, d0, …, d7) -> Registers`, the argument
+    /// A register entry returning its result in the integer result register, and one returning it in
+    /// the floating one (see ``RegisterEntry``): `(i0, i1, i2, i3, i4, context, d0, …, d7)`, the argument
     /// registers in place and the slot's context in the sixth integer register.
-    @usableFromInline typealias Entry = cffi_register_entry
+    @usableFromInline typealias IntegerEntry = cffi_integer_entry
+    @usableFromInline typealias FloatingEntry = cffi_floating_entry
 
     /// Whether the register path runs in this process (decided once; see ``RegisterPath/isAvailable``).
     static var isAvailable: Bool { cffi_register_path_available() != 0 }
@@ -27,15 +25,13 @@ enum TrampolineShim {
         set { cffi_register_path_suppress(newValue ? 1 : 0) }
     }
 
-    /// A slot entering `entry` with `context` in the register the register path's entries take it in, for
-    /// a signature whose result is floating point or not (AAPCS64 wants the former in d0, which the
-    /// slot's adapter sees to); nil when no slot can be had. Returns the slot's handle, and the code's
-    /// address in `code`.
+    /// A slot entering `entry` (an entry's form, ``RegisterEntry/address(floatingResult:)``) with
+    /// `context` in the register the register path's entries take it in; nil when no slot can be had.
+    /// Returns the slot's handle, and the code's address in `code`.
     static func makeSlot(
-        _ entry: Entry, floatingResult: Bool, context: UnsafeMutableRawPointer?, code: inout UnsafeMutableRawPointer?
+        _ entry: UnsafeRawPointer, context: UnsafeMutableRawPointer?, code: inout UnsafeMutableRawPointer?
     ) -> UnsafeMutableRawPointer? {
-        let kind = floatingResult ? CFFI_TRAMPOLINE_FLOATING_RESULT : CFFI_TRAMPOLINE_REGISTERS
-        return cffi_trampoline_create(Int32(kind), unsafeBitCast(entry, to: UnsafeRawPointer.self), context, &code)
+        cffi_trampoline_create(Int32(CFFI_TRAMPOLINE_REGISTERS), entry, context, &code)
     }
 
     /// Changes the context a slot passes, before C can call it.
@@ -66,11 +62,7 @@ enum TrampolineShim {
 }
 
 extension RegisterResult {
-    /// These registers as an entry returns them to C.
-    @inlinable @inline(__always)
-    var registers: TrampolineShim.Registers { cffi_registers(integer: integer, sse: sse) }
-
     /// The registers a C function returned.
     @inlinable @inline(__always)
-    init(_ registers: TrampolineShim.Registers) { self.init(integer: registers.integer, sse: registers.sse) }
+    init(_ registers: cffi_registers) { self.init(integer: registers.integer, sse: registers.sse) }
 }

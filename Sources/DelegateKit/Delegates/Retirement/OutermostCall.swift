@@ -8,7 +8,7 @@ import CDelegateKitRetirement
 /// A register entry calls it last and out of line, so that its common path keeps the result in no
 /// callee-saved register. The call has stored NULL already, so its entry's frame may be gone.
 @inline(never)
-func leavingOutermostCall(_ result: TrampolineShim.Registers) -> TrampolineShim.Registers {
+func leavingOutermostCall(_ result: RegisterResult) -> RegisterResult {
     cffi_leave_outermost()
     return result
 }

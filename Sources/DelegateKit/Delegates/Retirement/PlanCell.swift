@@ -19,7 +19,20 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     /// ``entry`` in register form. As in `SlotStub`'s, only the thread's outermost call, on a plan still
     /// the cell's, is made here; each rare path is a call made last, so that this frame keeps nothing
     /// across a call but the thread's record.
-    private static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    private static let registerEntry = RegisterEntry(
+        integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+            enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
+        },
+        floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+            enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
+        })
+
+    /// ``registerEntry``'s call, inlined into each of its forms.
+    @inline(__always)
+    private static func enter(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> RegisterResult {
         let cell = Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)
         let plan = cell._withUnsafeGuaranteedRef { $0.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped }
         guard let calls = cffi_enter_fast(plan) else {
@@ -39,7 +52,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     private static func dispatchingNested(
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
-    ) -> TrampolineShim.Registers {
+    ) -> RegisterResult {
         Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef { cell in
             while true {
                 let plan = cell.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped
@@ -61,7 +74,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double,
         _ calls: UnsafeMutablePointer<cffi_thread_calls>
-    ) -> TrampolineShim.Registers {
+    ) -> RegisterResult {
         if cffi_leave_fast(calls) != 0 { cffi_leave_outermost() }
         return dispatchingNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
     }
@@ -73,7 +86,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     private static func run(
         _ plan: UnsafeRawPointer, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
-    ) -> TrampolineShim.Registers {
+    ) -> RegisterResult {
         Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { plan in
             if let only = plan.only {
                 return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef {
@@ -81,7 +94,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
                 }
             }
             return plan.run(ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
-        }.registers
+        }
     }
 
     private static let entry: LibffiShim.Handler = { _, result, arguments, userData in

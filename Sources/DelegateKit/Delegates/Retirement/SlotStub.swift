@@ -84,7 +84,23 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     /// a call made last, which needs nothing of this frame afterwards. So this function keeps neither the
     /// arguments nor the result across a call, only the thread's record, and a C library's call costs
     /// little more than a closure's.
-    private static let registerEntry: TrampolineShim.Entry = { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+    private static let registerEntry = RegisterEntry(
+        integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+            enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
+        },
+        floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
+            enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
+        })
+
+    /// ``registerEntry``'s call, inlined into each of its forms. (Each form's body stays a function of its
+    /// own, which the C-callable function Swift makes of the literal branches to; `cffi_enter_fast` must
+    /// be inlined there to record that frame, and Swift marks the calls of a C-callable function
+    /// `noinline`, so this body must never be small enough to be folded into it.)
+    @inline(__always)
+    private static func enter(
+        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+    ) -> RegisterResult {
         let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: RetirementShim.Guard.self)
         guard let calls = cffi_enter_fast(guardian) else {
             return enteringNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -100,7 +116,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     private static func enteringNested(
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
-    ) -> TrampolineShim.Registers {
+    ) -> RegisterResult {
         let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: RetirementShim.Guard.self)
         cffi_enter(guardian)
         let result = run(guardian, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -115,10 +131,10 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     private static func run(
         _ guardian: UnsafeMutablePointer<RetirementShim.Guard>, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64,
         _ i4: UInt64, _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
-    ) -> TrampolineShim.Registers {
+    ) -> RegisterResult {
         if RetirementShim.isPublished(guardian) {
             return Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-                $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).registers
+                $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
             }
         }
         return forward(i0, i1, i2, i3, i4, guardian, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -131,8 +147,8 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     private static func forward(
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
         _ guardian: UnsafeMutablePointer<RetirementShim.Guard>, _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
-    ) -> TrampolineShim.Registers {
-        guard let function = RetirementShim.load(guardian.pointee.slot) else { return TrampolineShim.Registers(integer: 0, sse: 0) }
-        return ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).call(function).registers
+    ) -> RegisterResult {
+        guard let function = RetirementShim.load(guardian.pointee.slot) else { return .zero }
+        return ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).call(function)
     }
 }

@@ -1,0 +1,28 @@
+/// The C function a register slot jumps to, in the forms it is made in: one returning its result in the
+/// integer result register (`rax`; `x0`), for a signature whose result is void or of integer class, and
+/// one returning it in the floating one (`xmm0`; `d0`), for `float` or `double` (a `float` in the low
+/// half). The slot enters the form its signature's result needs, so the result is where C reads it with
+/// no instruction between: on AAPCS64 no C function returns an integer and a double register at once.
+///
+/// Both forms are closures that differ only in the field of a ``RegisterResult`` they return: each maker
+/// writes the call once, in an `@inline(__always)` function, and the two literals around it.
+@usableFromInline
+struct RegisterEntry: Sendable {
+    @usableFromInline let integer: TrampolineShim.IntegerEntry
+    /// None for an entry that only signatures of non-floating results use (a callback shape's).
+    @usableFromInline let floating: TrampolineShim.FloatingEntry?
+
+    @inlinable
+    init(integer: TrampolineShim.IntegerEntry, floating: TrampolineShim.FloatingEntry?) {
+        self.integer = integer
+        self.floating = floating
+    }
+
+    /// The form a signature returning `floatingResult` enters, as the address a slot holds; nil when this
+    /// entry has no such form.
+    func address(floatingResult: Bool) -> UnsafeRawPointer? {
+        floatingResult
+            ? floating.map { unsafeBitCast($0, to: UnsafeRawPointer.self) }
+            : unsafeBitCast(integer, to: UnsafeRawPointer.self)
+    }
+}
