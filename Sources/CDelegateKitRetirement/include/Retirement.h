@@ -112,8 +112,9 @@ static inline __attribute__((always_inline)) void cffi_enter(const void *object)
     }
 }
 
-/* Ends a call cffi_enter_fast entered, which is the thread's outermost one; `calls` is what it
-   returned (a thread's record stays its own until it exits, which a running call never sees). Returns 0
+/* Ends the thread's outermost call (one cffi_enter_fast entered; cffi_leave ends others through it too);
+   `calls` is the thread's record, as cffi_enter_fast returned it (a thread's record stays its own until
+   it exits, which a running call never sees). Returns 0
    when it has left; otherwise the caller must call cffi_leave_outermost next, out of line: calls above
    this one that a longjmp left are forgotten there, what a remover deferred is collected, a requested
    exit is taken. As in cffi_leave, the store of NULL comes before the test of the bits. */
@@ -136,9 +137,8 @@ static inline __attribute__((always_inline)) void cffi_leave(void) {
         cffi_leave_slow((uintptr_t)__builtin_frame_address(0));
         return;
     }
-    __atomic_store_n(&calls->running[0], NULL, __ATOMIC_RELEASE);
     /* Any bit: the outermost call has left, so whatever this thread was marked for is collectable. */
-    if (__builtin_expect(__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) != 0, 0)) cffi_leave_outermost();
+    if (__builtin_expect(cffi_leave_fast(calls), 0)) cffi_leave_outermost();
 }
 
 /* Notes that a closure asked to leave the call in progress (CallbackExit.h), for its cffi_leave to take
