@@ -25,19 +25,27 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
     ],
     targets: [
-        // The library's C, one target per concern, each imported by one Swift file of Sources/DelegateKit/Shim/
-        // (Scripts/check-layout.py holds every other file to that). libffi, wrapped: in C so that Swift never
-        // reads libffi's mutable globals. (The benchmark's DelegateKitBenchmarkSupport calls libffi itself,
-        // as the baseline it measures against.)
+        // The library's C, in CFFIShim/, one target per concern, each imported by one Swift file of
+        // Sources/DelegateKit/Shim/ (Scripts/check-layout.py holds every other file to that); headers under a
+        // folder named after their target (`#include <CDelegateKitRetirement/Retirement.h>`), so that none
+        // can clash on a dependent's include path. Dependencies run one way: trampolines ← libffi ← exits ←
+        // retirement.
         // The code C calls: a table of trampolines mapped from this binary, each slot entering a register
         // entry or libffi with a context; and a direct call of C in registers.
-        .target(name: "CDelegateKitTrampolines"),
-        .target(name: "CDelegateKitLibffi", dependencies: ["CDelegateKitTrampolines"], linkerSettings: [.linkedLibrary("ffi")]),
+        .target(name: "CDelegateKitTrampolines", path: "CFFIShim/Trampolines"),
+        // libffi, wrapped: in C so that Swift never reads libffi's mutable globals. (The benchmark's
+        // DelegateKitBenchmarkSupport calls libffi itself, as the baseline it measures against.)
+        .target(
+            name: "CDelegateKitLibffi", dependencies: ["CDelegateKitTrampolines"], path: "CFFIShim/Libffi",
+            linkerSettings: [.linkedLibrary("ffi")]),
+        // Leaving a callback: a closure's requested exit (a longjmp, a C function that never returns) and the
+        // setjmp site where a jump lands.
+        .target(name: "CDelegateKitExits", dependencies: ["CDelegateKitLibffi"], path: "CFFIShim/Exits"),
         // The per-thread record of calls in progress that lets a removal release what it removed, the slot
         // stub's guarded entry, the publishing store and the fork gate: the C half of Delegates/Retirement/.
-        .target(name: "CDelegateKitRetirement", dependencies: ["CDelegateKitLibffi"]),
+        .target(name: "CDelegateKitRetirement", dependencies: ["CDelegateKitExits"], path: "CFFIShim/Retirement"),
         .target(
-            name: "DelegateKit", dependencies: ["CDelegateKitLibffi", "CDelegateKitRetirement", "CDelegateKitTrampolines"],
+            name: "DelegateKit", dependencies: ["CDelegateKitLibffi", "CDelegateKitExits", "CDelegateKitRetirement", "CDelegateKitTrampolines"],
             exclude: ["Generated/generate.py"]),
         .executableTarget(
             name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitCJPEG"]),

@@ -5,7 +5,7 @@ line, and exits 1 if there is any.
 
 Rules:
 - Each of the library's C modules is imported by the one file that owns it (`OWNERS`: `Shim/LibffiShim.swift`,
-  `Shim/RetirementShim.swift`, the register path's `TrampolineShim.swift`) and by no other Swift file of the
+  `Shim/CallbackExitShim.swift`, `Shim/RetirementShim.swift`, the register path's `TrampolineShim.swift`) and by no other Swift file of the
   library, but for two that must: the macro hooks' `DirectEntry.swift`, and the retirement protocol's folder,
   whose entries call the C inline functions that record a call in their own frames. The compiler then keeps C types out of every other file's public and inlinable
   code, so the C boundary is those files.
@@ -29,6 +29,7 @@ SHIM = LIBRARY / "Shim"
 # types (a public signature needs the import in its own file).
 OWNERS = {
     "CDelegateKitLibffi": {"Shim/LibffiShim.swift"},
+    "CDelegateKitExits": {"Shim/CallbackExitShim.swift"},
     # The protocol's entries record calls with the C inline functions themselves, in their own frames.
     "CDelegateKitRetirement": {"Shim/RetirementShim.swift", "Delegates/Retirement/"},
     "CDelegateKitTrampolines": {"Closures/RegisterPath/TrampolineShim.swift", "Closures/RegisterPath/DirectEntry.swift"},

@@ -20,7 +20,8 @@ work="${FUZZ_WORK:-$root/.build/fuzz}"
 jobs="${FUZZ_JOBS:-1}"
 max_len="${FUZZ_MAX_LEN:-4096}"
 opt="${FUZZ_OPT:--O}"
-c_modules=(CDelegateKitLibffi CDelegateKitRetirement CDelegateKitTrampolines)
+# The library's C modules, each as MODULE:FOLDER of CFFIShim/.
+c_modules=(CDelegateKitLibffi:Libffi CDelegateKitExits:Exits CDelegateKitRetirement:Retirement CDelegateKitTrampolines:Trampolines)
 mkdir -p "$work/obj" "$work/module" "$work/corpus" "$work/artifacts"
 
 # --- Build -------------------------------------------------------------------------------------------
@@ -29,19 +30,22 @@ mkdir -p "$work/obj" "$work/module" "$work/corpus" "$work/artifacts"
 c_objects=()
 include_flags=()
 module_flags=()
-for module in "${c_modules[@]}"; do
-    include_flags+=(-I "$root/Sources/$module/include")
+for entry in "${c_modules[@]}"; do
+    module=${entry%%:*}
+    include_flags+=(-I "$root/CFFIShim/${entry#*:}/include")
     module_flags+=(-I "$work/module/$module")
 done
-for module in "${c_modules[@]}"; do
+for entry in "${c_modules[@]}"; do
+    module=${entry%%:*}
+    folder="$root/CFFIShim/${entry#*:}"
     mkdir -p "$work/module/$module"
     cat > "$work/module/$module/module.modulemap" <<EOF
 module $module {
-    umbrella "$root/Sources/$module/include"
+    umbrella "$folder/include"
     export *
 }
 EOF
-    for source in "$root/Sources/$module"/*.c "$root/Sources/$module"/*.S; do
+    for source in "$folder"/*.c "$folder"/*.S; do
         [ -e "$source" ] || continue
         object="$work/obj/$module-$(basename "$source").o"
         clang -c -O1 -g -fsanitize=address,fuzzer-no-link "${include_flags[@]}" "$source" -o "$object"
@@ -53,7 +57,7 @@ mapfile -t swift_sources < <(find "$root/Sources/DelegateKit" -name '*.swift' | 
 # -parse-as-library: no top-level code, libFuzzer supplies main().
 swiftc -swift-version 6 "$opt" -g -parse-as-library -module-name DelegateKit \
     -sanitize=fuzzer,address \
-    "${module_flags[@]}" -Xcc -I -Xcc "$root/Sources/CDelegateKitLibffi/include" \
+    "${module_flags[@]}" -Xcc -I -Xcc "$root/CFFIShim/Libffi/include" \
     "${swift_sources[@]}" "$root/Fuzz/ParserFuzzer.swift" \
     "${c_objects[@]}" -lffi \
     -module-cache-path "$work/module-cache" \

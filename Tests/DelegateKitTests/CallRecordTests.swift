@@ -3,7 +3,7 @@ import DelegateKit
 import DelegateKitFixtures
 import Testing
 
-/// The record of calls in progress (`Sources/CDelegateKitRetirement/Retirement.c`) after calls that return: every call a
+/// The record of calls in progress (`CFFIShim/Retirement/Retirement.c`) after calls that return: every call a
 /// thread made and left is gone from its record, so removers never have to judge it (through the
 /// kernel, a path whose ordering ThreadSanitizer cannot see).
 @Suite struct CallRecordTests {

@@ -4,7 +4,7 @@ import DelegateKitFixtures
 import Glibc
 import Testing
 
-/// DelegateKit's trampoline table (`Sources/CDelegateKitTrampolines/`): slots mapped read+execute from this
+/// DelegateKit's trampoline table (`CFFIShim/Trampolines/`): slots mapped read+execute from this
 /// binary beside their read+write data words, each entering its entry with its context; freed slots handed
 /// out again and stopping a late caller; every kind of closure on it, in a release build too, under
 /// `PR_SET_MDWE` and across `fork`; and no writable+executable mapping anywhere.

@@ -12,7 +12,7 @@ extension CallbackExit {
             require(target.isArmed, "a closure threw CallbackExit.jump(to:) with no call catching jumps to that "
                 + "JumpTarget running on this thread: throw it only from inside CFunction.call(catchingJumpsTo:…), "
                 + "on its thread")
-            RetirementShim.requestJump(to: target.buffer, value: value)
+            CallbackExitShim.requestJump(to: target.buffer, value: value)
         }
     }
 
@@ -80,7 +80,7 @@ extension CallbackExit {
     /// The exit that calls `function` by `call` with argument values in libffi's form (`bytes`, each
     /// argument at its offset), once they are known to fit in the thread's request.
     private init(calling function: CFunction, _ call: LibffiCall, bytes: [UInt8], offsets: [Int]) throws {
-        let capacity = RetirementShim.requestedCallCapacity
+        let capacity = CallbackExitShim.requestedCallCapacity
         guard bytes.count <= capacity.arguments, call.resultBufferSize <= capacity.result else {
             throw DelegateError.callMismatch(
                 function: function.name, declaration: function.declaration, call: function.signature,
@@ -106,7 +106,7 @@ private struct RequestedCall: @unchecked Sendable {  // Immutable; the cif and t
             withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(offsets.count, 1)) { pointers in
                 for (index, offset) in offsets.enumerated() { pointers[index] = storage.baseAddress.unsafelyUnwrapped + offset }
                 // Checked when the exit was made: the values and the result fit.
-                _ = RetirementShim.requestCall(cif, function, pointers.baseAddress.unsafelyUnwrapped)
+                _ = CallbackExitShim.requestCall(cif, function, pointers.baseAddress.unsafelyUnwrapped)
             }
         }
     }

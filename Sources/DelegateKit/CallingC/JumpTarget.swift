@@ -148,13 +148,17 @@ extension CFunction {
         }
         try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
         var jumped: Int32 = 0
+        // Every DelegateKit call that starts inside the function and is left by a jump back is forgotten:
+        // the frames the jump skipped run no cleanup.
+        let depth = RetirementShim.callsInProgressHere
         let result = try target.arm(for: name) {
             withArgumentArray(repeat each argument) { arguments in
                 withResultBuffer(prepared, returning: R.self) { result in
-                    jumped = RetirementShim.callCatchingJump(to: target.buffer, prepared.cif, address, result, arguments)
+                    jumped = CallbackExitShim.callCatchingJump(to: target.buffer, prepared.cif, address, result, arguments)
                 }
             }
         }
+        if jumped != 0 { RetirementShim.forgetCalls(from: depth) }
         return jumped == 0 ? .returned(result) : .jumped(jumped)
     }
 }

@@ -57,7 +57,7 @@ extension CClosure {
         Unmanaged<CClosure>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.body(result.unsafelyUnwrapped, arguments ?? noArguments)
         }
-        RetirementShim.takeRequestedExit()
+        CallbackExitShim.takeRequestedExit()
     }
 
     /// ``registerEntry`` for a closure that may leave.
@@ -78,7 +78,7 @@ extension CClosure {
         let result = Unmanaged<CClosure>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
         }
-        RetirementShim.takeRequestedExit()
+        CallbackExitShim.takeRequestedExit()
         return result
     }
 }

@@ -15,7 +15,7 @@ import Glibc
 /// not say how many arguments it passed, nor their types: read exactly what the fixed arguments say (a
 /// format, a count). Reading more reads whatever the registers or the caller's stack hold.
 public struct CVariadicArguments {
-    /// The call's frame: the registers' values, the stack's address and the reader (`CDelegateKitLibffi.h`).
+    /// The call's frame: the registers' values, the stack's address and the reader (`CDelegateKitLibffi/Libffi.h`).
     let frame: UnsafeMutableRawPointer
 
     init(frame: UnsafeMutableRawPointer) {

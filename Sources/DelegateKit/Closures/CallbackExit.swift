@@ -24,11 +24,19 @@
 /// A closure that throws anything else stops the program with a message: C cannot be told of an error,
 /// and the closure's result would be made up.
 public struct CallbackExit: Error, Sendable {
-    /// Records the exit for this thread's entry to take (``RetirementShim/takeRequestedExit()``).
-    let request: @Sendable () -> Void
+    /// Records the exit in this thread's request (``CallbackExitShim``).
+    private let request: @Sendable () -> Void
 
     init(request: @escaping @Sendable () -> Void) {
         self.request = request
+    }
+
+    /// Asks this thread's entry to take the exit once the closure has returned: a `CClosure`'s entry
+    /// takes it itself (``CallbackExitShim/takeRequestedExit()``); a slot's finds it noted on the call's
+    /// record as it leaves.
+    func ask() {
+        request()
+        RetirementShim.noteExitRequest()
     }
 
     /// Records what `error`, thrown by a closure C called, asks for; stops the program unless it is a
@@ -40,7 +48,7 @@ public struct CallbackExit: Error, Sendable {
                 + "closure that C calls may throw only a CallbackExit (to leave the call by a jump or a C function "
                 + "that never returns)")
         }
-        exit.request()
+        exit.ask()
         return zeroValue(R.self)
     }
 }

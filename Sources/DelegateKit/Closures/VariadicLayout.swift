@@ -3,7 +3,7 @@
 /// vector register they leave free (as wide as a variadic argument there may be: a `double` on x86_64, a
 /// `long double`, which AAPCS64 passes in a whole q register, on aarch64), then ``stackWords`` `int64_t`s the caller's stack holds. libffi then hands the closure
 /// the free registers' values and the address of the stack's arguments, which is where a variadic callee
-/// finds the arguments after its fixed ones (`CDelegateKitLibffi.h` says more).
+/// finds the arguments after its fixed ones (`CDelegateKitLibffi/Libffi.h` says more).
 ///
 /// The same layout passes a call on: a slot's original, its forwarding target, or what a stale stub's
 /// slot holds now is called with the registers as they came and the first ``stackWords`` words of the

@@ -101,7 +101,7 @@ extension CallbackExit {
     @usableFromInline
     static func recordOrReport(_ error: any Error, of method: String, to handler: (any Error, String) -> Void) {
         if let exit = error as? CallbackExit {
-            exit.request()
+            exit.ask()
         } else {
             handler(error, method)
         }

@@ -4,7 +4,7 @@ import CDelegateKitLibffi
 ///
 /// This is the only Swift file that imports `CDelegateKitLibffi` (`Scripts/check-layout.py` holds every
 /// other file to that), so that what the library asks of libffi is all in one place and no C type
-/// reaches a public signature. Its C half is `Sources/CDelegateKitLibffi/`.
+/// reaches a public signature. Its C half is `CFFIShim/Libffi/`.
 @usableFromInline
 enum LibffiShim {
     /// libffi's call interface, `ffi_cif`: prepared once per signature, read by every call and closure.
@@ -114,7 +114,7 @@ enum LibffiShim {
     // MARK: Variadic closures
 
     /// The integer and vector registers a variadic callee may find arguments in, which a variadic
-    /// closure's cif pads its fixed arguments to (see `CDelegateKitLibffi.h`).
+    /// closure's cif pads its fixed arguments to (see `CDelegateKitLibffi/Libffi.h`).
     static var variadicRegisters: (integers: Int, vectors: Int) {
         (Int(cffi_va_integer_registers()), Int(cffi_va_vector_registers()))
     }

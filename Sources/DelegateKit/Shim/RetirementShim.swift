@@ -1,7 +1,7 @@
 import CDelegateKitRetirement
 import Glibc
 
-/// The C half of retiring what a change removed (`Sources/CDelegateKitRetirement/`): the per-thread record
+/// The C half of retiring what a change removed (`CFFIShim/Retirement/`): the per-thread record
 /// of calls in progress, the reclaimer's lock, the slot stub's guard, the publishing store and the fork
 /// gate. The protocol that uses it is `Delegates/Retirement/` (`SlotChange.swift` first).
 ///
@@ -108,41 +108,21 @@ enum RetirementShim {
 
     // MARK: Leaving a callback
 
-    /// Asks this thread's callback in progress to leave by `longjmp(target, value)` once its closure has
-    /// returned to DelegateKit's entry (``takeRequestedExit()``).
-    static func requestJump(to target: UnsafeMutablePointer<__jmp_buf_tag>, value: Int32) {
-        cffi_exit_request_jump(target, value)
-    }
-
-    /// Asks to leave by calling `function` as `cif` describes with `arguments` (libffi's form, copied now);
-    /// false when they do not fit in a request.
-    static func requestCall(
-        _ cif: UnsafeMutablePointer<LibffiShim.CallInterface>, _ function: UnsafeRawPointer,
-        _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    ) -> Bool {
-        cffi_exit_request_call(cif, function, arguments) == 0
-    }
-
-    /// The most bytes of argument values and of result a requested call may have.
-    static var requestedCallCapacity: (arguments: Int, result: Int) {
-        (Int(CFFI_EXIT_BYTES), Int(CFFI_EXIT_RESULT_BYTES))
-    }
-
-    /// Takes this thread's requested exit, if any (then it never returns): what an entry of a closure
-    /// that may leave does last, from a frame that holds nothing to clean up.
-    static func takeRequestedExit() {
-        cffi_exit_take()
+    /// Notes on this thread's call in progress, if any, that a closure of it asked to leave it (a request
+    /// of ``CallbackExitShim`` just made): the call's `cffi_leave` takes the exit.
+    static func noteExitRequest() {
+        cffi_note_exit_request()
     }
 
     // MARK: Jumping back
 
-    /// Calls `function` as `cif` describes at a `setjmp` site of `target`: 0 when it returned, else the
-    /// value given to `longjmp`, after forgetting the calls the jump skipped.
-    static func callCatchingJump(
-        to target: UnsafeMutablePointer<__jmp_buf_tag>, _ cif: UnsafeMutablePointer<LibffiShim.CallInterface>,
-        _ function: UnsafeRawPointer, _ result: UnsafeMutableRawPointer,
-        _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    ) -> Int32 {
-        cffi_call_catching_jump(target, cif, function, result, arguments)
+    /// How many calls this thread has in progress: what a `setjmp` site records before its call.
+    static var callsInProgressHere: Int {
+        cffi_calls_in_progress_here()
+    }
+
+    /// Forgets this thread's calls past `depth`, which a `longjmp` back to a `setjmp` site skipped.
+    static func forgetCalls(from depth: Int) {
+        cffi_forget_calls_from(depth)
     }
 }

@@ -1,6 +1,6 @@
 import CDelegateKitTrampolines
 
-/// The code C calls (`Sources/CDelegateKitTrampolines/`): slots of DelegateKit's trampoline table, each
+/// The code C calls (`CFFIShim/Trampolines/`): slots of DelegateKit's trampoline table, each
 /// entering an entry with a context in a register, mapped read+execute from this binary beside their
 /// data; and a direct call of C in registers. What the register path is, and when a closure takes it, is
 /// ``RegisterPath``; libffi's closures take slots of their own through ``LibffiShim``.

@@ -2,7 +2,7 @@
 // for another thread. Every public change (implement, override, remove, observe, cancel, policy,
 // forwarding) is one call of `change(_:)` below, which runs the whole sequence; nothing else runs its
 // steps. This folder holds the whole protocol; its C half, the per-thread records of calls in progress, is
-// Sources/CDelegateKitRetirement/ (Retirement.c; SlotStub.c and Publishing.c for the files named so here).
+// CFFIShim/Retirement/ (Retirement.c; SlotStub.c and Publishing.c for the files named so here).
 //
 // 0. Forget (`cffi_forget_abandoned_calls`, first, in the caller's own frame): this thread's calls that a
 //    longjmp left run nothing any more; see "Calls that never return" below.

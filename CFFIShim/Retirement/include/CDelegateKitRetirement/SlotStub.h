@@ -2,8 +2,8 @@
 #define CDELEGATEKIT_SLOT_STUB_H
 
 /* The C half of a slot's stub (Sources/DelegateKit/Delegates/Retirement/SlotStub.swift), on libffi's path. */
-#include "CDelegateKitLibffi.h"
-#include "Retirement.h"
+#include <CDelegateKitLibffi/Libffi.h>
+#include <CDelegateKitRetirement/Retirement.h>
 
 /* What a closure C calls directly runs through, so that its removal knows whether it runs: a call marks the
    guard as running, then runs `handler` with `user_data` unless the guard was retired, in which case it

@@ -1,8 +1,8 @@
 /* The records of calls in progress, and what happens to them when calls never return; see Retirement.h
    and, for the whole protocol, Sources/DelegateKit/Delegates/Retirement/ (SlotChange.swift first). */
 #define _GNU_SOURCE  /* pthread_getattr_np */
-#include "Retirement.h"
-#include "CallbackExit.h"
+#include <CDelegateKitRetirement/Retirement.h>
+#include <CDelegateKitExits/CallbackExit.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -359,20 +359,21 @@ void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_addre
     }
 }
 
-void cffi_note_exit_request(int requested) {
+void cffi_note_exit_request(void) {
     cffi_thread_calls *calls = cffi_current_calls;
-    if (calls == NULL) return;
-    if (!requested) {
-        __atomic_fetch_and(&calls->reclaim, ~CFFI_EXIT_REQUESTED, __ATOMIC_RELAXED);
-    } else if (calls_in_progress(calls) > 0) {
+    if (calls != NULL && calls_in_progress(calls) > 0) {
         __atomic_fetch_or(&calls->reclaim, CFFI_EXIT_REQUESTED, __ATOMIC_RELAXED);
     }
 }
 
 /* Takes the exit a closure of the call that just left asked for, if any; from the entry's frame, which
-   cffi_leave is inlined into, so nothing of the closure's is left to skip. */
+   cffi_leave is inlined into, so nothing of the closure's is left to skip. The note may outlive its
+   request, which a CClosure's entry took (a jump from inside the call): then it is only cleared. */
 static void take_requested_exit(cffi_thread_calls *calls) {
-    if (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & CFFI_EXIT_REQUESTED) cffi_exit_take();
+    if (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & CFFI_EXIT_REQUESTED) {
+        __atomic_fetch_and(&calls->reclaim, ~CFFI_EXIT_REQUESTED, __ATOMIC_RELAXED);
+        cffi_exit_take();
+    }
 }
 
 void cffi_leave_slow(uintptr_t frame) {
@@ -478,18 +479,4 @@ void cffi_forget_calls_from(long depth) {
     cffi_thread_calls *calls = cffi_current_calls;
     if (calls == NULL || calls_in_progress(calls) <= depth) return;
     if (drop_calls(calls, depth)) collect();
-}
-
-int cffi_call_catching_jump(struct __jmp_buf_tag *target, ffi_cif *cif, const void *function, void *result,
-                            void **arguments) {
-    /* Not changed between setjmp and longjmp, so still valid after a jump back. */
-    const long depth = cffi_calls_in_progress_here();
-    int value = setjmp(target);
-    if (value == 0) {
-        ffi_call(cif, FFI_FN(function), result, arguments);
-        return 0;
-    }
-    /* Every DelegateKit call that started inside the function was skipped by the jump. */
-    cffi_forget_calls_from(depth);
-    return value;
 }

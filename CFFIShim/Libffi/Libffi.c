@@ -1,6 +1,6 @@
-/* libffi, wrapped; see CDelegateKitLibffi.h. */
-#include "CDelegateKitLibffi.h"
-#include "Trampolines.h"
+/* libffi, wrapped; see CDelegateKitLibffi/Libffi.h. */
+#include <CDelegateKitLibffi/Libffi.h>
+#include <CDelegateKitTrampolines/Trampolines.h>
 
 #include <stdio.h>
 #include <stdlib.h>

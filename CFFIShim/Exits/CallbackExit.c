@@ -1,6 +1,5 @@
 /* See CallbackExit.h. */
-#include "CallbackExit.h"
-#include "Retirement.h"
+#include <CDelegateKitExits/CallbackExit.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -26,7 +25,6 @@ void cffi_exit_request_jump(struct __jmp_buf_tag *target, int value) {
     request.kind = exit_jump;
     request.target = target;
     request.value = value;
-    cffi_note_exit_request(1);
 }
 
 /* The bytes an argument of `size` bytes takes in the request: a 16-aligned slot, one at least. */
@@ -46,7 +44,6 @@ int cffi_exit_request_call(ffi_cif *cif, const void *function, void **arguments)
     request.kind = exit_call;
     request.cif = cif;
     request.function = function;
-    cffi_note_exit_request(1);
     return 0;
 }
 
@@ -54,7 +51,6 @@ void cffi_exit_take(void) {
     const int kind = request.kind;
     if (kind == exit_none) return;
     request.kind = exit_none;
-    cffi_note_exit_request(0);
     if (kind == exit_jump) longjmp(request.target, request.value);
     /* Room for any result, in case the function returns after all. */
     _Alignas(16) unsigned char result[CFFI_EXIT_RESULT_BYTES];
@@ -63,4 +59,14 @@ void cffi_exit_take(void) {
                     "(it should longjmp, as png_error and lua_error do), and the callback cannot go on\n");
     fflush(stderr);
     abort();
+}
+
+int cffi_call_catching_jump(struct __jmp_buf_tag *target, ffi_cif *cif, const void *function, void *result,
+                            void **arguments) {
+    int value = setjmp(target);
+    if (value == 0) {
+        ffi_call(cif, FFI_FN(function), result, arguments);
+        return 0;
+    }
+    return value;
 }

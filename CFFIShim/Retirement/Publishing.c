@@ -1,5 +1,5 @@
 /* See Publishing.h. */
-#include "Publishing.h"
+#include <CDelegateKitRetirement/Publishing.h>
 
 void cffi_store_pointer(void **slot, const void *value) {
     __atomic_store_n(slot, (void *)value, __ATOMIC_RELEASE);

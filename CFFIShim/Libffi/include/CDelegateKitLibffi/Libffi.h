@@ -2,7 +2,7 @@
 #define CDELEGATEKIT_LIBFFI_H
 
 /* The library's one way into libffi: type descriptors, call interfaces, calls and closures. The Swift
-   side that owns it is Sources/DelegateKit/Shim/Libffi.swift, the only Swift file that imports it. */
+   side that owns it is Sources/DelegateKit/Shim/LibffiShim.swift, the only Swift file that imports it. */
 
 /* Linux distributions install libffi's header as <ffi.h>; Apple's SDKs as <ffi/ffi.h>. */
 #if __has_include(<ffi.h>)

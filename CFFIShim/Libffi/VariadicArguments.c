@@ -1,5 +1,5 @@
-/* A variadic closure's arguments after its fixed ones; see CDelegateKitLibffi.h. */
-#include "CDelegateKitLibffi.h"
+/* A variadic closure's arguments after its fixed ones; see CDelegateKitLibffi/Libffi.h. */
+#include <CDelegateKitLibffi/Libffi.h>
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -16,8 +16,6 @@
    that exits or is cancelled inside a call has its record cleared by its exit; a forked child clears
    the records of the threads it does not have. */
 
-#include "CDelegateKitLibffi.h"
-#include <setjmp.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -141,10 +139,11 @@ static inline __attribute__((always_inline)) void cffi_leave(void) {
     if (__builtin_expect(cffi_leave_fast(calls), 0)) cffi_leave_outermost();
 }
 
-/* Notes that a closure asked to leave the call in progress (CallbackExit.h), for its cffi_leave to take
-   the exit; nothing when no call is in progress, whose closure's entry takes it itself. Clearing it
-   forgets the note (the exit was taken elsewhere). */
-void cffi_note_exit_request(int requested);
+/* Notes that a closure asked to leave the call in progress (a request of CallbackExit.h, made just
+   before), for its cffi_leave to take the exit; nothing when no call is in progress, whose closure's
+   entry takes it itself. The cffi_leave that finds the note clears it and takes the request
+   (cffi_exit_take), if one is still there: the C of exits knows nothing of call records. */
+void cffi_note_exit_request(void);
 
 /* Called by a remover after it retired objects and before it asks whether any is running: orders every
    thread's earlier records before the scans that follow (a full fence on each running thread). */
@@ -193,16 +192,9 @@ void cffi_fork_gate_enter(void);
 void cffi_fork_gate_leave(void);
 
 /* How many calls the calling thread has in progress, and forgetting those past `depth`: what a setjmp
-   site does when a longjmp lands there (cffi_call_catching_jump), since the calls it skipped never leave.
-   What they ran is collected if a remover deferred it. */
+   site does when a longjmp lands there (cffi_call_catching_jump, CallbackExit.h), since the calls it
+   skipped never leave. What they ran is collected if a remover deferred it. */
 long cffi_calls_in_progress_here(void);
 void cffi_forget_calls_from(long depth);
-
-/* Calls `function` as cffi_call does, at a setjmp site: C code, or a closure, may longjmp to `target`
-   while the call runs. Returns 0 when the function returned, else the value given to longjmp (1 for 0).
-   On a jump back, the calling thread's DelegateKit calls that started inside are forgotten (the frames
-   the jump skipped run no cleanup). `target` must not be jumped to after this returns. */
-int cffi_call_catching_jump(struct __jmp_buf_tag *target, ffi_cif *cif, const void *function, void *result,
-                            void **arguments);
 
 #endif

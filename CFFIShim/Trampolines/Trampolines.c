@@ -1,6 +1,6 @@
 /* Mappings of the trampoline table and their slots; see Trampolines.h and TrampolineTable.S. */
 #define _GNU_SOURCE
-#include "Trampolines.h"
+#include <CDelegateKitTrampolines/Trampolines.h>
 #include "TrampolineTable.h"
 
 #include <fcntl.h>

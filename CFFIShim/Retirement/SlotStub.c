@@ -1,5 +1,5 @@
 /* See SlotStub.h. */
-#include "SlotStub.h"
+#include <CDelegateKitRetirement/SlotStub.h>
 
 #include <string.h>
 

@@ -8,9 +8,13 @@
 
    One request per thread. A request replaces an earlier one not yet taken (a nested callback's).
    Who takes it: the entry of a closure that may leave (a CClosure's) calls cffi_exit_take after the
-   closure; a slot's entries do not, as their calls would all pay for the check, so a request inside a
-   slot's call also marks the thread's call record, and that call's cffi_leave takes it (Retirement.h). */
-#include "CDelegateKitLibffi.h"
+   closure; a slot's entries do not, as their calls would all pay for the check, so whoever asks for an
+   exit inside a slot's call also marks the thread's call record (cffi_note_exit_request), and that
+   call's cffi_leave takes it (CDelegateKitRetirement/Retirement.h). This file knows nothing of call
+   records: the retirement target calls it, never the other way round.
+
+   Also the setjmp site (cffi_call_catching_jump), where a longjmp out of a callback lands. */
+#include <CDelegateKitLibffi/Libffi.h>
 #include <setjmp.h>
 
 /* Asks to leave by longjmp(target, value). */
@@ -27,5 +31,13 @@ int cffi_exit_request_call(ffi_cif *cif, const void *function, void **arguments)
 /* Takes this thread's request, if any: then never returns. A called function that returns after all
    breaks its promise; that stops the program with a message, as nothing can go on from here. */
 void cffi_exit_take(void);
+
+/* Calls `function` as cffi_call does, at a setjmp site: C code, or a closure, may longjmp to `target`
+   while the call runs. Returns 0 when the function returned, else the value given to longjmp (1 for 0).
+   The caller forgets, after a jump back, its thread's DelegateKit calls that started inside (the frames
+   the jump skipped run no cleanup: cffi_forget_calls_from). `target` must not be jumped to after this
+   returns. */
+int cffi_call_catching_jump(struct __jmp_buf_tag *target, ffi_cif *cif, const void *function, void *result,
+                            void **arguments);
 
 #endif
