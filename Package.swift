@@ -11,9 +11,10 @@ let macros: Set<String> = ["Macros"]
 let package = Package(
     name: "DelegateKit",
     products: [
+        // What ships: the library and, with the `Macros` trait, its macro. The demo, the benchmark and the test
+        // programs are executable targets of this package only: `swift run delegatekit-demo` works in a
+        // clone, and no user's graph lists them.
         .library(name: "DelegateKit", targets: ["DelegateKit"]),
-        .executable(name: "delegatekit-demo", targets: ["delegatekit-demo"]),
-        .executable(name: "delegatekit-bench", targets: ["delegatekit-bench"]),
         // `import DelegateKitMacros` (with the `Macros` trait): `#CClosure`, and DelegateKit with it.
         .library(name: "DelegateKitMacros", targets: ["DelegateKitMacros"]),
     ],
@@ -48,44 +49,53 @@ let package = Package(
             name: "DelegateKit", dependencies: ["CDelegateKitLibffi", "CDelegateKitExits", "CDelegateKitRetirement", "CDelegateKitTrampolines"],
             exclude: ["Generated/generate.py"]),
         .executableTarget(
-            name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitCJPEG"]),
+            name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitCJPEG"],
+            path: "Examples/delegatekit-demo"),
         // Worked examples on real C libraries, shared by the demo and the tests (not a product).
-        .target(name: "DelegateKitExamples", dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib"]),
-        .systemLibrary(name: "DelegateKitCSQLite", path: "Sources/DelegateKitCSQLite"),
+        .target(
+            name: "DelegateKitExamples", dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib"],
+            path: "Examples/DelegateKitExamples"),
+        // The system C libraries the examples and tests use, as module maps (the library itself uses none).
+        .systemLibrary(name: "DelegateKitCSQLite", path: "Examples/SystemLibraries/CSQLite"),
         // The system libjpeg (libjpeg-turbo's libjpeg62 API), whose error handler must never return.
-        .systemLibrary(name: "DelegateKitCJPEG", path: "Sources/DelegateKitCJPEG", providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(name: "DelegateKitCJPEG", path: "Examples/SystemLibraries/CJPEG", providers: [.apt(["libjpeg-dev"])]),
         // The system GLib, GObject and GIO, for the examples and tests only: the library does not use them.
         // (gobject-2.0 gives the include paths; gio-2.0 would add `-pthread`, which SwiftPM refuses.)
-        .systemLibrary(name: "DelegateKitCGLib", path: "Sources/DelegateKitCGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "DelegateKitCGLib", path: "Examples/SystemLibraries/CGLib", pkgConfig: "gobject-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The code of every example in the README and the DocC catalog, which quote it between
         // `// doc:begin` and `// doc:end` (DocumentationExamplesTests checks they match). Only what a user
         // can import: DelegateKit, the system modules and the C libraries' module maps.
         .target(
             name: "DelegateKitDocumentationExamples",
-            dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib", "DelegateKitCPNG"]),
+            dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib", "DelegateKitCPNG"],
+            path: "Examples/DocumentationExamples"),
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
         // (DelegateKitFixtures for its facts of the process: PR_SET_MDWE, the memory map, a slot's kind.)
-        .executableTarget(name: "delegatekit-bench", dependencies: ["DelegateKit", "DelegateKitBenchmarkSupport", "DelegateKitFixtures"]),
-        .target(name: "DelegateKitBenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
+        .executableTarget(
+            name: "delegatekit-bench", dependencies: ["DelegateKit", "DelegateKitBenchmarkSupport", "DelegateKitFixtures"],
+            path: "Benchmarks/delegatekit-bench"),
+        .target(name: "DelegateKitBenchmarkSupport", path: "Benchmarks/BenchmarkSupport", linkerSettings: [.linkedLibrary("ffi")]),
         // `Scripts/valgrind-leakcheck.sh`: every kind of closure and delegate, churned under valgrind.
-        .executableTarget(name: "delegatekit-leakcheck", dependencies: ["DelegateKit", "DelegateKitFixtures"]),
+        .executableTarget(name: "delegatekit-leakcheck", dependencies: ["DelegateKit", "DelegateKitFixtures"], path: "Tests/Programs/delegatekit-leakcheck"),
         // Release builds of every kind of closure on the trampoline table, also under PR_SET_MDWE and across
         // fork (TrampolineTableTests).
         .executableTarget(
-            name: "delegatekit-trampolines", dependencies: ["DelegateKit", "CDelegateKitTrampolines", "DelegateKitFixtures"]),
+            name: "delegatekit-trampolines", dependencies: ["DelegateKit", "CDelegateKitTrampolines", "DelegateKitFixtures"],
+            path: "Tests/Programs/delegatekit-trampolines"),
         // Each misuse that stops the program, one per run: ReleaseStopTests runs a release build of it.
         .executableTarget(
-            name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitCSQLite"]),
+            name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitCSQLite"],
+            path: "Tests/Programs/delegatekit-misuse"),
         // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
         .target(
             name: "DelegateKitFixtures", dependencies: ["DelegateKitCLibXML2", "DelegateKitCJPEG"], path: "Tests/DelegateKitFixtures",
             linkerSettings: [.linkedLibrary("jpeg")]),
         // The system libpng and Lua 5.4, for the tests and the examples only: C libraries whose callbacks
         // leave by a `longjmp` (png_error, lua_error), what `CallbackExit` is for.
-        .systemLibrary(name: "DelegateKitCPNG", path: "Sources/DelegateKitCPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "DelegateKitCLua", path: "Sources/DelegateKitCLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
+        .systemLibrary(name: "DelegateKitCPNG", path: "Examples/SystemLibraries/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "DelegateKitCLua", path: "Examples/SystemLibraries/CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).
-        .systemLibrary(name: "DelegateKitCLibXML2", path: "Sources/DelegateKitCLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "DelegateKitCLibXML2", path: "Examples/SystemLibraries/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
             name: "DelegateKitTests", dependencies: [
                 "DelegateKit", "CDelegateKitRetirement", "CDelegateKitTrampolines", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitDocumentationExamples", "DelegateKitCSQLite",
@@ -107,7 +117,8 @@ let package = Package(
             name: "DelegateKitMacros",
             dependencies: ["DelegateKit", .target(name: "DelegateKitMacrosPlugin", condition: .when(traits: macros))]),
         .executableTarget(
-            name: "delegatekit-macro-bench", dependencies: ["DelegateKitMacros", "DelegateKitBenchmarkSupport"]),
+            name: "delegatekit-macro-bench", dependencies: ["DelegateKitMacros", "DelegateKitBenchmarkSupport"],
+            path: "Benchmarks/delegatekit-macro-bench"),
         .testTarget(
             name: "DelegateKitMacrosTests",
             dependencies: [

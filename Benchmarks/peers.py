@@ -2,7 +2,7 @@
 
 usage: peers.py LIBRARY CALLS            times both peers (median of 5 runs each) and prints JSON
        peers.py LIBRARY CALLS PEER       runs PEER's int64 loop once, untimed (for callgrind)
-LIBRARY is Sources/DelegateKitBenchmarkSupport/loops.c built as a shared library. A peer that cannot run reports
+LIBRARY is Benchmarks/BenchmarkSupport/loops.c built as a shared library. A peer that cannot run reports
 why instead of numbers.
 """
 import ctypes

@@ -618,9 +618,10 @@ def typecheck(jobs):
         sys.exit(f"error: no DelegateKit module in {modules}: run `swift build --target DelegateKit` first")
     flags = ["-typecheck", "-swift-version", "6", "-I", str(modules)]
     # DelegateKit's module refers to its C modules, whose module maps SwiftPM wrote beside their objects.
-    for c_module in ("CDelegateKitLibffi", "CDelegateKitRetirement", "CDelegateKitTrampolines"):
+    for c_module, folder in (("CDelegateKitLibffi", "Libffi"), ("CDelegateKitExits", "Exits"),
+                             ("CDelegateKitRetirement", "Retirement"), ("CDelegateKitTrampolines", "Trampolines")):
         flags += ["-Xcc", f"-fmodule-map-file={pathlib.Path(bin_path) / f'{c_module}.build/module.modulemap'}",
-                  "-Xcc", f"-I{ROOT / 'Sources' / c_module / 'include'}"]
+                  "-Xcc", f"-I{ROOT / 'CFFIShim' / folder / 'include'}"]
     all_cases = list(cases())
     with tempfile.TemporaryDirectory(prefix="spelling-matrix-") as directory:
         directory = pathlib.Path(directory)

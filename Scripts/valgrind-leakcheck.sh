@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the leak-check workload (Sources/delegatekit-leakcheck) under valgrind and fails on any definite
+# Runs the leak-check workload (Tests/Programs/delegatekit-leakcheck) under valgrind and fails on any definite
 # leak or memory error. Usage: Scripts/valgrind-leakcheck.sh [rounds]   (default 2000)
 set -euo pipefail
 cd "$(dirname "$0")/.."

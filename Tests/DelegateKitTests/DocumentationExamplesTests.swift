@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The docs' code is compiled code: every ```swift block of the README and of the DocC catalog must be,
-/// line for line, a region of `Sources/DelegateKitDocumentationExamples` (or of the example consumer package
+/// line for line, a region of `Examples/DocumentationExamples` (or of the example consumer package
 /// `Examples/Consumer`, which Scripts/check-consumer-manifest.sh builds as a user's package, or of the macro
 /// package's tests, which CI runs) between `// doc:begin NAME` and `// doc:end`, and every region must
 /// be quoted somewhere. Regions may nest; indentation common to a region's lines and trailing spaces are
@@ -101,7 +101,7 @@ import Testing
     }
 
     static func allRegions() throws -> [Region] {
-        try (files(in: "Sources/DelegateKitDocumentationExamples", ending: ".swift")
+        try (files(in: "Examples/DocumentationExamples", ending: ".swift")
             + files(in: "Examples/Consumer/Sources/MyWrapper", ending: ".swift") + ["Examples/Consumer/Package.swift"]
             + files(in: "Examples/MacroConsumer/Sources/MyFastWrapper", ending: ".swift")
             + ["Examples/MacroConsumer/Package.swift"]
@@ -200,7 +200,7 @@ import Testing
         try describeTypesAndSignatures()
         #expect(try pairClosureSignature() == CSignature(.structure([.uint8, .double]), [.structure([.uint8, .double])]))
         #expect(try sortAscendingThenDescending() == [3, 2, 1])
-        #expect(try countEntries(under: Self.root.appendingPathComponent("Sources/DelegateKitDocumentationExamples").path) >= 4)
+        #expect(try countEntries(under: Self.root.appendingPathComponent("Examples/DocumentationExamples").path) >= 4)
         #expect(try parseErrors(of: "<a><b></a>").contains("document.xml:1: parser error : Opening and ending tag mismatch: b line 1 and a"))
         #expect(try parseErrors(of: "<a/>") == "")
     }
@@ -211,7 +211,7 @@ import Testing
         typealias LogThrough = @convention(c) (UnsafeRawPointer?, UnsafeMutableRawPointer?) -> Void
         unsafeBitCast(try #require(fx_function("fx_log_kinds")), to: LogThrough.self)(logging.delegate.table.load(as: UnsafeRawPointer?.self), nil)
         #expect(logging.heard() == ["42 apples 1.50 1099511627776 x 4000000000 0x1234"])
-        let glob = try globThroughClosures(Self.root.appendingPathComponent("Sources/DelegateKitDocumentationExamples").path + "/*.swift")
+        let glob = try globThroughClosures(Self.root.appendingPathComponent("Examples/DocumentationExamples").path + "/*.swift")
         #expect(glob.matches >= 3)
         #expect(glob.opened >= 1)
         let tables = try describeAndFillTables()

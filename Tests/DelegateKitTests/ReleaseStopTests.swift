@@ -4,7 +4,7 @@ import Testing
 
 /// Every misuse DelegateKit stops the program for prints its whole message in a release build too:
 /// `precondition` prints nothing under `-O`, and a user meets these stops in production. Each case runs
-/// `delegatekit-misuse` (Sources/delegatekit-misuse), built with `-c release` (see ``ReleaseBuild``), in a
+/// `delegatekit-misuse` (Tests/Programs/delegatekit-misuse), built with `-c release` (see ``ReleaseBuild``), in a
 /// child process.
 @Suite struct ReleaseStopTests {
     @Test func theExecutableIsAReleaseBuild() throws {

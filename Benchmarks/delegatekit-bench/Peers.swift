@@ -20,7 +20,7 @@ struct PythonPeers {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let library = directory.appendingPathComponent("libbenchloops.so").path
-        let source = root.appendingPathComponent("Sources/DelegateKitBenchmarkSupport/loops.c").path
+        let source = root.appendingPathComponent("Benchmarks/BenchmarkSupport/loops.c").path
         guard Callgrind.run("cc", ["-O2", "-shared", "-fPIC", "-o", library, source, "-lffi"]) == 0 else {
             peers.notes.append("Python peers skipped: could not build the loop library")
             return peers
