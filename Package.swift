@@ -46,8 +46,7 @@ let package = Package(
         // stub's guarded entry, the publishing store and the fork gate: the C half of Delegates/Retirement/.
         .target(name: "CDelegateKitRetirement", dependencies: ["CDelegateKitExits"], path: "CFFIShim/Retirement"),
         .target(
-            name: "DelegateKit", dependencies: ["CDelegateKitLibffi", "CDelegateKitExits", "CDelegateKitRetirement", "CDelegateKitTrampolines"],
-            exclude: ["Generated/generate.py"]),
+            name: "DelegateKit", dependencies: ["CDelegateKitLibffi", "CDelegateKitExits", "CDelegateKitRetirement", "CDelegateKitTrampolines"]),
         .executableTarget(
             name: "delegatekit-demo", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitCJPEG"],
             path: "Examples/delegatekit-demo"),

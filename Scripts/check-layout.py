@@ -34,13 +34,9 @@ OWNERS = {
     "CDelegateKitRetirement": {"Shim/RetirementShim.swift", "Delegates/Retirement/"},
     "CDelegateKitTrampolines": {"Closures/RegisterPath/TrampolineShim.swift", "Closures/RegisterPath/DirectEntry.swift"},
 }
-# The library's layers, bottom first: the first folder of a file's path names its layer. A generated file
-# belongs to the layer of what it generates.
+# The library's layers, bottom first: the first folder of a file's path names its layer (the generated
+# files too, which Scripts/generate-overloads.py writes into their layer's folder).
 LAYERS = ["Shim", "Support", "Describing", "Closures", "CallingC", "Delegates"]
-GENERATED_LAYER = {
-    "TypedThunks": "Closures", "CallbackShapes": "Closures", "CFunctionCalls": "CallingC",
-    "DelegateEntryPoints": "Delegates", "SlotInitializers": "Delegates", "VariadicClosures": "Delegates",
-}
 TOP_LEVEL = re.compile(
     r"^(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|open|internal|private|fileprivate|package|final|indirect)\s+)*"
     r"(class|struct|enum|protocol|typealias|actor|func|let|var)\s+(\w+)", re.M)
@@ -75,8 +71,6 @@ def import_breaches():
 
 def layer_of(path):
     relative = path.relative_to(LIBRARY)
-    if relative.parts[0] == "Generated":
-        return GENERATED_LAYER.get(relative.name.split(".")[0])
     return relative.parts[0] if len(relative.parts) > 1 else None
 
 

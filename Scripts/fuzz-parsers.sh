@@ -33,7 +33,8 @@ module_flags=()
 for entry in "${c_modules[@]}"; do
     module=${entry%%:*}
     include_flags+=(-I "$root/CFFIShim/${entry#*:}/include")
-    module_flags+=(-I "$work/module/$module")
+    # The module map, and the include folder its headers name each other through (<CDelegateKitLibffi/…>).
+    module_flags+=(-I "$work/module/$module" -Xcc -I -Xcc "$root/CFFIShim/${entry#*:}/include")
 done
 for entry in "${c_modules[@]}"; do
     module=${entry%%:*}
@@ -57,7 +58,7 @@ mapfile -t swift_sources < <(find "$root/Sources/DelegateKit" -name '*.swift' | 
 # -parse-as-library: no top-level code, libFuzzer supplies main().
 swiftc -swift-version 6 "$opt" -g -parse-as-library -module-name DelegateKit \
     -sanitize=fuzzer,address \
-    "${module_flags[@]}" -Xcc -I -Xcc "$root/CFFIShim/Libffi/include" \
+    "${module_flags[@]}" \
     "${swift_sources[@]}" "$root/Fuzz/ParserFuzzer.swift" \
     "${c_objects[@]}" -lffi \
     -module-cache-path "$work/module-cache" \
