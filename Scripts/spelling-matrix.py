@@ -16,6 +16,7 @@ once broke every such `void (void *)` closure. Any change to an overload set goe
         compiler run over many files stops reporting after the first file with an error.
 """
 import argparse
+import re
 import os
 import pathlib
 import subprocess
@@ -608,6 +609,30 @@ def write():
         if stale.name not in written:
             stale.unlink()
     print(f"{total} cases in {len(by_entry)} entry points, {refused} of them refused by the compiler as the README says")
+    shapes = {shape.name for entry in ENTRY_POINTS for shape in entry.shapes}
+    check_claims(total, len(SPELLINGS), len(shapes), len(by_entry))
+
+
+# How the documentation states the matrix's size; each statement must give what this script makes.
+CLAIM = re.compile(r"each of the ([\d,]+) combinations on its own \(`Scripts/spelling-matrix\.py`: (\d+) spellings, "
+                   r"(\d+) C shapes, (\d+) entry points\)")
+
+
+def check_claims(total, spellings, shapes, entries):
+    """Fails unless the README or the DocC catalog states the matrix's size, and every statement of it is
+    what was just made."""
+    documents = [ROOT / "README.md", *sorted((ROOT / "Sources" / "DelegateKit" / "DelegateKit.docc").glob("*.md"))]
+    made = (f"{total:,}", str(spellings), str(shapes), str(entries))
+    found = 0
+    for document in documents:
+        for claim in CLAIM.finditer(" ".join(document.read_text().split())):
+            found += 1
+            if claim.groups() != made:
+                sys.exit(f"error: {document.relative_to(ROOT)} says {claim.group(0)!r}, but the matrix has {made[0]} "
+                         f"combinations: {spellings} spellings, {shapes} C shapes, {entries} entry points")
+    if not found:
+        sys.exit("error: neither the README nor the DocC catalog states the spelling matrix's size "
+                 "(\"each of the N combinations on its own (`Scripts/spelling-matrix.py`: …)\")")
 
 
 def typecheck(jobs):
