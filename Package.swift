@@ -1,6 +1,8 @@
-// swift-tools-version:6.1
-// 6.1 for package traits (SE-0450): the `Macros` trait is what keeps swift-syntax out of the graph of a
-// package that does not ask for `#CClosure`. Swift 6.2 is the oldest toolchain CI builds and tests with.
+// swift-tools-version:6.2
+// 6.2, the oldest Swift that builds the library (`SendableMetatype`, `weak let`) and the one CI proves
+// besides the newest: an older toolchain refuses the manifest instead of failing inside it. (Package traits,
+// SE-0450, need 6.1: the `Macros` trait keeps swift-syntax out of the graph of a package that does not ask
+// for `#CClosure`.)
 import CompilerPluginSupport
 import PackageDescription
 
