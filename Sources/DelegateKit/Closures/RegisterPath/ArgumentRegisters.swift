@@ -60,27 +60,18 @@ struct ArgumentRegisters {
         return integerValue(of: self[integer: integersTaken])
     }
 
-    /// Integer register `index`: a switch that folds to one register where `index` is a constant. (An
-    /// indexed access through `withUnsafeBytes` would put the tuple in memory and add a stack protector.)
+    /// Integer register `index`: a chain of tests that folds to one register where `index` is a constant,
+    /// and a setter that rebuilds the tuple, which folds to one store. (An indexed access through
+    /// `withUnsafeBytes` would put the tuple in memory and add a stack protector.)
     @inlinable
     subscript(integer index: Int) -> UInt64 {
         @inline(__always) get {
-            switch index {
-            case 0: return integers.0
-            case 1: return integers.1
-            case 2: return integers.2
-            case 3: return integers.3
-            default: return integers.4
-            }
+            index == 0 ? integers.0 : index == 1 ? integers.1 : index == 2 ? integers.2 : index == 3 ? integers.3 : integers.4
         }
         @inline(__always) set {
-            switch index {
-            case 0: integers.0 = newValue
-            case 1: integers.1 = newValue
-            case 2: integers.2 = newValue
-            case 3: integers.3 = newValue
-            default: integers.4 = newValue
-            }
+            integers = (
+                index == 0 ? newValue : integers.0, index == 1 ? newValue : integers.1, index == 2 ? newValue : integers.2,
+                index == 3 ? newValue : integers.3, index >= 4 ? newValue : integers.4)
         }
     }
 
@@ -88,28 +79,14 @@ struct ArgumentRegisters {
     @inlinable
     subscript(sse index: Int) -> Double {
         @inline(__always) get {
-            switch index {
-            case 0: return sse.0
-            case 1: return sse.1
-            case 2: return sse.2
-            case 3: return sse.3
-            case 4: return sse.4
-            case 5: return sse.5
-            case 6: return sse.6
-            default: return sse.7
-            }
+            index == 0 ? sse.0 : index == 1 ? sse.1 : index == 2 ? sse.2 : index == 3 ? sse.3
+                : index == 4 ? sse.4 : index == 5 ? sse.5 : index == 6 ? sse.6 : sse.7
         }
         @inline(__always) set {
-            switch index {
-            case 0: sse.0 = newValue
-            case 1: sse.1 = newValue
-            case 2: sse.2 = newValue
-            case 3: sse.3 = newValue
-            case 4: sse.4 = newValue
-            case 5: sse.5 = newValue
-            case 6: sse.6 = newValue
-            default: sse.7 = newValue
-            }
+            sse = (
+                index == 0 ? newValue : sse.0, index == 1 ? newValue : sse.1, index == 2 ? newValue : sse.2,
+                index == 3 ? newValue : sse.3, index == 4 ? newValue : sse.4, index == 5 ? newValue : sse.5,
+                index == 6 ? newValue : sse.6, index >= 7 ? newValue : sse.7)
         }
     }
 
