@@ -4,9 +4,9 @@ module, and which may run which step of the slot-change protocol. Prints each br
 line, and exits 1 if there is any.
 
 Rules:
-- Each of the library's C modules is imported by the one file that owns it (`OWNERS`: `Shim/LibffiShim.swift`,
-  `Shim/CallbackExitShim.swift`, `Shim/RetirementShim.swift`, the register path's `TrampolineShim.swift`) and by no other Swift file of the
-  library, but for two that must: the macro hooks' `DirectEntry.swift`, and the retirement protocol's folder,
+- Each of the library's C modules is imported by the one file that owns it (`OWNERS`:
+  `Shim/LibffiShim.swift`, `Shim/CallbackExitShim.swift`, `Shim/RetirementShim.swift`, the register path's
+  `TrampolineShim.swift`) and by no other Swift file of the library, but for two that must: the macro hooks' `DirectEntry.swift`, and the retirement protocol's folder,
   whose entries call the C inline functions that record a call in their own frames. The compiler then keeps C types out of every other file's public and inlinable
   code, so the C boundary is those files.
 - The steps of a slot change (forgetting abandoned calls, publishing, retiring, settling) run only in

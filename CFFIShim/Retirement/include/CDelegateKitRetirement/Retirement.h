@@ -12,7 +12,8 @@
    record's entry, and the thread releases it when that call leaves (cffi_leave tests one bit).
 
    Calls that never return are allowed for: a call left by longjmp is forgotten when its thread enters
-   again from a frame at or above it, changes something, lands in cffi_call_catching_jump, or exits; a thread
+   again from a frame at or above it, changes something, lands at DelegateKit's setjmp site (whose caller
+   forgets them: cffi_forget_calls_from), or exits; a thread
    that exits or is cancelled inside a call has its record cleared by its exit; a forked child clears
    the records of the threads it does not have. */
 
