@@ -16,9 +16,9 @@ once broke every such `void (void *)` closure. Any change to an overload set goe
         compiler run over many files stops reporting after the first file with an error.
 """
 import argparse
-import re
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
