@@ -163,8 +163,6 @@ def block(n):
     t = ", ".join(types)
     fn_r = f"({t}) -> R"
     fn_v = f"({t}) -> Void"
-    fn_r_throws = f"({t}) throws -> R"
-    fn_v_throws = f"({t}) throws -> Void"
     next_r = ", ".join(types + ["R"])
     next_v = ", ".join(types + ["Void"])
     comma_names = (", " + names) if names else ""
@@ -332,41 +330,6 @@ extension DynamicDelegate {{
 }}
 
 extension DynamicDelegate {{
-    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
-    /// `implement(_:key:returningOnError:errorHandler:_:)`).
-    @inlinable @discardableResult
-    public func implement<{g_r}>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable {fn_r_throws}
-    ) throws -> Registration {{
-        let fallback = Fallback(fallback)
-        return try push(method, key: key, once: false, .plain(CallThunk.typed {{ ({params}) -> R in
-            do {{
-                return try body({names})
-            }} catch {{
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-                return fallback.value
-            }}
-        }}))
-    }}
-
-    /// Implements a `void` method with a closure that may throw (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement{g_v_decl}(
-        _ method: String, key: (any Hashable & Sendable)? = nil,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable {fn_v_throws}
-    ) throws -> Registration {{
-        try push(method, key: key, once: false, .plain(CallThunk.typed {{ ({params}) in
-            do {{
-                try body({names})
-            }} catch {{
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-            }}
-        }}))
-    }}
-
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable

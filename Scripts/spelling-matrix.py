@@ -299,11 +299,6 @@ ENTRY_POINTS = [
                "try " + call("typed.implement", [key_path(s)], c, l)
                + then(f"return try implemented({quoted(s)}, in: typed)"),
                literal_type="member"),
-    EntryPoint("implement with an error handler", c_body, lambda s, c, l:
-               "try " + call("delegate.implement", [quoted(s)] + ([] if s.void else [f"returningOnError: {s.fallback}"])
-                             + ["errorHandler: { _, _ in }"], c, l)
-               + then(f"return try implemented({quoted(s)}, in: delegate)"),
-               value_type=throwing),
     EntryPoint("implement by name, leaving by a CallbackExit", leaving_body, lambda s, c, l:
                "try " + call("delegate.implement", [quoted(s)], c, l)
                + then(f"return try implemented({quoted(s)}, in: delegate)"),

@@ -48,7 +48,7 @@ public func sortedUnlessNaN(_ values: [Double]) throws -> [Double]? {
     }
     let qsort = try CFunction("qsort", declaration: "void qsort(void *, size_t, size_t, int (*)(const void *, const void *))")
     let outcome = try values.withUnsafeMutableBytes { bytes in
-        try qsort.call(catchingJumpsTo: target, bytes.baseAddress, bytes.count / 8, 8, compare.address, returning: Void.self)
+        try qsort.call(catchingJumpsTo: target, bytes.baseAddress, bytes.count / 8, 8, compare.address)
     }
     guard case .returned = outcome else { return nil }   // .jumped: a NaN stopped the sort
     // doc:end
@@ -80,7 +80,7 @@ public func pngSize(of data: [UInt8]) throws -> (width: UInt32, height: UInt32)?
     var info = png_create_info_struct(png)
     defer { png_destroy_read_struct(&png, &info, nil) }
     png_set_read_fn(png, nil, read.functionPointer(as: png_rw_ptr.self))
-    guard case .returned = try readInfo.call(catchingJumpsTo: target, png, info, returning: Void.self) else {
+    guard case .returned = try readInfo.call(catchingJumpsTo: target, png, info) else {
         return nil                            // .jumped: libpng gave up on the data
     }
     return (png_get_image_width(png, info), png_get_image_height(png, info))

@@ -231,10 +231,14 @@ public func ownerAndErrors() throws -> (Int, Int) {
     let d = DynamicDelegate(protocol: cookieIO)
     // doc:begin errors
     struct TooLarge: Error { let n: Int }
-    try d.implement("read", returningOnError: -1, errorHandler: { error, method in print("\(method): \(error)") }) {
-        (cookie: UnsafeMutableRawPointer?, buf: UnsafeMutablePointer<CChar>?, n: Int) throws -> Int in
-        guard n <= 4096 else { throw TooLarge(n: n) }            // C gets -1
-        return 0
+    try d.implement("read") { (cookie: UnsafeMutableRawPointer?, buf: UnsafeMutablePointer<CChar>?, n: Int) -> Int in
+        do {
+            guard n <= 4096 else { throw TooLarge(n: n) }
+            return 0
+        } catch {
+            print("read: \(error)")
+            return -1                                              // what C gets
+        }
     }
     // doc:end
     let failing = try d.implementation(for: "read", as: ((UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int) -> Int).self)!

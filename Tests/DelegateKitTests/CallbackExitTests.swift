@@ -172,16 +172,21 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
         }
     }
 
-    @Test func anImplementationWithAnErrorHandlerLeavesByAnExit() throws {
+    /// The one way to handle errors in an implementation: a CallbackExit leaves, any other error the
+    /// closure catches itself and answers C with a value of its own.
+    @Test func anImplementationThatCatchesItsOwnErrorsLeavesByAnExit() throws {
         let jumpBack = try Self.jumpBack()
         try Self.onBothPaths {
             let delegate = DynamicDelegate(protocol: pluginProtocol)
             let heard = Mutex<[String]>([])
             struct Refused: Error {}
-            try delegate.implement(
-                "transform", returningOnError: -1, errorHandler: { error, method in heard.withLock { $0.append("\(method): \(error)") } }
-            ) { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
-                if value == 1 { throw Refused() }
+            try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
+                do {
+                    if value == 1 { throw Refused() }
+                } catch {
+                    heard.withLock { $0.append("transform: \(error)") }
+                    return -1
+                }
                 if value == 2 { throw try CallbackExit.call(jumpBack, [.signed(4)]) }
                 return value
             }
@@ -230,6 +235,7 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("DelegateKit: a closure C called threw "))
         #expect(stderr.contains("Refused(); C cannot be told of an error, so a closure that C calls may throw only a CallbackExit"))
+        #expect(stderr.contains("catch any other error inside the closure and return the value C should receive"))
     }
 
     @Test func aJumpWithNoCallCatchingItStops() async throws {

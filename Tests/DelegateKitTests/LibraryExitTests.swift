@@ -168,7 +168,7 @@ private let touched = Census()
             var info = png_create_info_struct(png)
             defer { png_destroy_read_struct(&png, &info, nil) }
             png_set_read_fn(png, nil, read.functionPointer(as: png_rw_ptr.self))
-            guard case .returned = try readInfo.call(catchingJumpsTo: target, png, info, returning: Void.self) else { return nil }
+            guard case .returned = try readInfo.call(catchingJumpsTo: target, png, info) else { return nil }
             return (png_get_image_width(png, info), png_get_image_height(png, info))
         }
     }

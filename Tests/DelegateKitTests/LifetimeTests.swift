@@ -153,29 +153,3 @@ final class OwnedStream: BlockDelegate {
 struct Refused: Error, Equatable {
     let value: Int64
 }
-
-/// Swift errors cannot unwind through C: a throwing implementation hands C a fallback.
-@Suite struct ThrowingImplementationTests {
-    @Test func errorsBecomeTheFallbackValueAndReachTheHandler() throws {
-        let d = DynamicDelegate(protocol: pluginProtocol)
-        let errors = LogBox()
-        try d.implement("transform", returningOnError: -1, errorHandler: { error, method in
-            errors.append("\(method): \(error)")
-        }) { (_: UnsafeMutableRawPointer?, value: Int64) throws -> Int64 in
-            guard value >= 0 else { throw Refused(value: value) }
-            return value * 2
-        }
-        #expect(transform(d, 21) == 42)
-        #expect(transform(d, -5) == -1)
-        #expect(errors.messages == ["transform: Refused(value: -5)"])
-
-        try d.implement("log", errorHandler: { error, method in errors.append("\(method): \(error)") }) {
-            (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?) throws in
-            throw Refused(value: 0)
-        }
-        try d.implement("start") { (_: UnsafeMutableRawPointer?) -> Int32 in 0 }
-        var called: UInt32 = 0
-        _ = fx_plugin_run(d.table.assumingMemoryBound(to: fx_plugin.self), nil, [1], 1, &called)
-        #expect(errors.messages.last == "log: Refused(value: 0)")
-    }
-}

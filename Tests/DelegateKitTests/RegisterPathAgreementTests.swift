@@ -249,10 +249,16 @@ import Testing
             let results = Locked<[Int64]>([])
             let throwing = try run { () -> DynamicDelegate in
                 let delegate = DynamicDelegate(protocol: descriptor(signature))
-                try delegate.implement("f", returningOnError: Int64(-1), errorHandler: { _, _ in errors.withLock { $0 += 1 } }) {
-                    (a: Int64, b: Double) throws -> Int64 in
-                    if a < 0 { throw Refused() }
-                    return a * Int64(b)
+                // A throwing closure takes the form whose entries can leave by a CallbackExit; any other
+                // error it catches itself, handing C a value of its own.
+                try delegate.implement("f") { (a: Int64, b: Double) throws -> Int64 in
+                    do {
+                        if a < 0 { throw Refused() }
+                        return a * Int64(b)
+                    } catch {
+                        errors.withLock { $0 += 1 }
+                        return -1
+                    }
                 }
                 return delegate
             }

@@ -13,16 +13,9 @@ extension CFunction {
     }
 
     /// Calls the function with `argument`s of ``CValue`` types, ignoring what it returns (as C lets a
-    /// caller do).
+    /// caller do): the form for a function that returns `void`, `try free.call(pointer)`.
     @inlinable
     public func call<each A: CValue>(_ argument: repeat each A) throws {
-        _ = try perform(repeat each argument, returning: CVoid.self, checkingResult: false)
-    }
-
-    /// Calls a function that returns `void`, said as for a function that returns a value:
-    /// `try free.call(pointer, returning: Void.self)`. The same as `call(_:)` without it.
-    @inlinable
-    public func call<each A: CValue>(_ argument: repeat each A, returning: Void.Type) throws {
         _ = try perform(repeat each argument, returning: CVoid.self, checkingResult: false)
     }
 

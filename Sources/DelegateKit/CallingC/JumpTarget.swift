@@ -127,15 +127,6 @@ extension CFunction {
         }
     }
 
-    /// Calls a function that returns `void` at a `setjmp` site, said as for one that returns a value:
-    /// `try pngReadInfo.call(catchingJumpsTo: target, png, info, returning: Void.self)`. The same as
-    /// ``call(catchingJumpsTo:_:)``.
-    public func call<each A: CValue>(
-        catchingJumpsTo target: JumpTarget, _ argument: repeat each A, returning: Void.Type
-    ) throws -> JumpOutcome<Void> {
-        try call(catchingJumpsTo: target, repeat each argument)
-    }
-
     private func performCatching<each A: CValue, R: CValue>(
         _ target: JumpTarget, _ argument: repeat each A, returning: R.Type, checkingResult: Bool
     ) throws -> JumpOutcome<R> {

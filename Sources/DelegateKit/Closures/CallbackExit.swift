@@ -46,7 +46,7 @@ public struct CallbackExit: Error, Sendable {
         guard let exit = error as? CallbackExit else {
             misuse("a closure C called threw \(String(reflecting: error)); C cannot be told of an error, so a "
                 + "closure that C calls may throw only a CallbackExit (to leave the call by a jump or a C function "
-                + "that never returns)")
+                + "that never returns); catch any other error inside the closure and return the value C should receive")
         }
         exit.ask()
         return zeroValue(R.self)

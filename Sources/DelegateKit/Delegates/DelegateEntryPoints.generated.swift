@@ -99,41 +99,6 @@ extension DynamicDelegate {
 }
 
 extension DynamicDelegate {
-    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
-    /// `implement(_:key:returningOnError:errorHandler:_:)`).
-    @inlinable @discardableResult
-    public func implement<R: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable () throws -> R
-    ) throws -> Registration {
-        let fallback = Fallback(fallback)
-        return try push(method, key: key, once: false, .plain(CallThunk.typed { () -> R in
-            do {
-                return try body()
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-                return fallback.value
-            }
-        }))
-    }
-
-    /// Implements a `void` method with a closure that may throw (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable () throws -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { () in
-            do {
-                try body()
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-            }
-        }))
-    }
-
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
@@ -422,41 +387,6 @@ extension DynamicDelegate {
 }
 
 extension DynamicDelegate {
-    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
-    /// `implement(_:key:returningOnError:errorHandler:_:)`).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, R: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0) throws -> R
-    ) throws -> Registration {
-        let fallback = Fallback(fallback)
-        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0) -> R in
-            do {
-                return try body(a0)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-                return fallback.value
-            }
-        }))
-    }
-
-    /// Implements a `void` method with a closure that may throw (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement<A0: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0) throws -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0) in
-            do {
-                try body(a0)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-            }
-        }))
-    }
-
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
@@ -752,41 +682,6 @@ extension DynamicDelegate {
 }
 
 extension DynamicDelegate {
-    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
-    /// `implement(_:key:returningOnError:errorHandler:_:)`).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue, R: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1) throws -> R
-    ) throws -> Registration {
-        let fallback = Fallback(fallback)
-        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) -> R in
-            do {
-                return try body(a0, a1)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-                return fallback.value
-            }
-        }))
-    }
-
-    /// Implements a `void` method with a closure that may throw (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1) throws -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1) in
-            do {
-                try body(a0, a1)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-            }
-        }))
-    }
-
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
@@ -1088,41 +983,6 @@ extension DynamicDelegate {
 }
 
 extension DynamicDelegate {
-    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
-    /// `implement(_:key:returningOnError:errorHandler:_:)`).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1, A2) throws -> R
-    ) throws -> Registration {
-        let fallback = Fallback(fallback)
-        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in
-            do {
-                return try body(a0, a1, a2)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-                return fallback.value
-            }
-        }))
-    }
-
-    /// Implements a `void` method with a closure that may throw (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue, A2: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1, A2) throws -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) in
-            do {
-                try body(a0, a1, a2)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-            }
-        }))
-    }
-
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
@@ -1430,41 +1290,6 @@ extension DynamicDelegate {
 }
 
 extension DynamicDelegate {
-    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
-    /// `implement(_:key:returningOnError:errorHandler:_:)`).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1, A2, A3) throws -> R
-    ) throws -> Registration {
-        let fallback = Fallback(fallback)
-        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
-            do {
-                return try body(a0, a1, a2, a3)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-                return fallback.value
-            }
-        }))
-    }
-
-    /// Implements a `void` method with a closure that may throw (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1, A2, A3) throws -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) in
-            do {
-                try body(a0, a1, a2, a3)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-            }
-        }))
-    }
-
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
@@ -1778,41 +1603,6 @@ extension DynamicDelegate {
 }
 
 extension DynamicDelegate {
-    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
-    /// `implement(_:key:returningOnError:errorHandler:_:)`).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) throws -> R
-    ) throws -> Registration {
-        let fallback = Fallback(fallback)
-        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
-            do {
-                return try body(a0, a1, a2, a3, a4)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-                return fallback.value
-            }
-        }))
-    }
-
-    /// Implements a `void` method with a closure that may throw (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) throws -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in
-            do {
-                try body(a0, a1, a2, a3, a4)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-            }
-        }))
-    }
-
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
@@ -2132,41 +1922,6 @@ extension DynamicDelegate {
 }
 
 extension DynamicDelegate {
-    /// Implements `method` with a closure that may throw (fixed-arity form of the variadic
-    /// `implement(_:key:returningOnError:errorHandler:_:)`).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, returningOnError fallback: R,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) throws -> R
-    ) throws -> Registration {
-        let fallback = Fallback(fallback)
-        return try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
-            do {
-                return try body(a0, a1, a2, a3, a4, a5)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-                return fallback.value
-            }
-        }))
-    }
-
-    /// Implements a `void` method with a closure that may throw (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil,
-        errorHandler: @escaping @Sendable (any Error, String) -> Void,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) throws -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: false, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in
-            do {
-                try body(a0, a1, a2, a3, a4, a5)
-            } catch {
-                CallbackExit.recordOrReport(error, of: method, to: errorHandler)
-            }
-        }))
-    }
-
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable

@@ -3,620 +3,621 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for implement with an error handler.
+/// The spelling matrix's cases for implement by name, leaving by a CallbackExit.
 enum SpellingMatrix06 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "int (const void *, const void *)", run: spelling6_0),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "int (const void *, const void *)", run: spelling6_1),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "int (const void *, const void *)", run: spelling6_2),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "int (const void *, const void *)", run: spelling6_3),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (const void *, const void *)", run: spelling6_4),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "int (const void *, const void *)", run: spelling6_5),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling6_6),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (const void *, const void *)", run: spelling6_7),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (const void *, const void *)", run: spelling6_7),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "int (const void *, const void *)", run: spelling6_8),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling6_9),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling6_10),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling6_11),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling6_12),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling6_13),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling6_14),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling6_15),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling6_16),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "a single expression",
                      expected: "int (void *)", run: spelling6_17),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling6_18),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling6_19),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling6_20),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling6_21),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling6_22),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling6_23),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (void *)", run: spelling6_24),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *)", run: spelling6_24),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "int (void *)", run: spelling6_25),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void *(void *)", run: spelling6_26),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling6_27),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling6_28),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling6_29),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling6_30),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling6_31),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void *(void *)", run: spelling6_32),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void *(void *)", run: spelling6_33),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void *(void *)", run: spelling6_34),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "int (void *, int)", run: spelling6_35),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling6_36),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling6_37),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling6_38),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling6_39),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "an early return",
                      expected: "int (void *, int)", run: spelling6_40),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "int (void *, int)", run: spelling6_41),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (void *, int)", run: spelling6_42),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *, int)", run: spelling6_42),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "int (void *, int)", run: spelling6_43),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling6_44),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling6_45),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling6_46),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling6_47),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling6_48),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling6_49),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling6_50),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling6_51),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling6_52),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling6_53),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling6_54),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling6_55),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling6_56),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling6_57),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling6_58),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "int64_t (int64_t, int64_t)", run: spelling6_59),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling6_60),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling6_61),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling6_62),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling6_63),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "int64_t (int64_t, int64_t)", run: spelling6_64),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "int64_t (int64_t, int64_t)", run: spelling6_65),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling6_66),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "int64_t (int64_t, int64_t)", run: spelling6_67),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "a single expression",
                      expected: "double (double)", run: spelling6_68),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling6_69),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling6_70),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "double (double)", run: spelling6_71),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "double (double)", run: spelling6_72),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling6_73),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "a capture list",
                      expected: "double (double)", run: spelling6_74),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
                      expected: "double (double)", run: spelling6_75),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "double (double)", run: spelling6_76),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "int (struct opaque *)", run: spelling6_77),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling6_78),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "int (struct opaque *)", run: spelling6_79),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "int (struct opaque *)", run: spelling6_80),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "int (struct opaque *)", run: spelling6_81),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "int (struct opaque *)", run: spelling6_82),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling6_83),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (struct opaque *)", run: spelling6_84),
-        SpellingCase(entryPoint: "implement with an error handler", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (struct opaque *)", run: spelling6_84),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling6_85),
     ]
 
     static func spelling6_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator", returningOnError: probe.int32, errorHandler: { _, _ in }) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in try probe.leave(probe.compare(a, b)) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling6_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator", returningOnError: probe.int32, errorHandler: { _, _ in }) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return try probe.leave(probe.compare(a, b)) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling6_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator", returningOnError: probe.int32, errorHandler: { _, _ in }) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return try probe.leave(probe.compare(a, b)) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling6_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator", returningOnError: probe.int32, errorHandler: { _, _ in }) { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
+        try delegate.implement("comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return try probe.leave(probe.int32) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling6_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator", returningOnError: probe.int32, errorHandler: { _, _ in }) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.compare(a, b)) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling6_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator", returningOnError: probe.int32, errorHandler: { _, _ in }) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
+        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.compare(a, b)) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling6_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator", returningOnError: probe.int32, errorHandler: { _, _ in }) { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        try delegate.implement("comparator") { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return try probe.leave(probe.compare(a, b)) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling6_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator", returningOnError: probe.int32, errorHandler: { _, _ in }) { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
-        return try implemented("comparator", in: delegate)
+        return try await mismatchedSignature {
+            try delegate.implement("comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in try probe.leave(()); return 0 }
+            return try implemented("comparator", in: delegate)
+        }
     }
 
     static func spelling6_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) throws -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
-        try delegate.implement("comparator", returningOnError: probe.int32, errorHandler: { _, _ in }, body)
+        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) throws -> Int32 = { a, b in probe.note(); return try probe.leave(probe.compare(a, b)) }
+        try delegate.implement("comparator", body)
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling6_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy", errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in probe.free(p) }
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.free(p)) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling6_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy", errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(p)) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling6_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy", errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); try probe.leave(probe.free(p)) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling6_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy", errorHandler: { _, _ in }) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        try delegate.implement("destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(nil)) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling6_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy", errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.free(p)) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling6_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy", errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
+        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; try probe.leave(probe.free(p)) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling6_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy", errorHandler: { _, _ in }) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        try delegate.implement("destroy") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(p)) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling6_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Void = { p in probe.note(); probe.free(p) }
-        try delegate.implement("destroy", errorHandler: { _, _ in }, body)
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Void = { p in probe.note(); try probe.leave(probe.free(p)) }
+        try delegate.implement("destroy", body)
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling6_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in probe.count(p) }
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.count(p)) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling6_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.count(p)) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling6_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return try probe.leave(probe.count(p)) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling6_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context", returningOnError: probe.int32, errorHandler: { _, _ in }) { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
+        try delegate.implement("context") { (_: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.int32) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling6_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.count(p)) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling6_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
+        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.count(p)) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling6_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context", returningOnError: probe.int32, errorHandler: { _, _ in }) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        try delegate.implement("context") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.count(p)) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling6_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context", returningOnError: probe.int32, errorHandler: { _, _ in }) { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        return try implemented("context", in: delegate)
+        return try await mismatchedSignature {
+            try delegate.implement("context") { (_: UnsafeMutableRawPointer?) in try probe.leave(()); return 0 }
+            return try implemented("context", in: delegate)
+        }
     }
 
     static func spelling6_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int32 = { p in probe.note(); return probe.count(p) }
-        try delegate.implement("context", returningOnError: probe.int32, errorHandler: { _, _ in }, body)
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int32 = { p in probe.note(); return try probe.leave(probe.count(p)) }
+        try delegate.implement("context", body)
         return try implemented("context", in: delegate)
     }
 
     static func spelling6_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart", returningOnError: probe.pointer, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.pass(p)) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling6_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart", returningOnError: probe.pointer, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pass(p)) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling6_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart", returningOnError: probe.pointer, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return try probe.leave(probe.pass(p)) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling6_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart", returningOnError: probe.pointer, errorHandler: { _, _ in }) { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
+        try delegate.implement("threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pointer) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling6_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart", returningOnError: probe.pointer, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.pass(p)) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling6_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart", returningOnError: probe.pointer, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
+        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return try probe.leave(probe.pointer) }; return try probe.leave(probe.pass(p)) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling6_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart", returningOnError: probe.pointer, errorHandler: { _, _ in }) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
-    }
-
-    static func spelling6_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart", returningOnError: probe.pointer, errorHandler: { _, _ in }) { (_: UnsafeMutableRawPointer?) in probe.note(); return nil }
+        try delegate.implement("threadStart") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pass(p)) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling6_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) throws -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
-        try delegate.implement("threadStart", returningOnError: probe.pointer, errorHandler: { _, _ in }, body)
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> UnsafeMutableRawPointer? = { p in probe.note(); return try probe.leave(probe.pass(p)) }
+        try delegate.implement("threadStart", body)
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling6_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in try probe.leave(probe.retry(p, count)) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling6_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return try probe.leave(probe.retry(p, count)) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling6_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return try probe.leave(probe.retry(p, count)) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling6_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy", returningOnError: probe.int32, errorHandler: { _, _ in }) { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
+        try delegate.implement("busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return try probe.leave(probe.int32) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling6_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.retry(p, count)) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling6_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy", returningOnError: probe.int32, errorHandler: { _, _ in }) { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
+        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.retry(p, count)) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling6_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy", returningOnError: probe.int32, errorHandler: { _, _ in }) { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        try delegate.implement("busy") { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return try probe.leave(probe.retry(p, count)) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling6_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy", returningOnError: probe.int32, errorHandler: { _, _ in }) { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
-        return try implemented("busy", in: delegate)
+        return try await mismatchedSignature {
+            try delegate.implement("busy") { (_: UnsafeMutableRawPointer?, _: Int32) in try probe.leave(()); return 0 }
+            return try implemented("busy", in: delegate)
+        }
     }
 
     static func spelling6_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, Int32) throws -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
-        try delegate.implement("busy", returningOnError: probe.int32, errorHandler: { _, _ in }, body)
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32) throws -> Int32 = { p, count in probe.note(); return try probe.leave(probe.retry(p, count)) }
+        try delegate.implement("busy", body)
         return try implemented("busy", in: delegate)
     }
 
     static func spelling6_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach", errorHandler: { _, _ in }) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in try probe.leave(probe.visit(element, data)) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling6_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach", errorHandler: { _, _ in }) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.visit(element, data)) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling6_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach", errorHandler: { _, _ in }) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); try probe.leave(probe.visit(element, data)) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling6_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach", errorHandler: { _, _ in }) { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        try delegate.implement("foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(nil)) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling6_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach", errorHandler: { _, _ in }) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.visit(element, data)) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling6_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach", errorHandler: { _, _ in }) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
+        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; try probe.leave(probe.visit(element, data)) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling6_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach", errorHandler: { _, _ in }) { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        try delegate.implement("foreach") { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.visit(element, data)) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling6_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) throws -> Void = { element, data in probe.note(); probe.visit(element, data) }
-        try delegate.implement("foreach", errorHandler: { _, _ in }, body)
+        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) throws -> Void = { element, data in probe.note(); try probe.leave(probe.visit(element, data)) }
+        try delegate.implement("foreach", body)
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling6_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick", errorHandler: { _, _ in }) { probe.tick() }
+        try delegate.implement("tick") { try probe.leave(probe.tick()) }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling6_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick", errorHandler: { _, _ in }) { probe.note(); probe.tick() }
+        try delegate.implement("tick") { probe.note(); try probe.leave(probe.tick()) }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling6_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick", errorHandler: { _, _ in }) { () -> Void in probe.note(); probe.tick() }
+        try delegate.implement("tick") { () -> Void in probe.note(); try probe.leave(probe.tick()) }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling6_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick", errorHandler: { _, _ in }) { probe.calls.add(1, ordering: .relaxed); probe.tick() }
+        try delegate.implement("tick") { probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.tick()) }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling6_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick", errorHandler: { _, _ in }) { if probe.stopped { return }; probe.tick() }
+        try delegate.implement("tick") { if probe.stopped { return }; try probe.leave(probe.tick()) }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling6_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick", errorHandler: { _, _ in }) { [probe] () in probe.note(); probe.tick() }
+        try delegate.implement("tick") { [probe] () in probe.note(); try probe.leave(probe.tick()) }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling6_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable () throws -> Void = { probe.note(); probe.tick() }
-        try delegate.implement("tick", errorHandler: { _, _ in }, body)
+        let body: @Sendable () throws -> Void = { probe.note(); try probe.leave(probe.tick()) }
+        try delegate.implement("tick", body)
         return try implemented("tick", in: delegate)
     }
 
     static func spelling6_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum", returningOnError: probe.int64, errorHandler: { _, _ in }) { (a: Int64, b: Int64) in a &+ b }
+        try delegate.implement("sum") { (a: Int64, b: Int64) in try probe.leave(a &+ b) }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling6_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum", returningOnError: probe.int64, errorHandler: { _, _ in }) { (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        try delegate.implement("sum") { (a: Int64, b: Int64) in probe.note(); return try probe.leave(a &+ b) }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling6_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum", returningOnError: probe.int64, errorHandler: { _, _ in }) { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
+        try delegate.implement("sum") { (a: Int64, b: Int64) -> Int64 in probe.note(); return try probe.leave(a &+ b) }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling6_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum", returningOnError: probe.int64, errorHandler: { _, _ in }) { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
+        try delegate.implement("sum") { (_: Int64, _: Int64) in probe.note(); return try probe.leave(probe.int64) }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling6_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum", returningOnError: probe.int64, errorHandler: { _, _ in }) { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
+        try delegate.implement("sum") { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(a &+ b) }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling6_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum", returningOnError: probe.int64, errorHandler: { _, _ in }) { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
+        try delegate.implement("sum") { (a: Int64, b: Int64) in if probe.stopped { return try probe.leave(probe.int64) }; return try probe.leave(a &+ b) }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling6_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum", returningOnError: probe.int64, errorHandler: { _, _ in }) { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        try delegate.implement("sum") { [probe] (a: Int64, b: Int64) in probe.note(); return try probe.leave(a &+ b) }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling6_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum", returningOnError: probe.int64, errorHandler: { _, _ in }) { (_: Int64, _: Int64) in probe.note(); return 0 }
+        try delegate.implement("sum") { (_: Int64, _: Int64) in try probe.leave(()); return 0 }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling6_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Int64, Int64) throws -> Int64 = { a, b in probe.note(); return a &+ b }
-        try delegate.implement("sum", returningOnError: probe.int64, errorHandler: { _, _ in }, body)
+        let body: @Sendable (Int64, Int64) throws -> Int64 = { a, b in probe.note(); return try probe.leave(a &+ b) }
+        try delegate.implement("sum", body)
         return try implemented("sum", in: delegate)
     }
 
     static func spelling6_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale", returningOnError: probe.factor, errorHandler: { _, _ in }) { (x: Double) in x * probe.factor }
+        try delegate.implement("scale") { (x: Double) in try probe.leave(x * probe.factor) }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling6_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale", returningOnError: probe.factor, errorHandler: { _, _ in }) { (x: Double) in probe.note(); return x * probe.factor }
+        try delegate.implement("scale") { (x: Double) in probe.note(); return try probe.leave(x * probe.factor) }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling6_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale", returningOnError: probe.factor, errorHandler: { _, _ in }) { (x: Double) -> Double in probe.note(); return x * probe.factor }
+        try delegate.implement("scale") { (x: Double) -> Double in probe.note(); return try probe.leave(x * probe.factor) }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling6_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale", returningOnError: probe.factor, errorHandler: { _, _ in }) { (_: Double) in probe.note(); return probe.factor }
+        try delegate.implement("scale") { (_: Double) in probe.note(); return try probe.leave(probe.factor) }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling6_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale", returningOnError: probe.factor, errorHandler: { _, _ in }) { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
+        try delegate.implement("scale") { (x: Double) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(x * probe.factor) }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling6_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale", returningOnError: probe.factor, errorHandler: { _, _ in }) { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
+        try delegate.implement("scale") { (x: Double) in if probe.stopped { return try probe.leave(probe.factor) }; return try probe.leave(x * probe.factor) }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling6_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale", returningOnError: probe.factor, errorHandler: { _, _ in }) { [probe] (x: Double) in probe.note(); return x * probe.factor }
+        try delegate.implement("scale") { [probe] (x: Double) in probe.note(); return try probe.leave(x * probe.factor) }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling6_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale", returningOnError: probe.factor, errorHandler: { _, _ in }) { (_: Double) in probe.note(); return 0.0 }
+        try delegate.implement("scale") { (_: Double) in try probe.leave(()); return 0.0 }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling6_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Double) throws -> Double = { x in probe.note(); return x * probe.factor }
-        try delegate.implement("scale", returningOnError: probe.factor, errorHandler: { _, _ in }, body)
+        let body: @Sendable (Double) throws -> Double = { x in probe.note(); return try probe.leave(x * probe.factor) }
+        try delegate.implement("scale", body)
         return try implemented("scale", in: delegate)
     }
 
     static func spelling6_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle", returningOnError: probe.int32, errorHandler: { _, _ in }) { (handle: OpaquePointer?) in probe.close(handle) }
+        try delegate.implement("handle") { (handle: OpaquePointer?) in try probe.leave(probe.close(handle)) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling6_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle", returningOnError: probe.int32, errorHandler: { _, _ in }) { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.note(); return try probe.leave(probe.close(handle)) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling6_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle", returningOnError: probe.int32, errorHandler: { _, _ in }) { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
+        try delegate.implement("handle") { (handle: OpaquePointer?) -> Int32 in probe.note(); return try probe.leave(probe.close(handle)) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling6_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle", returningOnError: probe.int32, errorHandler: { _, _ in }) { (_: OpaquePointer?) in probe.note(); return probe.int32 }
+        try delegate.implement("handle") { (_: OpaquePointer?) in probe.note(); return try probe.leave(probe.int32) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling6_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle", returningOnError: probe.int32, errorHandler: { _, _ in }) { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
+        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.close(handle)) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling6_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle", returningOnError: probe.int32, errorHandler: { _, _ in }) { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
+        try delegate.implement("handle") { (handle: OpaquePointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.close(handle)) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling6_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle", returningOnError: probe.int32, errorHandler: { _, _ in }) { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        try delegate.implement("handle") { [probe] (handle: OpaquePointer?) in probe.note(); return try probe.leave(probe.close(handle)) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling6_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle", returningOnError: probe.int32, errorHandler: { _, _ in }) { (_: OpaquePointer?) in probe.note(); return 0 }
-        return try implemented("handle", in: delegate)
+        return try await mismatchedSignature {
+            try delegate.implement("handle") { (_: OpaquePointer?) in try probe.leave(()); return 0 }
+            return try implemented("handle", in: delegate)
+        }
     }
 
     static func spelling6_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (OpaquePointer?) throws -> Int32 = { handle in probe.note(); return probe.close(handle) }
-        try delegate.implement("handle", returningOnError: probe.int32, errorHandler: { _, _ in }, body)
+        let body: @Sendable (OpaquePointer?) throws -> Int32 = { handle in probe.note(); return try probe.leave(probe.close(handle)) }
+        try delegate.implement("handle", body)
         return try implemented("handle", in: delegate)
     }
 }

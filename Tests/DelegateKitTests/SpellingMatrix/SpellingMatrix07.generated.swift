@@ -3,621 +3,620 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for implement by name, leaving by a CallbackExit.
+/// The spelling matrix's cases for override by name.
 enum SpellingMatrix07 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "int (const void *, const void *)", run: spelling7_0),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "int (const void *, const void *)", run: spelling7_1),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "int (const void *, const void *)", run: spelling7_2),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "int (const void *, const void *)", run: spelling7_3),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (const void *, const void *)", run: spelling7_4),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "int (const void *, const void *)", run: spelling7_5),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling7_6),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (const void *, const void *)", run: spelling7_7),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (const void *, const void *)", run: spelling7_7),
+        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "int (const void *, const void *)", run: spelling7_8),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling7_9),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling7_10),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling7_11),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling7_12),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling7_13),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling7_14),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling7_15),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling7_16),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "a single expression",
                      expected: "int (void *)", run: spelling7_17),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling7_18),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling7_19),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling7_20),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling7_21),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling7_22),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling7_23),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (void *)", run: spelling7_24),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *)", run: spelling7_24),
+        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "int (void *)", run: spelling7_25),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void *(void *)", run: spelling7_26),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling7_27),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling7_28),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling7_29),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling7_30),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling7_31),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void *(void *)", run: spelling7_32),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void *(void *)", run: spelling7_33),
+        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void *(void *)", run: spelling7_34),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "int (void *, int)", run: spelling7_35),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling7_36),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling7_37),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling7_38),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling7_39),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "an early return",
                      expected: "int (void *, int)", run: spelling7_40),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "int (void *, int)", run: spelling7_41),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (void *, int)", run: spelling7_42),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *, int)", run: spelling7_42),
+        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "int (void *, int)", run: spelling7_43),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling7_44),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling7_45),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling7_46),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling7_47),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling7_48),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling7_49),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling7_50),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling7_51),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling7_52),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling7_53),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling7_54),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling7_55),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling7_56),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling7_57),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling7_58),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "int64_t (int64_t, int64_t)", run: spelling7_59),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling7_60),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling7_61),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling7_62),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling7_63),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "int64_t (int64_t, int64_t)", run: spelling7_64),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "int64_t (int64_t, int64_t)", run: spelling7_65),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling7_66),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "int64_t (int64_t, int64_t)", run: spelling7_67),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "a single expression",
                      expected: "double (double)", run: spelling7_68),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling7_69),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling7_70),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "double (double)", run: spelling7_71),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "double (double)", run: spelling7_72),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling7_73),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "a capture list",
                      expected: "double (double)", run: spelling7_74),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
                      expected: "double (double)", run: spelling7_75),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "double (double)", run: spelling7_76),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "int (struct opaque *)", run: spelling7_77),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling7_78),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "int (struct opaque *)", run: spelling7_79),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "int (struct opaque *)", run: spelling7_80),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "int (struct opaque *)", run: spelling7_81),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "int (struct opaque *)", run: spelling7_82),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling7_83),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (struct opaque *)", run: spelling7_84),
-        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (struct opaque *)", run: spelling7_84),
+        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling7_85),
     ]
 
     static func spelling7_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in try probe.leave(probe.compare(a, b)) }
+        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling7_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return try probe.leave(probe.compare(a, b)) }
+        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling7_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return try probe.leave(probe.compare(a, b)) }
+        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling7_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return try probe.leave(probe.int32) }
+        try delegate.override("comparator") { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling7_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.compare(a, b)) }
+        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling7_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.compare(a, b)) }
+        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling7_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("comparator") { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return try probe.leave(probe.compare(a, b)) }
+        try delegate.override("comparator") { [probe] (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling7_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await mismatchedSignature {
-            try delegate.implement("comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in try probe.leave(()); return 0 }
-            return try implemented("comparator", in: delegate)
-        }
+        try delegate.override("comparator") { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        return try implemented("comparator", in: delegate)
     }
 
     static func spelling7_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) throws -> Int32 = { a, b in probe.note(); return try probe.leave(probe.compare(a, b)) }
-        try delegate.implement("comparator", body)
+        let body: @Sendable (Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { next, a, b in probe.note(); return probe.compare(a, b) }
+        try delegate.override("comparator", body)
         return try implemented("comparator", in: delegate)
     }
 
     static func spelling7_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.free(p)) }
+        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling7_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(p)) }
+        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling7_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); try probe.leave(probe.free(p)) }
+        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling7_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(nil)) }
+        try delegate.override("destroy") { (_: Next<UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling7_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.free(p)) }
+        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling7_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; try probe.leave(probe.free(p)) }
+        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling7_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("destroy") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(p)) }
+        try delegate.override("destroy") { [probe] (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling7_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Void = { p in probe.note(); try probe.leave(probe.free(p)) }
-        try delegate.implement("destroy", body)
+        let body: @Sendable (Next<UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?) -> Void = { next, p in probe.note(); probe.free(p) }
+        try delegate.override("destroy", body)
         return try implemented("destroy", in: delegate)
     }
 
     static func spelling7_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.count(p)) }
+        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling7_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.count(p)) }
+        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling7_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return try probe.leave(probe.count(p)) }
+        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling7_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (_: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.int32) }
+        try delegate.override("context") { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("context", in: delegate)
     }
 
     static func spelling7_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.count(p)) }
+        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling7_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.count(p)) }
+        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling7_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("context") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.count(p)) }
+        try delegate.override("context") { [probe] (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: delegate)
     }
 
     static func spelling7_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await mismatchedSignature {
-            try delegate.implement("context") { (_: UnsafeMutableRawPointer?) in try probe.leave(()); return 0 }
-            return try implemented("context", in: delegate)
-        }
+        try delegate.override("context") { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try implemented("context", in: delegate)
     }
 
     static func spelling7_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int32 = { p in probe.note(); return try probe.leave(probe.count(p)) }
-        try delegate.implement("context", body)
+        let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32>, UnsafeMutableRawPointer?) -> Int32 = { next, p in probe.note(); return probe.count(p) }
+        try delegate.override("context", body)
         return try implemented("context", in: delegate)
     }
 
     static func spelling7_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in try probe.leave(probe.pass(p)) }
+        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling7_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pass(p)) }
+        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling7_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return try probe.leave(probe.pass(p)) }
+        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling7_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pointer) }
+        try delegate.override("threadStart") { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling7_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.pass(p)) }
+        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling7_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return try probe.leave(probe.pointer) }; return try probe.leave(probe.pass(p)) }
+        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling7_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("threadStart") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return try probe.leave(probe.pass(p)) }
+        try delegate.override("threadStart") { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: delegate)
+    }
+
+    static func spelling7_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.override("threadStart") { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return nil }
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling7_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) throws -> UnsafeMutableRawPointer? = { p in probe.note(); return try probe.leave(probe.pass(p)) }
-        try delegate.implement("threadStart", body)
+        let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { next, p in probe.note(); return probe.pass(p) }
+        try delegate.override("threadStart", body)
         return try implemented("threadStart", in: delegate)
     }
 
     static func spelling7_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in try probe.leave(probe.retry(p, count)) }
+        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling7_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return try probe.leave(probe.retry(p, count)) }
+        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling7_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return try probe.leave(probe.retry(p, count)) }
+        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling7_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return try probe.leave(probe.int32) }
+        try delegate.override("busy") { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling7_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.retry(p, count)) }
+        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling7_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.retry(p, count)) }
+        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling7_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("busy") { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return try probe.leave(probe.retry(p, count)) }
+        try delegate.override("busy") { [probe] (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: delegate)
     }
 
     static func spelling7_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await mismatchedSignature {
-            try delegate.implement("busy") { (_: UnsafeMutableRawPointer?, _: Int32) in try probe.leave(()); return 0 }
-            return try implemented("busy", in: delegate)
-        }
+        try delegate.override("busy") { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        return try implemented("busy", in: delegate)
     }
 
     static func spelling7_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, Int32) throws -> Int32 = { p, count in probe.note(); return try probe.leave(probe.retry(p, count)) }
-        try delegate.implement("busy", body)
+        let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32, Int32>, UnsafeMutableRawPointer?, Int32) -> Int32 = { next, p, count in probe.note(); return probe.retry(p, count) }
+        try delegate.override("busy", body)
         return try implemented("busy", in: delegate)
     }
 
     static func spelling7_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in try probe.leave(probe.visit(element, data)) }
+        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling7_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.visit(element, data)) }
+        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling7_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); try probe.leave(probe.visit(element, data)) }
+        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling7_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.free(nil)) }
+        try delegate.override("foreach") { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling7_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.visit(element, data)) }
+        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling7_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; try probe.leave(probe.visit(element, data)) }
+        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling7_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("foreach") { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); try probe.leave(probe.visit(element, data)) }
+        try delegate.override("foreach") { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling7_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) throws -> Void = { element, data in probe.note(); try probe.leave(probe.visit(element, data)) }
-        try delegate.implement("foreach", body)
+        let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { next, element, data in probe.note(); probe.visit(element, data) }
+        try delegate.override("foreach", body)
         return try implemented("foreach", in: delegate)
     }
 
     static func spelling7_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { try probe.leave(probe.tick()) }
+        try delegate.override("tick") { (next: Next<Void>) in probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling7_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { probe.note(); try probe.leave(probe.tick()) }
+        try delegate.override("tick") { (next: Next<Void>) in probe.note(); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling7_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { () -> Void in probe.note(); try probe.leave(probe.tick()) }
+        try delegate.override("tick") { (next: Next<Void>) -> Void in probe.note(); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling7_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.tick()) }
+        try delegate.override("tick") { (next: Next<Void>) in probe.calls.add(1, ordering: .relaxed); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling7_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { if probe.stopped { return }; try probe.leave(probe.tick()) }
+        try delegate.override("tick") { (next: Next<Void>) in if probe.stopped { return }; probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling7_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("tick") { [probe] () in probe.note(); try probe.leave(probe.tick()) }
+        try delegate.override("tick") { [probe] (next: Next<Void>) in probe.note(); probe.tick() }
         return try implemented("tick", in: delegate)
     }
 
     static func spelling7_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable () throws -> Void = { probe.note(); try probe.leave(probe.tick()) }
-        try delegate.implement("tick", body)
+        let body: @Sendable (Next<Void>) -> Void = { next in probe.note(); probe.tick() }
+        try delegate.override("tick", body)
         return try implemented("tick", in: delegate)
     }
 
     static func spelling7_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) in try probe.leave(a &+ b) }
+        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in a &+ b }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling7_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) in probe.note(); return try probe.leave(a &+ b) }
+        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling7_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) -> Int64 in probe.note(); return try probe.leave(a &+ b) }
+        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling7_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (_: Int64, _: Int64) in probe.note(); return try probe.leave(probe.int64) }
+        try delegate.override("sum") { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return probe.int64 }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling7_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(a &+ b) }
+        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling7_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (a: Int64, b: Int64) in if probe.stopped { return try probe.leave(probe.int64) }; return try probe.leave(a &+ b) }
+        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling7_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { [probe] (a: Int64, b: Int64) in probe.note(); return try probe.leave(a &+ b) }
+        try delegate.override("sum") { [probe] (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling7_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("sum") { (_: Int64, _: Int64) in try probe.leave(()); return 0 }
+        try delegate.override("sum") { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return 0 }
         return try implemented("sum", in: delegate)
     }
 
     static func spelling7_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Int64, Int64) throws -> Int64 = { a, b in probe.note(); return try probe.leave(a &+ b) }
-        try delegate.implement("sum", body)
+        let body: @Sendable (Next<Int64, Int64, Int64>, Int64, Int64) -> Int64 = { next, a, b in probe.note(); return a &+ b }
+        try delegate.override("sum", body)
         return try implemented("sum", in: delegate)
     }
 
     static func spelling7_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) in try probe.leave(x * probe.factor) }
+        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling7_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) in probe.note(); return try probe.leave(x * probe.factor) }
+        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling7_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) -> Double in probe.note(); return try probe.leave(x * probe.factor) }
+        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) -> Double in probe.note(); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling7_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (_: Double) in probe.note(); return try probe.leave(probe.factor) }
+        try delegate.override("scale") { (_: Next<Double, Double>, _: Double) in probe.note(); return probe.factor }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling7_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(x * probe.factor) }
+        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling7_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (x: Double) in if probe.stopped { return try probe.leave(probe.factor) }; return try probe.leave(x * probe.factor) }
+        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling7_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { [probe] (x: Double) in probe.note(); return try probe.leave(x * probe.factor) }
+        try delegate.override("scale") { [probe] (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling7_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("scale") { (_: Double) in try probe.leave(()); return 0.0 }
+        try delegate.override("scale") { (_: Next<Double, Double>, _: Double) in probe.note(); return 0.0 }
         return try implemented("scale", in: delegate)
     }
 
     static func spelling7_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Double) throws -> Double = { x in probe.note(); return try probe.leave(x * probe.factor) }
-        try delegate.implement("scale", body)
+        let body: @Sendable (Next<Double, Double>, Double) -> Double = { next, x in probe.note(); return x * probe.factor }
+        try delegate.override("scale", body)
         return try implemented("scale", in: delegate)
     }
 
     static func spelling7_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) in try probe.leave(probe.close(handle)) }
+        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling7_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.note(); return try probe.leave(probe.close(handle)) }
+        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling7_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) -> Int32 in probe.note(); return try probe.leave(probe.close(handle)) }
+        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling7_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (_: OpaquePointer?) in probe.note(); return try probe.leave(probe.int32) }
+        try delegate.override("handle") { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return probe.int32 }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling7_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(probe.close(handle)) }
+        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling7_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { (handle: OpaquePointer?) in if probe.stopped { return try probe.leave(probe.int32) }; return try probe.leave(probe.close(handle)) }
+        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling7_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.implement("handle") { [probe] (handle: OpaquePointer?) in probe.note(); return try probe.leave(probe.close(handle)) }
+        try delegate.override("handle") { [probe] (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: delegate)
     }
 
     static func spelling7_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await mismatchedSignature {
-            try delegate.implement("handle") { (_: OpaquePointer?) in try probe.leave(()); return 0 }
-            return try implemented("handle", in: delegate)
-        }
+        try delegate.override("handle") { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return 0 }
+        return try implemented("handle", in: delegate)
     }
 
     static func spelling7_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (OpaquePointer?) throws -> Int32 = { handle in probe.note(); return try probe.leave(probe.close(handle)) }
-        try delegate.implement("handle", body)
+        let body: @Sendable (Next<OpaquePointer?, Int32>, OpaquePointer?) -> Int32 = { next, handle in probe.note(); return probe.close(handle) }
+        try delegate.override("handle", body)
         return try implemented("handle", in: delegate)
     }
 }

@@ -3,620 +3,620 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for override by name.
+/// The spelling matrix's cases for override by key path.
 enum SpellingMatrix08 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "int (const void *, const void *)", run: spelling8_0),
-        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "int (const void *, const void *)", run: spelling8_1),
-        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "int (const void *, const void *)", run: spelling8_2),
-        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "int (const void *, const void *)", run: spelling8_3),
-        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (const void *, const void *)", run: spelling8_4),
-        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "int (const void *, const void *)", run: spelling8_5),
-        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling8_6),
-        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int (const void *, const void *)", run: spelling8_7),
-        SpellingCase(entryPoint: "override by name", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "int (const void *, const void *)", run: spelling8_8),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling8_9),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling8_10),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling8_11),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling8_12),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling8_13),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling8_14),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling8_15),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling8_16),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "a single expression",
                      expected: "int (void *)", run: spelling8_17),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling8_18),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling8_19),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling8_20),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling8_21),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling8_22),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling8_23),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int (void *)", run: spelling8_24),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "int (void *)", run: spelling8_25),
-        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void *(void *)", run: spelling8_26),
-        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling8_27),
-        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling8_28),
-        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling8_29),
-        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling8_30),
-        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling8_31),
-        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void *(void *)", run: spelling8_32),
-        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void *(void *)", run: spelling8_33),
-        SpellingCase(entryPoint: "override by name", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void *(void *)", run: spelling8_34),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "int (void *, int)", run: spelling8_35),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling8_36),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling8_37),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling8_38),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling8_39),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "an early return",
                      expected: "int (void *, int)", run: spelling8_40),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "int (void *, int)", run: spelling8_41),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int (void *, int)", run: spelling8_42),
-        SpellingCase(entryPoint: "override by name", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "int (void *, int)", run: spelling8_43),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling8_44),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling8_45),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling8_46),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling8_47),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling8_48),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling8_49),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling8_50),
-        SpellingCase(entryPoint: "override by name", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling8_51),
-        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling8_52),
-        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling8_53),
-        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling8_54),
-        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling8_55),
-        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling8_56),
-        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling8_57),
-        SpellingCase(entryPoint: "override by name", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling8_58),
-        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "int64_t (int64_t, int64_t)", run: spelling8_59),
-        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling8_60),
-        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling8_61),
-        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling8_62),
-        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling8_63),
-        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "int64_t (int64_t, int64_t)", run: spelling8_64),
-        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "int64_t (int64_t, int64_t)", run: spelling8_65),
-        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling8_66),
-        SpellingCase(entryPoint: "override by name", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "int64_t (int64_t, int64_t)", run: spelling8_67),
-        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "a single expression",
                      expected: "double (double)", run: spelling8_68),
-        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling8_69),
-        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling8_70),
-        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "double (double)", run: spelling8_71),
-        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "double (double)", run: spelling8_72),
-        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling8_73),
-        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "a capture list",
                      expected: "double (double)", run: spelling8_74),
-        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
                      expected: "double (double)", run: spelling8_75),
-        SpellingCase(entryPoint: "override by name", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "double (double)", run: spelling8_76),
-        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "int (struct opaque *)", run: spelling8_77),
-        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling8_78),
-        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "int (struct opaque *)", run: spelling8_79),
-        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "int (struct opaque *)", run: spelling8_80),
-        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "int (struct opaque *)", run: spelling8_81),
-        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "int (struct opaque *)", run: spelling8_82),
-        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling8_83),
-        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int (struct opaque *)", run: spelling8_84),
-        SpellingCase(entryPoint: "override by name", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling8_85),
     ]
 
     static func spelling8_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
+        return try implemented("comparator", in: typed)
     }
 
     static func spelling8_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        return try implemented("comparator", in: typed)
     }
 
     static func spelling8_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
+        return try implemented("comparator", in: typed)
     }
 
     static func spelling8_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("comparator") { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("comparator", in: delegate)
+        try typed.override(\.comparator) { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
+        return try implemented("comparator", in: typed)
     }
 
     static func spelling8_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
+        return try implemented("comparator", in: typed)
     }
 
     static func spelling8_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("comparator") { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
+        return try implemented("comparator", in: typed)
     }
 
     static func spelling8_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("comparator") { [probe] (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: delegate)
+        try typed.override(\.comparator) { [probe] (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        return try implemented("comparator", in: typed)
     }
 
     static func spelling8_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("comparator") { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
-        return try implemented("comparator", in: delegate)
+        try typed.override(\.comparator) { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        return try implemented("comparator", in: typed)
     }
 
     static func spelling8_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { next, a, b in probe.note(); return probe.compare(a, b) }
-        try delegate.override("comparator", body)
-        return try implemented("comparator", in: delegate)
+        try typed.override(\.comparator, body)
+        return try implemented("comparator", in: typed)
     }
 
     static func spelling8_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.free(p) }
+        return try implemented("destroy", in: typed)
     }
 
     static func spelling8_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        return try implemented("destroy", in: typed)
     }
 
     static func spelling8_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
+        return try implemented("destroy", in: typed)
     }
 
     static func spelling8_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("destroy") { (_: Next<UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("destroy", in: delegate)
+        try typed.override(\.destroy) { (_: Next<UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        return try implemented("destroy", in: typed)
     }
 
     static func spelling8_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        return try implemented("destroy", in: typed)
     }
 
     static func spelling8_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("destroy") { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
+        return try implemented("destroy", in: typed)
     }
 
     static func spelling8_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("destroy") { [probe] (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: delegate)
+        try typed.override(\.destroy) { [probe] (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        return try implemented("destroy", in: typed)
     }
 
     static func spelling8_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?) -> Void = { next, p in probe.note(); probe.free(p) }
-        try delegate.override("destroy", body)
-        return try implemented("destroy", in: delegate)
+        try typed.override(\.destroy, body)
+        return try implemented("destroy", in: typed)
     }
 
     static func spelling8_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.count(p) }
-        return try implemented("context", in: delegate)
+        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.count(p) }
+        return try implemented("context", in: typed)
     }
 
     static func spelling8_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: delegate)
+        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        return try implemented("context", in: typed)
     }
 
     static func spelling8_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
-        return try implemented("context", in: delegate)
+        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
+        return try implemented("context", in: typed)
     }
 
     static func spelling8_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("context") { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("context", in: delegate)
+        try typed.override(\.context) { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
+        return try implemented("context", in: typed)
     }
 
     static func spelling8_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
-        return try implemented("context", in: delegate)
+        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
+        return try implemented("context", in: typed)
     }
 
     static func spelling8_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("context") { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
-        return try implemented("context", in: delegate)
+        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
+        return try implemented("context", in: typed)
     }
 
     static func spelling8_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("context") { [probe] (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: delegate)
+        try typed.override(\.context) { [probe] (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        return try implemented("context", in: typed)
     }
 
     static func spelling8_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("context") { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        return try implemented("context", in: delegate)
+        try typed.override(\.context) { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try implemented("context", in: typed)
     }
 
     static func spelling8_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32>, UnsafeMutableRawPointer?) -> Int32 = { next, p in probe.note(); return probe.count(p) }
-        try delegate.override("context", body)
-        return try implemented("context", in: delegate)
+        try typed.override(\.context, body)
+        return try implemented("context", in: typed)
     }
 
     static func spelling8_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.pass(p) }
+        return try implemented("threadStart", in: typed)
     }
 
     static func spelling8_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: typed)
     }
 
     static func spelling8_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: typed)
     }
 
     static func spelling8_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("threadStart") { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
-        return try implemented("threadStart", in: delegate)
+        try typed.override(\.threadStart) { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
+        return try implemented("threadStart", in: typed)
     }
 
     static func spelling8_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
+        return try implemented("threadStart", in: typed)
     }
 
     static func spelling8_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("threadStart") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
+        return try implemented("threadStart", in: typed)
     }
 
     static func spelling8_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("threadStart") { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: delegate)
+        try typed.override(\.threadStart) { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: typed)
     }
 
     static func spelling8_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("threadStart") { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return nil }
-        return try implemented("threadStart", in: delegate)
+        try typed.override(\.threadStart) { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return nil }
+        return try implemented("threadStart", in: typed)
     }
 
     static func spelling8_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { next, p in probe.note(); return probe.pass(p) }
-        try delegate.override("threadStart", body)
-        return try implemented("threadStart", in: delegate)
+        try typed.override(\.threadStart, body)
+        return try implemented("threadStart", in: typed)
     }
 
     static func spelling8_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
+        return try implemented("busy", in: typed)
     }
 
     static func spelling8_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        return try implemented("busy", in: typed)
     }
 
     static func spelling8_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
+        return try implemented("busy", in: typed)
     }
 
     static func spelling8_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("busy") { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
-        return try implemented("busy", in: delegate)
+        try typed.override(\.busy) { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
+        return try implemented("busy", in: typed)
     }
 
     static func spelling8_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
+        return try implemented("busy", in: typed)
     }
 
     static func spelling8_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("busy") { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
+        return try implemented("busy", in: typed)
     }
 
     static func spelling8_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("busy") { [probe] (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: delegate)
+        try typed.override(\.busy) { [probe] (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        return try implemented("busy", in: typed)
     }
 
     static func spelling8_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("busy") { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
-        return try implemented("busy", in: delegate)
+        try typed.override(\.busy) { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        return try implemented("busy", in: typed)
     }
 
     static func spelling8_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32, Int32>, UnsafeMutableRawPointer?, Int32) -> Int32 = { next, p, count in probe.note(); return probe.retry(p, count) }
-        try delegate.override("busy", body)
-        return try implemented("busy", in: delegate)
+        try typed.override(\.busy, body)
+        return try implemented("busy", in: typed)
     }
 
     static func spelling8_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
+        return try implemented("foreach", in: typed)
     }
 
     static func spelling8_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        return try implemented("foreach", in: typed)
     }
 
     static func spelling8_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
+        return try implemented("foreach", in: typed)
     }
 
     static func spelling8_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("foreach") { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("foreach", in: delegate)
+        try typed.override(\.foreach) { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        return try implemented("foreach", in: typed)
     }
 
     static func spelling8_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
+        return try implemented("foreach", in: typed)
     }
 
     static func spelling8_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("foreach") { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
+        return try implemented("foreach", in: typed)
     }
 
     static func spelling8_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("foreach") { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: delegate)
+        try typed.override(\.foreach) { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        return try implemented("foreach", in: typed)
     }
 
     static func spelling8_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { next, element, data in probe.note(); probe.visit(element, data) }
-        try delegate.override("foreach", body)
-        return try implemented("foreach", in: delegate)
+        try typed.override(\.foreach, body)
+        return try implemented("foreach", in: typed)
     }
 
     static func spelling8_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("tick") { (next: Next<Void>) in probe.tick() }
-        return try implemented("tick", in: delegate)
+        try typed.override(\.tick) { (next: Next<Void>) in probe.tick() }
+        return try implemented("tick", in: typed)
     }
 
     static func spelling8_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("tick") { (next: Next<Void>) in probe.note(); probe.tick() }
-        return try implemented("tick", in: delegate)
+        try typed.override(\.tick) { (next: Next<Void>) in probe.note(); probe.tick() }
+        return try implemented("tick", in: typed)
     }
 
     static func spelling8_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("tick") { (next: Next<Void>) -> Void in probe.note(); probe.tick() }
-        return try implemented("tick", in: delegate)
+        try typed.override(\.tick) { (next: Next<Void>) -> Void in probe.note(); probe.tick() }
+        return try implemented("tick", in: typed)
     }
 
     static func spelling8_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("tick") { (next: Next<Void>) in probe.calls.add(1, ordering: .relaxed); probe.tick() }
-        return try implemented("tick", in: delegate)
+        try typed.override(\.tick) { (next: Next<Void>) in probe.calls.add(1, ordering: .relaxed); probe.tick() }
+        return try implemented("tick", in: typed)
     }
 
     static func spelling8_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("tick") { (next: Next<Void>) in if probe.stopped { return }; probe.tick() }
-        return try implemented("tick", in: delegate)
+        try typed.override(\.tick) { (next: Next<Void>) in if probe.stopped { return }; probe.tick() }
+        return try implemented("tick", in: typed)
     }
 
     static func spelling8_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("tick") { [probe] (next: Next<Void>) in probe.note(); probe.tick() }
-        return try implemented("tick", in: delegate)
+        try typed.override(\.tick) { [probe] (next: Next<Void>) in probe.note(); probe.tick() }
+        return try implemented("tick", in: typed)
     }
 
     static func spelling8_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<Void>) -> Void = { next in probe.note(); probe.tick() }
-        try delegate.override("tick", body)
-        return try implemented("tick", in: delegate)
+        try typed.override(\.tick, body)
+        return try implemented("tick", in: typed)
     }
 
     static func spelling8_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in a &+ b }
-        return try implemented("sum", in: delegate)
+        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in a &+ b }
+        return try implemented("sum", in: typed)
     }
 
     static func spelling8_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: delegate)
+        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
+        return try implemented("sum", in: typed)
     }
 
     static func spelling8_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
-        return try implemented("sum", in: delegate)
+        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
+        return try implemented("sum", in: typed)
     }
 
     static func spelling8_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("sum") { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return probe.int64 }
-        return try implemented("sum", in: delegate)
+        try typed.override(\.sum) { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return probe.int64 }
+        return try implemented("sum", in: typed)
     }
 
     static func spelling8_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
-        return try implemented("sum", in: delegate)
+        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
+        return try implemented("sum", in: typed)
     }
 
     static func spelling8_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("sum") { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
-        return try implemented("sum", in: delegate)
+        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
+        return try implemented("sum", in: typed)
     }
 
     static func spelling8_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("sum") { [probe] (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: delegate)
+        try typed.override(\.sum) { [probe] (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
+        return try implemented("sum", in: typed)
     }
 
     static func spelling8_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("sum") { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return 0 }
-        return try implemented("sum", in: delegate)
+        try typed.override(\.sum) { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return 0 }
+        return try implemented("sum", in: typed)
     }
 
     static func spelling8_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<Int64, Int64, Int64>, Int64, Int64) -> Int64 = { next, a, b in probe.note(); return a &+ b }
-        try delegate.override("sum", body)
-        return try implemented("sum", in: delegate)
+        try typed.override(\.sum, body)
+        return try implemented("sum", in: typed)
     }
 
     static func spelling8_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in x * probe.factor }
-        return try implemented("scale", in: delegate)
+        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in x * probe.factor }
+        return try implemented("scale", in: typed)
     }
 
     static func spelling8_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
+        return try implemented("scale", in: typed)
     }
 
     static func spelling8_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) -> Double in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) -> Double in probe.note(); return x * probe.factor }
+        return try implemented("scale", in: typed)
     }
 
     static func spelling8_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("scale") { (_: Next<Double, Double>, _: Double) in probe.note(); return probe.factor }
-        return try implemented("scale", in: delegate)
+        try typed.override(\.scale) { (_: Next<Double, Double>, _: Double) in probe.note(); return probe.factor }
+        return try implemented("scale", in: typed)
     }
 
     static func spelling8_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
+        return try implemented("scale", in: typed)
     }
 
     static func spelling8_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("scale") { (next: Next<Double, Double>, x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
+        return try implemented("scale", in: typed)
     }
 
     static func spelling8_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("scale") { [probe] (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: delegate)
+        try typed.override(\.scale) { [probe] (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
+        return try implemented("scale", in: typed)
     }
 
     static func spelling8_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("scale") { (_: Next<Double, Double>, _: Double) in probe.note(); return 0.0 }
-        return try implemented("scale", in: delegate)
+        try typed.override(\.scale) { (_: Next<Double, Double>, _: Double) in probe.note(); return 0.0 }
+        return try implemented("scale", in: typed)
     }
 
     static func spelling8_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<Double, Double>, Double) -> Double = { next, x in probe.note(); return x * probe.factor }
-        try delegate.override("scale", body)
-        return try implemented("scale", in: delegate)
+        try typed.override(\.scale, body)
+        return try implemented("scale", in: typed)
     }
 
     static func spelling8_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.close(handle) }
+        return try implemented("handle", in: typed)
     }
 
     static func spelling8_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        return try implemented("handle", in: typed)
     }
 
     static func spelling8_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
+        return try implemented("handle", in: typed)
     }
 
     static func spelling8_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("handle") { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return probe.int32 }
-        return try implemented("handle", in: delegate)
+        try typed.override(\.handle) { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return probe.int32 }
+        return try implemented("handle", in: typed)
     }
 
     static func spelling8_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
+        return try implemented("handle", in: typed)
     }
 
     static func spelling8_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("handle") { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
+        return try implemented("handle", in: typed)
     }
 
     static func spelling8_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("handle") { [probe] (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: delegate)
+        try typed.override(\.handle) { [probe] (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        return try implemented("handle", in: typed)
     }
 
     static func spelling8_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try delegate.override("handle") { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return 0 }
-        return try implemented("handle", in: delegate)
+        try typed.override(\.handle) { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return 0 }
+        return try implemented("handle", in: typed)
     }
 
     static func spelling8_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Next<OpaquePointer?, Int32>, OpaquePointer?) -> Int32 = { next, handle in probe.note(); return probe.close(handle) }
-        try delegate.override("handle", body)
-        return try implemented("handle", in: delegate)
+        try typed.override(\.handle, body)
+        return try implemented("handle", in: typed)
     }
 }

@@ -3,620 +3,650 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for override by key path.
+/// The spelling matrix's cases for observe.
 enum SpellingMatrix09 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "int (const void *, const void *)", run: spelling9_0),
-        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "int (const void *, const void *)", run: spelling9_1),
-        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "int (const void *, const void *)", run: spelling9_2),
-        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "int (const void *, const void *)", run: spelling9_3),
-        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (const void *, const void *)", run: spelling9_4),
-        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "int (const void *, const void *)", run: spelling9_5),
-        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling9_6),
-        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "int (const void *, const void *)", run: spelling9_7),
-        SpellingCase(entryPoint: "override by key path", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
-                     expected: "int (const void *, const void *)", run: spelling9_8),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "a single expression",
+                     expected: "void (void *)", run: spelling9_8),
+        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling9_9),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling9_10),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling9_11),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling9_12),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling9_13),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling9_14),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling9_15),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *)", spelling: "a closure value in a let",
-                     expected: "void (void *)", run: spelling9_16),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "a single expression",
+                     expected: "int (void *)", run: spelling9_16),
+        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling9_17),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling9_18),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling9_19),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling9_20),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling9_21),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling9_22),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "int (void *)", run: spelling9_23),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (void *)", run: spelling9_24),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *)", spelling: "a closure value in a let",
-                     expected: "int (void *)", run: spelling9_25),
-        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "a single expression",
+                     expected: "void *(void *)", run: spelling9_24),
+        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "several statements",
+                     expected: "void *(void *)", run: spelling9_25),
+        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling9_26),
-        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling9_27),
-        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling9_28),
-        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling9_29),
-        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void *(void *)", run: spelling9_30),
-        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void *(void *)", run: spelling9_31),
-        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "a capture list",
-                     expected: "void *(void *)", run: spelling9_32),
-        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void *(void *)", run: spelling9_33),
-        SpellingCase(entryPoint: "override by key path", shape: "void *(void *)", spelling: "a closure value in a let",
-                     expected: "void *(void *)", run: spelling9_34),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "a single expression",
+                     expected: "int (void *, int)", run: spelling9_32),
+        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "several statements",
+                     expected: "int (void *, int)", run: spelling9_33),
+        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "several statements, result type written",
+                     expected: "int (void *, int)", run: spelling9_34),
+        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling9_35),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling9_36),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "an early return",
                      expected: "int (void *, int)", run: spelling9_37),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "int (void *, int)", run: spelling9_38),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "int (void *, int)", run: spelling9_39),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "an early return",
-                     expected: "int (void *, int)", run: spelling9_40),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "a capture list",
-                     expected: "int (void *, int)", run: spelling9_41),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (void *, int)", run: spelling9_42),
-        SpellingCase(entryPoint: "override by key path", shape: "int (void *, int)", spelling: "a closure value in a let",
-                     expected: "int (void *, int)", run: spelling9_43),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "a single expression",
+                     expected: "void (void *, void *)", run: spelling9_40),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "several statements",
+                     expected: "void (void *, void *)", run: spelling9_41),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "several statements, result type written",
+                     expected: "void (void *, void *)", run: spelling9_42),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "unused parameters as _",
+                     expected: "void (void *, void *)", run: spelling9_43),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling9_44),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling9_45),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling9_46),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling9_47),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void *, void *)", run: spelling9_48),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "an early return",
-                     expected: "void (void *, void *)", run: spelling9_49),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "a capture list",
-                     expected: "void (void *, void *)", run: spelling9_50),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void *, void *)", spelling: "a closure value in a let",
-                     expected: "void (void *, void *)", run: spelling9_51),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "a single expression",
+                     expected: "void (void)", run: spelling9_48),
+        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "several statements",
+                     expected: "void (void)", run: spelling9_49),
+        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "several statements, result type written",
+                     expected: "void (void)", run: spelling9_50),
+        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void)", run: spelling9_51),
+        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling9_52),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling9_53),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling9_54),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void)", run: spelling9_55),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "an early return",
-                     expected: "void (void)", run: spelling9_56),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "a capture list",
-                     expected: "void (void)", run: spelling9_57),
-        SpellingCase(entryPoint: "override by key path", shape: "void (void)", spelling: "a closure value in a let",
-                     expected: "void (void)", run: spelling9_58),
-        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling9_55),
+        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling9_56),
+        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling9_57),
+        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling9_58),
+        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling9_59),
-        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "int64_t (int64_t, int64_t)", run: spelling9_60),
-        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "int64_t (int64_t, int64_t)", run: spelling9_61),
-        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "int64_t (int64_t, int64_t)", run: spelling9_62),
-        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling9_63),
-        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling9_64),
-        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling9_65),
-        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling9_66),
-        SpellingCase(entryPoint: "override by key path", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling9_67),
-        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "a single expression",
+                     expected: "double (double)", run: spelling9_63),
+        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "several statements",
+                     expected: "double (double)", run: spelling9_64),
+        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "several statements, result type written",
+                     expected: "double (double)", run: spelling9_65),
+        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "double (double)", run: spelling9_66),
+        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double)", run: spelling9_67),
+        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling9_68),
-        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "a capture list",
                      expected: "double (double)", run: spelling9_69),
-        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "double (double)", run: spelling9_70),
-        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling9_71),
-        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling9_72),
-        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "an early return",
-                     expected: "double (double)", run: spelling9_73),
-        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "a capture list",
-                     expected: "double (double)", run: spelling9_74),
-        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "double (double)", run: spelling9_75),
-        SpellingCase(entryPoint: "override by key path", shape: "double (double)", spelling: "a closure value in a let",
-                     expected: "double (double)", run: spelling9_76),
-        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "a single expression",
+                     expected: "int (struct opaque *)", run: spelling9_71),
+        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "several statements",
+                     expected: "int (struct opaque *)", run: spelling9_72),
+        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "int (struct opaque *)", run: spelling9_73),
+        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "int (struct opaque *)", run: spelling9_74),
+        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (struct opaque *)", run: spelling9_75),
+        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "int (struct opaque *)", run: spelling9_76),
+        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling9_77),
-        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling9_78),
-        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling9_79),
-        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling9_80),
-        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling9_81),
-        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling9_82),
-        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "a capture list",
-                     expected: "int (struct opaque *)", run: spelling9_83),
-        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (struct opaque *)", run: spelling9_84),
-        SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "a closure value in a let",
-                     expected: "int (struct opaque *)", run: spelling9_85),
     ]
 
     static func spelling9_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.see(a, b) }
+        token.cancel()
+        return try declared("comparator")
     }
 
     static func spelling9_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); probe.see(a, b) }
+        token.cancel()
+        return try declared("comparator")
     }
 
     static func spelling9_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Void in probe.note(); probe.see(a, b) }
+        token.cancel()
+        return try declared("comparator")
     }
 
     static func spelling9_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.comparator) { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("comparator", in: typed)
+        let token = try delegate.observe("comparator", .after) { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); probe.see() }
+        token.cancel()
+        return try declared("comparator")
     }
 
     static func spelling9_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(a, b) }
+        token.cancel()
+        return try declared("comparator")
     }
 
     static func spelling9_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.comparator) { (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return }; probe.see(a, b) }
+        token.cancel()
+        return try declared("comparator")
     }
 
     static func spelling9_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.comparator) { [probe] (next: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: typed)
+        let token = try delegate.observe("comparator", .after) { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); probe.see(a, b) }
+        token.cancel()
+        return try declared("comparator")
     }
 
     static func spelling9_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.comparator) { (_: Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
-        return try implemented("comparator", in: typed)
+        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Void = { a, b in probe.note(); probe.see(a, b) }
+        let token = try delegate.observe("comparator", .after, body)
+        token.cancel()
+        return try declared("comparator")
     }
 
     static func spelling9_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<UnsafeRawPointer?, UnsafeRawPointer?, Int32>, UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { next, a, b in probe.note(); return probe.compare(a, b) }
-        try typed.override(\.comparator, body)
-        return try implemented("comparator", in: typed)
+        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in probe.free(p) }
+        token.cancel()
+        return try declared("destroy")
     }
 
     static func spelling9_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.free(p) }
-        return try implemented("destroy", in: typed)
+        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        token.cancel()
+        return try declared("destroy")
     }
 
     static func spelling9_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: typed)
+        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
+        token.cancel()
+        return try declared("destroy")
     }
 
     static func spelling9_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: typed)
+        let token = try delegate.observe("destroy", .after) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        token.cancel()
+        return try declared("destroy")
     }
 
     static func spelling9_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.destroy) { (_: Next<UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("destroy", in: typed)
+        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        token.cancel()
+        return try declared("destroy")
     }
 
     static func spelling9_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
-        return try implemented("destroy", in: typed)
+        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
+        token.cancel()
+        return try declared("destroy")
     }
 
     static func spelling9_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.destroy) { (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
-        return try implemented("destroy", in: typed)
+        let token = try delegate.observe("destroy", .after) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        token.cancel()
+        return try declared("destroy")
     }
 
     static func spelling9_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.destroy) { [probe] (next: Next<UnsafeMutableRawPointer?, Void>, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: typed)
+        let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
+        let token = try delegate.observe("destroy", .after, body)
+        token.cancel()
+        return try declared("destroy")
     }
 
     static func spelling9_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?) -> Void = { next, p in probe.note(); probe.free(p) }
-        try typed.override(\.destroy, body)
-        return try implemented("destroy", in: typed)
+        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in probe.see(p) }
+        token.cancel()
+        return try declared("context")
     }
 
     static func spelling9_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.count(p) }
-        return try implemented("context", in: typed)
+        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
+        token.cancel()
+        return try declared("context")
     }
 
     static func spelling9_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: typed)
+        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.see(p) }
+        token.cancel()
+        return try declared("context")
     }
 
     static func spelling9_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
-        return try implemented("context", in: typed)
+        let token = try delegate.observe("context", .after) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.see() }
+        token.cancel()
+        return try declared("context")
     }
 
     static func spelling9_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.context) { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("context", in: typed)
+        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(p) }
+        token.cancel()
+        return try declared("context")
     }
 
     static func spelling9_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
-        return try implemented("context", in: typed)
+        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.see(p) }
+        token.cancel()
+        return try declared("context")
     }
 
     static func spelling9_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.context) { (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
-        return try implemented("context", in: typed)
+        let token = try delegate.observe("context", .after) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
+        token.cancel()
+        return try declared("context")
     }
 
     static func spelling9_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.context) { [probe] (next: Next<UnsafeMutableRawPointer?, Int32>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: typed)
+        let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.see(p) }
+        let token = try delegate.observe("context", .after, body)
+        token.cancel()
+        return try declared("context")
     }
 
     static func spelling9_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.context) { (_: Next<UnsafeMutableRawPointer?, Int32>, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        return try implemented("context", in: typed)
+        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in probe.see(p) }
+        token.cancel()
+        return try declared("threadStart")
     }
 
     static func spelling9_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32>, UnsafeMutableRawPointer?) -> Int32 = { next, p in probe.note(); return probe.count(p) }
-        try typed.override(\.context, body)
-        return try implemented("context", in: typed)
+        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
+        token.cancel()
+        return try declared("threadStart")
     }
 
     static func spelling9_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.see(p) }
+        token.cancel()
+        return try declared("threadStart")
     }
 
     static func spelling9_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        let token = try delegate.observe("threadStart", .after) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.see() }
+        token.cancel()
+        return try declared("threadStart")
     }
 
     static func spelling9_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(p) }
+        token.cancel()
+        return try declared("threadStart")
     }
 
     static func spelling9_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.threadStart) { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
-        return try implemented("threadStart", in: typed)
+        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.see(p) }
+        token.cancel()
+        return try declared("threadStart")
     }
 
     static func spelling9_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        let token = try delegate.observe("threadStart", .after) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
+        token.cancel()
+        return try declared("threadStart")
     }
 
     static func spelling9_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.threadStart) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.see(p) }
+        let token = try delegate.observe("threadStart", .after, body)
+        token.cancel()
+        return try declared("threadStart")
     }
 
     static func spelling9_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.threadStart) { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: typed)
+        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.see(p, count) }
+        token.cancel()
+        return try declared("busy")
     }
 
     static func spelling9_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.threadStart) { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, _: UnsafeMutableRawPointer?) in probe.note(); return nil }
-        return try implemented("threadStart", in: typed)
+        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); probe.see(p, count) }
+        token.cancel()
+        return try declared("busy")
     }
 
     static func spelling9_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { next, p in probe.note(); return probe.pass(p) }
-        try typed.override(\.threadStart, body)
-        return try implemented("threadStart", in: typed)
+        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) -> Void in probe.note(); probe.see(p, count) }
+        token.cancel()
+        return try declared("busy")
     }
 
     static func spelling9_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        let token = try delegate.observe("busy", .after) { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); probe.see() }
+        token.cancel()
+        return try declared("busy")
     }
 
     static func spelling9_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); probe.see(p, count) }
+        token.cancel()
+        return try declared("busy")
     }
 
     static func spelling9_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return }; probe.see(p, count) }
+        token.cancel()
+        return try declared("busy")
     }
 
     static func spelling9_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.busy) { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
-        return try implemented("busy", in: typed)
+        let token = try delegate.observe("busy", .after) { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); probe.see(p, count) }
+        token.cancel()
+        return try declared("busy")
     }
 
     static func spelling9_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Void = { p, count in probe.note(); probe.see(p, count) }
+        let token = try delegate.observe("busy", .after, body)
+        token.cancel()
+        return try declared("busy")
     }
 
     static func spelling9_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.busy) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
+        token.cancel()
+        return try declared("foreach")
     }
 
     static func spelling9_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.busy) { [probe] (next: Next<UnsafeMutableRawPointer?, Int32, Int32>, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: typed)
+        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        token.cancel()
+        return try declared("foreach")
     }
 
     static func spelling9_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.busy) { (_: Next<UnsafeMutableRawPointer?, Int32, Int32>, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
-        return try implemented("busy", in: typed)
+        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
+        token.cancel()
+        return try declared("foreach")
     }
 
     static func spelling9_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32, Int32>, UnsafeMutableRawPointer?, Int32) -> Int32 = { next, p, count in probe.note(); return probe.retry(p, count) }
-        try typed.override(\.busy, body)
-        return try implemented("busy", in: typed)
+        let token = try delegate.observe("foreach", .after) { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        token.cancel()
+        return try declared("foreach")
     }
 
     static func spelling9_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
+        token.cancel()
+        return try declared("foreach")
     }
 
     static func spelling9_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
+        token.cancel()
+        return try declared("foreach")
     }
 
     static func spelling9_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        let token = try delegate.observe("foreach", .after) { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        token.cancel()
+        return try declared("foreach")
     }
 
     static func spelling9_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.foreach) { (_: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, _: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("foreach", in: typed)
+        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
+        let token = try delegate.observe("foreach", .after, body)
+        token.cancel()
+        return try declared("foreach")
     }
 
     static func spelling9_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        let token = try delegate.observe("tick", .after) { probe.tick() }
+        token.cancel()
+        return try declared("tick")
     }
 
     static func spelling9_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.foreach) { (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        let token = try delegate.observe("tick", .after) { probe.note(); probe.tick() }
+        token.cancel()
+        return try declared("tick")
     }
 
     static func spelling9_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.foreach) { [probe] (next: Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: typed)
+        let token = try delegate.observe("tick", .after) { () -> Void in probe.note(); probe.tick() }
+        token.cancel()
+        return try declared("tick")
     }
 
     static func spelling9_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Void>, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { next, element, data in probe.note(); probe.visit(element, data) }
-        try typed.override(\.foreach, body)
-        return try implemented("foreach", in: typed)
+        let token = try delegate.observe("tick", .after) { probe.calls.add(1, ordering: .relaxed); probe.tick() }
+        token.cancel()
+        return try declared("tick")
     }
 
     static func spelling9_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.tick) { (next: Next<Void>) in probe.tick() }
-        return try implemented("tick", in: typed)
+        let token = try delegate.observe("tick", .after) { if probe.stopped { return }; probe.tick() }
+        token.cancel()
+        return try declared("tick")
     }
 
     static func spelling9_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.tick) { (next: Next<Void>) in probe.note(); probe.tick() }
-        return try implemented("tick", in: typed)
+        let token = try delegate.observe("tick", .after) { [probe] () in probe.note(); probe.tick() }
+        token.cancel()
+        return try declared("tick")
     }
 
     static func spelling9_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.tick) { (next: Next<Void>) -> Void in probe.note(); probe.tick() }
-        return try implemented("tick", in: typed)
+        let body: @Sendable () -> Void = { probe.note(); probe.tick() }
+        let token = try delegate.observe("tick", .after, body)
+        token.cancel()
+        return try declared("tick")
     }
 
     static func spelling9_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.tick) { (next: Next<Void>) in probe.calls.add(1, ordering: .relaxed); probe.tick() }
-        return try implemented("tick", in: typed)
+        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in probe.see(a, b) }
+        token.cancel()
+        return try declared("sum")
     }
 
     static func spelling9_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.tick) { (next: Next<Void>) in if probe.stopped { return }; probe.tick() }
-        return try implemented("tick", in: typed)
+        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in probe.note(); probe.see(a, b) }
+        token.cancel()
+        return try declared("sum")
     }
 
     static func spelling9_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.tick) { [probe] (next: Next<Void>) in probe.note(); probe.tick() }
-        return try implemented("tick", in: typed)
+        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) -> Void in probe.note(); probe.see(a, b) }
+        token.cancel()
+        return try declared("sum")
     }
 
     static func spelling9_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<Void>) -> Void = { next in probe.note(); probe.tick() }
-        try typed.override(\.tick, body)
-        return try implemented("tick", in: typed)
+        let token = try delegate.observe("sum", .after) { (_: Int64, _: Int64) in probe.note(); probe.see() }
+        token.cancel()
+        return try declared("sum")
     }
 
     static func spelling9_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in a &+ b }
-        return try implemented("sum", in: typed)
+        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); probe.see(a, b) }
+        token.cancel()
+        return try declared("sum")
     }
 
     static func spelling9_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: typed)
+        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in if probe.stopped { return }; probe.see(a, b) }
+        token.cancel()
+        return try declared("sum")
     }
 
     static func spelling9_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
-        return try implemented("sum", in: typed)
+        let token = try delegate.observe("sum", .after) { [probe] (a: Int64, b: Int64) in probe.note(); probe.see(a, b) }
+        token.cancel()
+        return try declared("sum")
     }
 
     static func spelling9_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.sum) { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return probe.int64 }
-        return try implemented("sum", in: typed)
+        let body: @Sendable (Int64, Int64) -> Void = { a, b in probe.note(); probe.see(a, b) }
+        let token = try delegate.observe("sum", .after, body)
+        token.cancel()
+        return try declared("sum")
     }
 
     static func spelling9_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
-        return try implemented("sum", in: typed)
+        let token = try delegate.observe("scale", .after) { (x: Double) in probe.see(x) }
+        token.cancel()
+        return try declared("scale")
     }
 
     static func spelling9_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.sum) { (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
-        return try implemented("sum", in: typed)
+        let token = try delegate.observe("scale", .after) { (x: Double) in probe.note(); probe.see(x) }
+        token.cancel()
+        return try declared("scale")
     }
 
     static func spelling9_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.sum) { [probe] (next: Next<Int64, Int64, Int64>, a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: typed)
+        let token = try delegate.observe("scale", .after) { (x: Double) -> Void in probe.note(); probe.see(x) }
+        token.cancel()
+        return try declared("scale")
     }
 
     static func spelling9_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.sum) { (_: Next<Int64, Int64, Int64>, _: Int64, _: Int64) in probe.note(); return 0 }
-        return try implemented("sum", in: typed)
+        let token = try delegate.observe("scale", .after) { (_: Double) in probe.note(); probe.see() }
+        token.cancel()
+        return try declared("scale")
     }
 
     static func spelling9_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<Int64, Int64, Int64>, Int64, Int64) -> Int64 = { next, a, b in probe.note(); return a &+ b }
-        try typed.override(\.sum, body)
-        return try implemented("sum", in: typed)
+        let token = try delegate.observe("scale", .after) { (x: Double) in probe.calls.add(1, ordering: .relaxed); probe.see(x) }
+        token.cancel()
+        return try declared("scale")
     }
 
     static func spelling9_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in x * probe.factor }
-        return try implemented("scale", in: typed)
+        let token = try delegate.observe("scale", .after) { (x: Double) in if probe.stopped { return }; probe.see(x) }
+        token.cancel()
+        return try declared("scale")
     }
 
     static func spelling9_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: typed)
+        let token = try delegate.observe("scale", .after) { [probe] (x: Double) in probe.note(); probe.see(x) }
+        token.cancel()
+        return try declared("scale")
     }
 
     static func spelling9_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) -> Double in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: typed)
+        let body: @Sendable (Double) -> Void = { x in probe.note(); probe.see(x) }
+        let token = try delegate.observe("scale", .after, body)
+        token.cancel()
+        return try declared("scale")
     }
 
     static func spelling9_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.scale) { (_: Next<Double, Double>, _: Double) in probe.note(); return probe.factor }
-        return try implemented("scale", in: typed)
+        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in probe.see(handle) }
+        token.cancel()
+        return try declared("handle")
     }
 
     static func spelling9_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
-        return try implemented("scale", in: typed)
+        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in probe.note(); probe.see(handle) }
+        token.cancel()
+        return try declared("handle")
     }
 
     static func spelling9_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.scale) { (next: Next<Double, Double>, x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
-        return try implemented("scale", in: typed)
+        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) -> Void in probe.note(); probe.see(handle) }
+        token.cancel()
+        return try declared("handle")
     }
 
     static func spelling9_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.scale) { [probe] (next: Next<Double, Double>, x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: typed)
+        let token = try delegate.observe("handle", .after) { (_: OpaquePointer?) in probe.note(); probe.see() }
+        token.cancel()
+        return try declared("handle")
     }
 
     static func spelling9_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.scale) { (_: Next<Double, Double>, _: Double) in probe.note(); return 0.0 }
-        return try implemented("scale", in: typed)
+        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(handle) }
+        token.cancel()
+        return try declared("handle")
     }
 
     static func spelling9_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<Double, Double>, Double) -> Double = { next, x in probe.note(); return x * probe.factor }
-        try typed.override(\.scale, body)
-        return try implemented("scale", in: typed)
+        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in if probe.stopped { return }; probe.see(handle) }
+        token.cancel()
+        return try declared("handle")
     }
 
     static func spelling9_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.close(handle) }
-        return try implemented("handle", in: typed)
+        let token = try delegate.observe("handle", .after) { [probe] (handle: OpaquePointer?) in probe.note(); probe.see(handle) }
+        token.cancel()
+        return try declared("handle")
     }
 
     static func spelling9_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: typed)
-    }
-
-    static func spelling9_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: typed)
-    }
-
-    static func spelling9_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.handle) { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return probe.int32 }
-        return try implemented("handle", in: typed)
-    }
-
-    static func spelling9_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
-        return try implemented("handle", in: typed)
-    }
-
-    static func spelling9_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.handle) { (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
-        return try implemented("handle", in: typed)
-    }
-
-    static func spelling9_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.handle) { [probe] (next: Next<OpaquePointer?, Int32>, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: typed)
-    }
-
-    static func spelling9_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try typed.override(\.handle) { (_: Next<OpaquePointer?, Int32>, _: OpaquePointer?) in probe.note(); return 0 }
-        return try implemented("handle", in: typed)
-    }
-
-    static func spelling9_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Next<OpaquePointer?, Int32>, OpaquePointer?) -> Int32 = { next, handle in probe.note(); return probe.close(handle) }
-        try typed.override(\.handle, body)
-        return try implemented("handle", in: typed)
+        let body: @Sendable (OpaquePointer?) -> Void = { handle in probe.note(); probe.see(handle) }
+        let token = try delegate.observe("handle", .after, body)
+        token.cancel()
+        return try declared("handle")
     }
 }

@@ -3,650 +3,620 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for observe.
+/// The spelling matrix's cases for @Slot.
 enum SpellingMatrix10 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "int (const void *, const void *)", run: spelling10_0),
-        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "int (const void *, const void *)", run: spelling10_1),
-        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "int (const void *, const void *)", run: spelling10_2),
-        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "int (const void *, const void *)", run: spelling10_3),
-        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (const void *, const void *)", run: spelling10_4),
-        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "int (const void *, const void *)", run: spelling10_5),
-        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling10_6),
-        SpellingCase(entryPoint: "observe", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int (const void *, const void *)", run: spelling10_7),
-        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling10_8),
-        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+                     expected: "int (const void *, const void *)", run: spelling10_8),
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling10_9),
-        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling10_10),
-        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling10_11),
-        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling10_12),
-        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling10_13),
-        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling10_14),
-        SpellingCase(entryPoint: "observe", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling10_15),
-        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "a single expression",
-                     expected: "int (void *)", run: spelling10_16),
-        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling10_16),
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "a single expression",
                      expected: "int (void *)", run: spelling10_17),
-        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling10_18),
-        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling10_19),
-        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling10_20),
-        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling10_21),
-        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling10_22),
-        SpellingCase(entryPoint: "observe", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling10_23),
-        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void *(void *)", run: spelling10_24),
-        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void *(void *)", run: spelling10_25),
-        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *)", run: spelling10_24),
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "int (void *)", run: spelling10_25),
+        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void *(void *)", run: spelling10_26),
-        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling10_27),
-        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling10_28),
-        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling10_29),
-        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling10_30),
-        SpellingCase(entryPoint: "observe", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling10_31),
-        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "int (void *, int)", run: spelling10_32),
-        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "int (void *, int)", run: spelling10_33),
-        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "int (void *, int)", run: spelling10_34),
-        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void *(void *)", run: spelling10_32),
+        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void *(void *)", run: spelling10_33),
+        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void *(void *)", run: spelling10_34),
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "int (void *, int)", run: spelling10_35),
-        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling10_36),
-        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling10_37),
-        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling10_38),
-        SpellingCase(entryPoint: "observe", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling10_39),
-        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "a single expression",
-                     expected: "void (void *, void *)", run: spelling10_40),
-        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "several statements",
-                     expected: "void (void *, void *)", run: spelling10_41),
-        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "several statements, result type written",
-                     expected: "void (void *, void *)", run: spelling10_42),
-        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "unused parameters as _",
-                     expected: "void (void *, void *)", run: spelling10_43),
-        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "int (void *, int)", run: spelling10_40),
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "int (void *, int)", run: spelling10_41),
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *, int)", run: spelling10_42),
+        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "int (void *, int)", run: spelling10_43),
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling10_44),
-        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling10_45),
-        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling10_46),
-        SpellingCase(entryPoint: "observe", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling10_47),
-        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "a single expression",
-                     expected: "void (void)", run: spelling10_48),
-        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "several statements",
-                     expected: "void (void)", run: spelling10_49),
-        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "several statements, result type written",
-                     expected: "void (void)", run: spelling10_50),
-        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void)", run: spelling10_51),
-        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, void *)", run: spelling10_48),
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "an early return",
+                     expected: "void (void *, void *)", run: spelling10_49),
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "a capture list",
+                     expected: "void (void *, void *)", run: spelling10_50),
+        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "a closure value in a let",
+                     expected: "void (void *, void *)", run: spelling10_51),
+        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling10_52),
-        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling10_53),
-        SpellingCase(entryPoint: "observe", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling10_54),
-        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling10_55),
-        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling10_56),
-        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling10_57),
-        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling10_58),
-        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void)", run: spelling10_55),
+        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "an early return",
+                     expected: "void (void)", run: spelling10_56),
+        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "a capture list",
+                     expected: "void (void)", run: spelling10_57),
+        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "a closure value in a let",
+                     expected: "void (void)", run: spelling10_58),
+        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "int64_t (int64_t, int64_t)", run: spelling10_59),
-        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling10_60),
-        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling10_61),
-        SpellingCase(entryPoint: "observe", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling10_62),
-        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "a single expression",
-                     expected: "double (double)", run: spelling10_63),
-        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "several statements",
-                     expected: "double (double)", run: spelling10_64),
-        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "double (double)", run: spelling10_65),
-        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling10_66),
-        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling10_67),
-        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling10_63),
+        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling10_64),
+        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling10_65),
+        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling10_66),
+        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling10_67),
+        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "a single expression",
                      expected: "double (double)", run: spelling10_68),
-        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling10_69),
-        SpellingCase(entryPoint: "observe", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling10_70),
-        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "int (struct opaque *)", run: spelling10_71),
-        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "int (struct opaque *)", run: spelling10_72),
-        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling10_73),
-        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling10_74),
-        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling10_75),
-        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling10_76),
-        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "double (double)", run: spelling10_71),
+        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double)", run: spelling10_72),
+        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "an early return",
+                     expected: "double (double)", run: spelling10_73),
+        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "a capture list",
+                     expected: "double (double)", run: spelling10_74),
+        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double)", run: spelling10_75),
+        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "a closure value in a let",
+                     expected: "double (double)", run: spelling10_76),
+        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "int (struct opaque *)", run: spelling10_77),
-        SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling10_78),
+        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "int (struct opaque *)", run: spelling10_79),
+        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "int (struct opaque *)", run: spelling10_80),
+        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (struct opaque *)", run: spelling10_81),
+        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "int (struct opaque *)", run: spelling10_82),
+        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "a capture list",
+                     expected: "int (struct opaque *)", run: spelling10_83),
+        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (struct opaque *)", run: spelling10_84),
+        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+                     expected: "int (struct opaque *)", run: spelling10_85),
     ]
 
     static func spelling10_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.see(a, b) }
-        token.cancel()
-        return try declared("comparator")
+        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
+        return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling10_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); probe.see(a, b) }
-        token.cancel()
-        return try declared("comparator")
+        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling10_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Void in probe.note(); probe.see(a, b) }
-        token.cancel()
-        return try declared("comparator")
+        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
+        return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling10_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("comparator", .after) { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); probe.see() }
-        token.cancel()
-        return try declared("comparator")
+        slots.comparator = { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
+        return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling10_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(a, b) }
-        token.cancel()
-        return try declared("comparator")
+        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
+        return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling10_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("comparator", .after) { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return }; probe.see(a, b) }
-        token.cancel()
-        return try declared("comparator")
+        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
+        return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling10_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("comparator", .after) { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); probe.see(a, b) }
-        token.cancel()
-        return try declared("comparator")
+        slots.comparator = { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling10_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Void = { a, b in probe.note(); probe.see(a, b) }
-        let token = try delegate.observe("comparator", .after, body)
-        token.cancel()
-        return try declared("comparator")
+        slots.comparator = { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling10_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in probe.free(p) }
-        token.cancel()
-        return try declared("destroy")
+        let body: (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
+        slots.comparator = body
+        return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling10_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        token.cancel()
-        return try declared("destroy")
+        slots.destroy = { (p: UnsafeMutableRawPointer?) in probe.free(p) }
+        return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
-        token.cancel()
-        return try declared("destroy")
+        slots.destroy = { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("destroy", .after) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        token.cancel()
-        return try declared("destroy")
+        slots.destroy = { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
+        return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
-        token.cancel()
-        return try declared("destroy")
+        slots.destroy = { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("destroy", .after) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
-        token.cancel()
-        return try declared("destroy")
+        slots.destroy = { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("destroy", .after) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        token.cancel()
-        return try declared("destroy")
+        slots.destroy = { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
+        return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
-        let token = try delegate.observe("destroy", .after, body)
-        token.cancel()
-        return try declared("destroy")
+        slots.destroy = { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in probe.see(p) }
-        token.cancel()
-        return try declared("context")
+        let body: (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
+        slots.destroy = body
+        return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
-        token.cancel()
-        return try declared("context")
+        slots.context = { (p: UnsafeMutableRawPointer?) in probe.count(p) }
+        return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling10_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.see(p) }
-        token.cancel()
-        return try declared("context")
+        slots.context = { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling10_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("context", .after) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.see() }
-        token.cancel()
-        return try declared("context")
+        slots.context = { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
+        return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling10_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(p) }
-        token.cancel()
-        return try declared("context")
+        slots.context = { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
+        return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling10_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("context", .after) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.see(p) }
-        token.cancel()
-        return try declared("context")
+        slots.context = { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
+        return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling10_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("context", .after) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
-        token.cancel()
-        return try declared("context")
+        slots.context = { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
+        return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling10_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.see(p) }
-        let token = try delegate.observe("context", .after, body)
-        token.cancel()
-        return try declared("context")
+        slots.context = { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling10_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in probe.see(p) }
-        token.cancel()
-        return try declared("threadStart")
+        slots.context = { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling10_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
-        token.cancel()
-        return try declared("threadStart")
+        let body: (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
+        slots.context = body
+        return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling10_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.see(p) }
-        token.cancel()
-        return try declared("threadStart")
+        slots.threadStart = { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
+        return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling10_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("threadStart", .after) { (_: UnsafeMutableRawPointer?) in probe.note(); probe.see() }
-        token.cancel()
-        return try declared("threadStart")
+        slots.threadStart = { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling10_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(p) }
-        token.cancel()
-        return try declared("threadStart")
+        slots.threadStart = { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling10_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("threadStart", .after) { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.see(p) }
-        token.cancel()
-        return try declared("threadStart")
+        slots.threadStart = { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
+        return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling10_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("threadStart", .after) { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.see(p) }
-        token.cancel()
-        return try declared("threadStart")
+        slots.threadStart = { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
+        return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling10_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.see(p) }
-        let token = try delegate.observe("threadStart", .after, body)
-        token.cancel()
-        return try declared("threadStart")
+        slots.threadStart = { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
+        return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling10_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.see(p, count) }
-        token.cancel()
-        return try declared("busy")
+        slots.threadStart = { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling10_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); probe.see(p, count) }
-        token.cancel()
-        return try declared("busy")
+        slots.threadStart = { (_: UnsafeMutableRawPointer?) in probe.note(); return nil }
+        return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling10_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) -> Void in probe.note(); probe.see(p, count) }
-        token.cancel()
-        return try declared("busy")
+        let body: (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
+        slots.threadStart = body
+        return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling10_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("busy", .after) { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); probe.see() }
-        token.cancel()
-        return try declared("busy")
+        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
+        return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); probe.see(p, count) }
-        token.cancel()
-        return try declared("busy")
+        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("busy", .after) { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return }; probe.see(p, count) }
-        token.cancel()
-        return try declared("busy")
+        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
+        return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("busy", .after) { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); probe.see(p, count) }
-        token.cancel()
-        return try declared("busy")
+        slots.busy = { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
+        return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Void = { p, count in probe.note(); probe.see(p, count) }
-        let token = try delegate.observe("busy", .after, body)
-        token.cancel()
-        return try declared("busy")
+        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
+        return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
-        token.cancel()
-        return try declared("foreach")
+        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
+        return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        token.cancel()
-        return try declared("foreach")
+        slots.busy = { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
-        token.cancel()
-        return try declared("foreach")
+        slots.busy = { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("foreach", .after) { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        token.cancel()
-        return try declared("foreach")
+        let body: (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
+        slots.busy = body
+        return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling10_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
-        token.cancel()
-        return try declared("foreach")
+        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
+        return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling10_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("foreach", .after) { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
-        token.cancel()
-        return try declared("foreach")
+        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling10_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("foreach", .after) { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        token.cancel()
-        return try declared("foreach")
+        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
+        return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling10_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
-        let token = try delegate.observe("foreach", .after, body)
-        token.cancel()
-        return try declared("foreach")
+        slots.foreach = { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling10_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("tick", .after) { probe.tick() }
-        token.cancel()
-        return try declared("tick")
+        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
+        return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling10_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("tick", .after) { probe.note(); probe.tick() }
-        token.cancel()
-        return try declared("tick")
+        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
+        return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling10_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("tick", .after) { () -> Void in probe.note(); probe.tick() }
-        token.cancel()
-        return try declared("tick")
+        slots.foreach = { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling10_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("tick", .after) { probe.calls.add(1, ordering: .relaxed); probe.tick() }
-        token.cancel()
-        return try declared("tick")
+        let body: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
+        slots.foreach = body
+        return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling10_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("tick", .after) { if probe.stopped { return }; probe.tick() }
-        token.cancel()
-        return try declared("tick")
+        slots.tick = { probe.tick() }
+        return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling10_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("tick", .after) { [probe] () in probe.note(); probe.tick() }
-        token.cancel()
-        return try declared("tick")
+        slots.tick = { probe.note(); probe.tick() }
+        return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling10_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable () -> Void = { probe.note(); probe.tick() }
-        let token = try delegate.observe("tick", .after, body)
-        token.cancel()
-        return try declared("tick")
+        slots.tick = { () -> Void in probe.note(); probe.tick() }
+        return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling10_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in probe.see(a, b) }
-        token.cancel()
-        return try declared("sum")
+        slots.tick = { probe.calls.add(1, ordering: .relaxed); probe.tick() }
+        return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling10_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in probe.note(); probe.see(a, b) }
-        token.cancel()
-        return try declared("sum")
+        slots.tick = { if probe.stopped { return }; probe.tick() }
+        return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling10_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) -> Void in probe.note(); probe.see(a, b) }
-        token.cancel()
-        return try declared("sum")
+        slots.tick = { [probe] () in probe.note(); probe.tick() }
+        return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling10_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("sum", .after) { (_: Int64, _: Int64) in probe.note(); probe.see() }
-        token.cancel()
-        return try declared("sum")
+        let body: () -> Void = { probe.note(); probe.tick() }
+        slots.tick = body
+        return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling10_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); probe.see(a, b) }
-        token.cancel()
-        return try declared("sum")
+        slots.sum = { (a: Int64, b: Int64) in a &+ b }
+        return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling10_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("sum", .after) { (a: Int64, b: Int64) in if probe.stopped { return }; probe.see(a, b) }
-        token.cancel()
-        return try declared("sum")
+        slots.sum = { (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling10_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("sum", .after) { [probe] (a: Int64, b: Int64) in probe.note(); probe.see(a, b) }
-        token.cancel()
-        return try declared("sum")
+        slots.sum = { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
+        return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling10_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Int64, Int64) -> Void = { a, b in probe.note(); probe.see(a, b) }
-        let token = try delegate.observe("sum", .after, body)
-        token.cancel()
-        return try declared("sum")
+        slots.sum = { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
+        return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling10_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("scale", .after) { (x: Double) in probe.see(x) }
-        token.cancel()
-        return try declared("scale")
+        slots.sum = { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
+        return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling10_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("scale", .after) { (x: Double) in probe.note(); probe.see(x) }
-        token.cancel()
-        return try declared("scale")
+        slots.sum = { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
+        return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling10_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("scale", .after) { (x: Double) -> Void in probe.note(); probe.see(x) }
-        token.cancel()
-        return try declared("scale")
+        slots.sum = { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling10_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("scale", .after) { (_: Double) in probe.note(); probe.see() }
-        token.cancel()
-        return try declared("scale")
+        slots.sum = { (_: Int64, _: Int64) in probe.note(); return 0 }
+        return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling10_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("scale", .after) { (x: Double) in probe.calls.add(1, ordering: .relaxed); probe.see(x) }
-        token.cancel()
-        return try declared("scale")
+        let body: (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
+        slots.sum = body
+        return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling10_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("scale", .after) { (x: Double) in if probe.stopped { return }; probe.see(x) }
-        token.cancel()
-        return try declared("scale")
+        slots.scale = { (x: Double) in x * probe.factor }
+        return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling10_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("scale", .after) { [probe] (x: Double) in probe.note(); probe.see(x) }
-        token.cancel()
-        return try declared("scale")
+        slots.scale = { (x: Double) in probe.note(); return x * probe.factor }
+        return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling10_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Double) -> Void = { x in probe.note(); probe.see(x) }
-        let token = try delegate.observe("scale", .after, body)
-        token.cancel()
-        return try declared("scale")
+        slots.scale = { (x: Double) -> Double in probe.note(); return x * probe.factor }
+        return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling10_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in probe.see(handle) }
-        token.cancel()
-        return try declared("handle")
+        slots.scale = { (_: Double) in probe.note(); return probe.factor }
+        return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling10_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in probe.note(); probe.see(handle) }
-        token.cancel()
-        return try declared("handle")
+        slots.scale = { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
+        return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling10_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) -> Void in probe.note(); probe.see(handle) }
-        token.cancel()
-        return try declared("handle")
+        slots.scale = { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
+        return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling10_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("handle", .after) { (_: OpaquePointer?) in probe.note(); probe.see() }
-        token.cancel()
-        return try declared("handle")
+        slots.scale = { [probe] (x: Double) in probe.note(); return x * probe.factor }
+        return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling10_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); probe.see(handle) }
-        token.cancel()
-        return try declared("handle")
+        slots.scale = { (_: Double) in probe.note(); return 0.0 }
+        return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling10_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("handle", .after) { (handle: OpaquePointer?) in if probe.stopped { return }; probe.see(handle) }
-        token.cancel()
-        return try declared("handle")
+        let body: (Double) -> Double = { x in probe.note(); return x * probe.factor }
+        slots.scale = body
+        return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling10_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let token = try delegate.observe("handle", .after) { [probe] (handle: OpaquePointer?) in probe.note(); probe.see(handle) }
-        token.cancel()
-        return try declared("handle")
+        slots.handle = { (handle: OpaquePointer?) in probe.close(handle) }
+        return try implemented("handle", in: slots.dynamicDelegate)
     }
 
     static func spelling10_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (OpaquePointer?) -> Void = { handle in probe.note(); probe.see(handle) }
-        let token = try delegate.observe("handle", .after, body)
-        token.cancel()
-        return try declared("handle")
+        slots.handle = { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        return try implemented("handle", in: slots.dynamicDelegate)
+    }
+
+    static func spelling10_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        slots.handle = { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
+        return try implemented("handle", in: slots.dynamicDelegate)
+    }
+
+    static func spelling10_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        slots.handle = { (_: OpaquePointer?) in probe.note(); return probe.int32 }
+        return try implemented("handle", in: slots.dynamicDelegate)
+    }
+
+    static func spelling10_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        slots.handle = { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
+        return try implemented("handle", in: slots.dynamicDelegate)
+    }
+
+    static func spelling10_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        slots.handle = { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
+        return try implemented("handle", in: slots.dynamicDelegate)
+    }
+
+    static func spelling10_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        slots.handle = { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        return try implemented("handle", in: slots.dynamicDelegate)
+    }
+
+    static func spelling10_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        slots.handle = { (_: OpaquePointer?) in probe.note(); return 0 }
+        return try implemented("handle", in: slots.dynamicDelegate)
+    }
+
+    static func spelling10_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
+        slots.handle = body
+        return try implemented("handle", in: slots.dynamicDelegate)
     }
 }

@@ -3,620 +3,621 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for @Slot.
+/// The spelling matrix's cases for BlockDelegate.implement.
 enum SpellingMatrix11 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "int (const void *, const void *)", run: spelling11_0),
-        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "int (const void *, const void *)", run: spelling11_1),
-        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "int (const void *, const void *)", run: spelling11_2),
-        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "int (const void *, const void *)", run: spelling11_3),
-        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (const void *, const void *)", run: spelling11_4),
-        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "int (const void *, const void *)", run: spelling11_5),
-        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "int (const void *, const void *)", run: spelling11_6),
-        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (const void *, const void *)", run: spelling11_7),
-        SpellingCase(entryPoint: "@Slot", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (const void *, const void *)", run: spelling11_7),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "int (const void *, const void *)", run: spelling11_8),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling11_9),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling11_10),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling11_11),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling11_12),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling11_13),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling11_14),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling11_15),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling11_16),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "a single expression",
                      expected: "int (void *)", run: spelling11_17),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "several statements",
                      expected: "int (void *)", run: spelling11_18),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "int (void *)", run: spelling11_19),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "int (void *)", run: spelling11_20),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *)", run: spelling11_21),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "an early return",
                      expected: "int (void *)", run: spelling11_22),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "a capture list",
                      expected: "int (void *)", run: spelling11_23),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (void *)", run: spelling11_24),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *)", run: spelling11_24),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "int (void *)", run: spelling11_25),
-        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void *(void *)", run: spelling11_26),
-        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "several statements",
                      expected: "void *(void *)", run: spelling11_27),
-        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void *(void *)", run: spelling11_28),
-        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void *(void *)", run: spelling11_29),
-        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void *(void *)", run: spelling11_30),
-        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "an early return",
                      expected: "void *(void *)", run: spelling11_31),
-        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void *(void *)", run: spelling11_32),
-        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void *(void *)", run: spelling11_33),
-        SpellingCase(entryPoint: "@Slot", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void *(void *)", run: spelling11_34),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "int (void *, int)", run: spelling11_35),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "several statements",
                      expected: "int (void *, int)", run: spelling11_36),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "int (void *, int)", run: spelling11_37),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "int (void *, int)", run: spelling11_38),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "int (void *, int)", run: spelling11_39),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "an early return",
                      expected: "int (void *, int)", run: spelling11_40),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "int (void *, int)", run: spelling11_41),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (void *, int)", run: spelling11_42),
-        SpellingCase(entryPoint: "@Slot", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (void *, int)", run: spelling11_42),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "int (void *, int)", run: spelling11_43),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling11_44),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling11_45),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling11_46),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling11_47),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling11_48),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling11_49),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling11_50),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling11_51),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling11_52),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling11_53),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling11_54),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling11_55),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling11_56),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling11_57),
-        SpellingCase(entryPoint: "@Slot", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling11_58),
-        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "int64_t (int64_t, int64_t)", run: spelling11_59),
-        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "int64_t (int64_t, int64_t)", run: spelling11_60),
-        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling11_61),
-        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "int64_t (int64_t, int64_t)", run: spelling11_62),
-        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "int64_t (int64_t, int64_t)", run: spelling11_63),
-        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "int64_t (int64_t, int64_t)", run: spelling11_64),
-        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "int64_t (int64_t, int64_t)", run: spelling11_65),
-        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int64_t (int64_t, int64_t)", run: spelling11_66),
-        SpellingCase(entryPoint: "@Slot", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "int64_t (int64_t, int64_t)", run: spelling11_67),
-        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "a single expression",
                      expected: "double (double)", run: spelling11_68),
-        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "several statements",
                      expected: "double (double)", run: spelling11_69),
-        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "double (double)", run: spelling11_70),
-        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "double (double)", run: spelling11_71),
-        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "double (double)", run: spelling11_72),
-        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "an early return",
                      expected: "double (double)", run: spelling11_73),
-        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "a capture list",
                      expected: "double (double)", run: spelling11_74),
-        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
                      expected: "double (double)", run: spelling11_75),
-        SpellingCase(entryPoint: "@Slot", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "double (double)", run: spelling11_76),
-        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "int (struct opaque *)", run: spelling11_77),
-        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "int (struct opaque *)", run: spelling11_78),
-        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "int (struct opaque *)", run: spelling11_79),
-        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "int (struct opaque *)", run: spelling11_80),
-        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "int (struct opaque *)", run: spelling11_81),
-        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "int (struct opaque *)", run: spelling11_82),
-        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "int (struct opaque *)", run: spelling11_83),
-        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int (struct opaque *)", run: spelling11_84),
-        SpellingCase(entryPoint: "@Slot", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "long (struct opaque *)", run: spelling11_84),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling11_85),
     ]
 
     static func spelling11_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
+        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling11_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling11_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
+        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling11_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.comparator = { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
+        try slots.implement("comparator") { (_: SpellingSlots, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling11_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
+        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling11_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.comparator = { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
+        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling11_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.comparator = { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
+        try slots.implement("comparator") { [probe] (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling11_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.comparator = { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
-        return try implemented("comparator", in: slots.dynamicDelegate)
+        return try await mismatchedSignature {
+            try slots.implement("comparator") { (_: SpellingSlots, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+            return try implemented("comparator", in: slots.dynamicDelegate)
+        }
     }
 
     static func spelling11_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { a, b in probe.note(); return probe.compare(a, b) }
-        slots.comparator = body
+        let body: (SpellingSlots, UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { owner, a, b in probe.note(); return probe.compare(a, b) }
+        try slots.implement("comparator", body)
         return try implemented("comparator", in: slots.dynamicDelegate)
     }
 
     static func spelling11_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.destroy = { (p: UnsafeMutableRawPointer?) in probe.free(p) }
+        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.destroy = { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.destroy = { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
+        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.destroy = { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        try slots.implement("destroy") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.destroy = { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.destroy = { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
+        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.destroy = { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
+        try slots.implement("destroy") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (UnsafeMutableRawPointer?) -> Void = { p in probe.note(); probe.free(p) }
-        slots.destroy = body
+        let body: (SpellingSlots, UnsafeMutableRawPointer?) -> Void = { owner, p in probe.note(); probe.free(p) }
+        try slots.implement("destroy", body)
         return try implemented("destroy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.context = { (p: UnsafeMutableRawPointer?) in probe.count(p) }
+        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling11_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.context = { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling11_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.context = { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
+        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling11_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.context = { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
+        try slots.implement("context") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling11_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.context = { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
+        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling11_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.context = { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
+        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling11_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.context = { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
+        try slots.implement("context") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling11_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.context = { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        return try implemented("context", in: slots.dynamicDelegate)
+        return try await mismatchedSignature {
+            try slots.implement("context") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+            return try implemented("context", in: slots.dynamicDelegate)
+        }
     }
 
     static func spelling11_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (UnsafeMutableRawPointer?) -> Int32 = { p in probe.note(); return probe.count(p) }
-        slots.context = body
+        let body: (SpellingSlots, UnsafeMutableRawPointer?) -> Int32 = { owner, p in probe.note(); return probe.count(p) }
+        try slots.implement("context", body)
         return try implemented("context", in: slots.dynamicDelegate)
     }
 
     static func spelling11_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.threadStart = { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
+        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling11_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.threadStart = { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
+        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling11_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.threadStart = { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
+        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling11_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.threadStart = { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
+        try slots.implement("threadStart") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling11_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.threadStart = { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
+        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling11_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.threadStart = { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
+        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling11_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.threadStart = { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: slots.dynamicDelegate)
-    }
-
-    static func spelling11_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.threadStart = { (_: UnsafeMutableRawPointer?) in probe.note(); return nil }
+        try slots.implement("threadStart") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling11_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { p in probe.note(); return probe.pass(p) }
-        slots.threadStart = body
+        let body: (SpellingSlots, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { owner, p in probe.note(); return probe.pass(p) }
+        try slots.implement("threadStart", body)
         return try implemented("threadStart", in: slots.dynamicDelegate)
     }
 
     static func spelling11_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
+        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
+        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.busy = { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
+        try slots.implement("busy") { (_: SpellingSlots, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
+        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.busy = { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
+        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.busy = { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
+        try slots.implement("busy") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.busy = { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
-        return try implemented("busy", in: slots.dynamicDelegate)
+        return try await mismatchedSignature {
+            try slots.implement("busy") { (_: SpellingSlots, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+            return try implemented("busy", in: slots.dynamicDelegate)
+        }
     }
 
     static func spelling11_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (UnsafeMutableRawPointer?, Int32) -> Int32 = { p, count in probe.note(); return probe.retry(p, count) }
-        slots.busy = body
+        let body: (SpellingSlots, UnsafeMutableRawPointer?, Int32) -> Int32 = { owner, p, count in probe.note(); return probe.retry(p, count) }
+        try slots.implement("busy", body)
         return try implemented("busy", in: slots.dynamicDelegate)
     }
 
     static func spelling11_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
+        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling11_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling11_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
+        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling11_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.foreach = { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
+        try slots.implement("foreach") { (_: SpellingSlots, _: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling11_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
+        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling11_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.foreach = { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
+        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling11_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.foreach = { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
+        try slots.implement("foreach") { [probe] (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling11_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { element, data in probe.note(); probe.visit(element, data) }
-        slots.foreach = body
+        let body: (SpellingSlots, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { owner, element, data in probe.note(); probe.visit(element, data) }
+        try slots.implement("foreach", body)
         return try implemented("foreach", in: slots.dynamicDelegate)
     }
 
     static func spelling11_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.tick = { probe.tick() }
+        try slots.implement("tick") { (owner: SpellingSlots) in probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling11_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.tick = { probe.note(); probe.tick() }
+        try slots.implement("tick") { (owner: SpellingSlots) in probe.note(); probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling11_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.tick = { () -> Void in probe.note(); probe.tick() }
+        try slots.implement("tick") { (owner: SpellingSlots) -> Void in probe.note(); probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling11_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.tick = { probe.calls.add(1, ordering: .relaxed); probe.tick() }
+        try slots.implement("tick") { (owner: SpellingSlots) in probe.calls.add(1, ordering: .relaxed); probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling11_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.tick = { if probe.stopped { return }; probe.tick() }
+        try slots.implement("tick") { (owner: SpellingSlots) in if probe.stopped { return }; probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling11_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.tick = { [probe] () in probe.note(); probe.tick() }
+        try slots.implement("tick") { [probe] (owner: SpellingSlots) in probe.note(); probe.tick() }
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling11_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: () -> Void = { probe.note(); probe.tick() }
-        slots.tick = body
+        let body: (SpellingSlots) -> Void = { owner in probe.note(); probe.tick() }
+        try slots.implement("tick", body)
         return try implemented("tick", in: slots.dynamicDelegate)
     }
 
     static func spelling11_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.sum = { (a: Int64, b: Int64) in a &+ b }
+        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling11_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.sum = { (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling11_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.sum = { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
+        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling11_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.sum = { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
+        try slots.implement("sum") { (_: SpellingSlots, _: Int64, _: Int64) in probe.note(); return probe.int64 }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling11_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.sum = { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
+        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling11_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.sum = { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
+        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling11_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.sum = { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
+        try slots.implement("sum") { [probe] (owner: SpellingSlots, a: Int64, b: Int64) in probe.note(); return a &+ b }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling11_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.sum = { (_: Int64, _: Int64) in probe.note(); return 0 }
+        try slots.implement("sum") { (_: SpellingSlots, _: Int64, _: Int64) in probe.note(); return 0 }
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling11_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (Int64, Int64) -> Int64 = { a, b in probe.note(); return a &+ b }
-        slots.sum = body
+        let body: (SpellingSlots, Int64, Int64) -> Int64 = { owner, a, b in probe.note(); return a &+ b }
+        try slots.implement("sum", body)
         return try implemented("sum", in: slots.dynamicDelegate)
     }
 
     static func spelling11_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.scale = { (x: Double) in x * probe.factor }
+        try slots.implement("scale") { (owner: SpellingSlots, x: Double) in x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling11_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.scale = { (x: Double) in probe.note(); return x * probe.factor }
+        try slots.implement("scale") { (owner: SpellingSlots, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling11_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.scale = { (x: Double) -> Double in probe.note(); return x * probe.factor }
+        try slots.implement("scale") { (owner: SpellingSlots, x: Double) -> Double in probe.note(); return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling11_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.scale = { (_: Double) in probe.note(); return probe.factor }
+        try slots.implement("scale") { (_: SpellingSlots, _: Double) in probe.note(); return probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling11_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.scale = { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
+        try slots.implement("scale") { (owner: SpellingSlots, x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling11_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.scale = { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
+        try slots.implement("scale") { (owner: SpellingSlots, x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling11_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.scale = { [probe] (x: Double) in probe.note(); return x * probe.factor }
+        try slots.implement("scale") { [probe] (owner: SpellingSlots, x: Double) in probe.note(); return x * probe.factor }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling11_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.scale = { (_: Double) in probe.note(); return 0.0 }
+        try slots.implement("scale") { (_: SpellingSlots, _: Double) in probe.note(); return 0.0 }
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling11_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (Double) -> Double = { x in probe.note(); return x * probe.factor }
-        slots.scale = body
+        let body: (SpellingSlots, Double) -> Double = { owner, x in probe.note(); return x * probe.factor }
+        try slots.implement("scale", body)
         return try implemented("scale", in: slots.dynamicDelegate)
     }
 
     static func spelling11_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.handle = { (handle: OpaquePointer?) in probe.close(handle) }
+        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
     static func spelling11_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.handle = { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
     static func spelling11_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.handle = { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
+        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
     static func spelling11_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.handle = { (_: OpaquePointer?) in probe.note(); return probe.int32 }
+        try slots.implement("handle") { (_: SpellingSlots, _: OpaquePointer?) in probe.note(); return probe.int32 }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
     static func spelling11_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.handle = { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
+        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
     static func spelling11_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.handle = { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
+        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
     static func spelling11_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.handle = { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
+        try slots.implement("handle") { [probe] (owner: SpellingSlots, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 
     static func spelling11_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        slots.handle = { (_: OpaquePointer?) in probe.note(); return 0 }
-        return try implemented("handle", in: slots.dynamicDelegate)
+        return try await mismatchedSignature {
+            try slots.implement("handle") { (_: SpellingSlots, _: OpaquePointer?) in probe.note(); return 0 }
+            return try implemented("handle", in: slots.dynamicDelegate)
+        }
     }
 
     static func spelling11_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
-        slots.handle = body
+        let body: (SpellingSlots, OpaquePointer?) -> Int32 = { owner, handle in probe.note(); return probe.close(handle) }
+        try slots.implement("handle", body)
         return try implemented("handle", in: slots.dynamicDelegate)
     }
 }

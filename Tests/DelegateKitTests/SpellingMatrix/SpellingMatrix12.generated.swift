@@ -3,621 +3,730 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for BlockDelegate.implement.
+/// The spelling matrix's cases for withCCallback.
 enum SpellingMatrix12 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "a single expression",
-                     expected: "int (const void *, const void *)", run: spelling12_0),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "several statements",
-                     expected: "int (const void *, const void *)", run: spelling12_1),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
-                     expected: "int (const void *, const void *)", run: spelling12_2),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
-                     expected: "int (const void *, const void *)", run: spelling12_3),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (const void *, const void *)", run: spelling12_4),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "an early return",
-                     expected: "int (const void *, const void *)", run: spelling12_5),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "a capture list",
-                     expected: "int (const void *, const void *)", run: spelling12_6),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (const void *, const void *)", run: spelling12_7),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
-                     expected: "int (const void *, const void *)", run: spelling12_8),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a single expression",
+                     expected: "void (const void *, const void *)", run: spelling12_0),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "several statements",
+                     expected: "void (const void *, const void *)", run: spelling12_1),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+                     expected: "void (const void *, const void *)", run: spelling12_2),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+                     expected: "void (const void *, const void *)", run: spelling12_3),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (const void *, const void *)", run: spelling12_4),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "an early return",
+                     expected: "void (const void *, const void *)", run: spelling12_5),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a capture list",
+                     expected: "void (const void *, const void *)", run: spelling12_6),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (const void *, const void *)", run: spelling12_7),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+                     expected: "void (const void *, const void *)", run: spelling12_8),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling12_9),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling12_10),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling12_11),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling12_12),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling12_13),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling12_14),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling12_15),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *)", run: spelling12_16),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "a single expression",
-                     expected: "int (void *)", run: spelling12_17),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "several statements",
-                     expected: "int (void *)", run: spelling12_18),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "several statements, result type written",
-                     expected: "int (void *)", run: spelling12_19),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "unused parameters as _",
-                     expected: "int (void *)", run: spelling12_20),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (void *)", run: spelling12_21),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "an early return",
-                     expected: "int (void *)", run: spelling12_22),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "a capture list",
-                     expected: "int (void *)", run: spelling12_23),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (void *)", run: spelling12_24),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *)", spelling: "a closure value in a let",
-                     expected: "int (void *)", run: spelling12_25),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void *(void *)", run: spelling12_26),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void *(void *)", run: spelling12_27),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "several statements, result type written",
-                     expected: "void *(void *)", run: spelling12_28),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "unused parameters as _",
-                     expected: "void *(void *)", run: spelling12_29),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
-                     expected: "void *(void *)", run: spelling12_30),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "an early return",
-                     expected: "void *(void *)", run: spelling12_31),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "a capture list",
-                     expected: "void *(void *)", run: spelling12_32),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void *(void *)", spelling: "a closure value in a let",
-                     expected: "void *(void *)", run: spelling12_34),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "int (void *, int)", run: spelling12_35),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "int (void *, int)", run: spelling12_36),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "int (void *, int)", run: spelling12_37),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "unused parameters as _",
-                     expected: "int (void *, int)", run: spelling12_38),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
-                     expected: "int (void *, int)", run: spelling12_39),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "an early return",
-                     expected: "int (void *, int)", run: spelling12_40),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "a capture list",
-                     expected: "int (void *, int)", run: spelling12_41),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (void *, int)", run: spelling12_42),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (void *, int)", spelling: "a closure value in a let",
-                     expected: "int (void *, int)", run: spelling12_43),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "a single expression",
-                     expected: "void (void *, void *)", run: spelling12_44),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling12_17),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a single expression",
+                     expected: "void (void *)", run: spelling12_18),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "several statements",
+                     expected: "void (void *)", run: spelling12_19),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "several statements, result type written",
+                     expected: "void (void *)", run: spelling12_20),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "unused parameters as _",
+                     expected: "void (void *)", run: spelling12_21),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *)", run: spelling12_22),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "an early return",
+                     expected: "void (void *)", run: spelling12_23),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a capture list",
+                     expected: "void (void *)", run: spelling12_24),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *)", run: spelling12_25),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling12_26),
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a single expression",
+                     expected: "void (void *)", run: spelling12_27),
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "several statements",
+                     expected: "void (void *)", run: spelling12_28),
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "several statements, result type written",
+                     expected: "void (void *)", run: spelling12_29),
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "unused parameters as _",
+                     expected: "void (void *)", run: spelling12_30),
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *)", run: spelling12_31),
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "an early return",
+                     expected: "void (void *)", run: spelling12_32),
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void (void *)", run: spelling12_33),
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *)", run: spelling12_34),
+        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void (void *)", run: spelling12_35),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a single expression",
+                     expected: "void (void *, int)", run: spelling12_36),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "several statements",
+                     expected: "void (void *, int)", run: spelling12_37),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int)", run: spelling12_38),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int)", run: spelling12_39),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int)", run: spelling12_40),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "void (void *, int)", run: spelling12_41),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "void (void *, int)", run: spelling12_42),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *, int)", run: spelling12_43),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int)", run: spelling12_44),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling12_45),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling12_46),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling12_47),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling12_48),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling12_49),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling12_50),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling12_51),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "a single expression",
-                     expected: "void (void)", run: spelling12_52),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "several statements",
-                     expected: "void (void)", run: spelling12_53),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *, void *)", run: spelling12_52),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a closure value in a let",
+                     expected: "void (void *, void *)", run: spelling12_53),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling12_54),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling12_55),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling12_56),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling12_57),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling12_58),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling12_59),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling12_60),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling12_61),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling12_62),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling12_63),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling12_64),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling12_65),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling12_66),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
-                     expected: "int64_t (int64_t, int64_t)", run: spelling12_67),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "a single expression",
-                     expected: "double (double)", run: spelling12_68),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "several statements",
-                     expected: "double (double)", run: spelling12_69),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "double (double)", run: spelling12_70),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "double (double)", run: spelling12_71),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "double (double)", run: spelling12_72),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "an early return",
-                     expected: "double (double)", run: spelling12_73),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "a capture list",
-                     expected: "double (double)", run: spelling12_74),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "double (double)", run: spelling12_75),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double)", spelling: "a closure value in a let",
-                     expected: "double (double)", run: spelling12_76),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "int (struct opaque *)", run: spelling12_77),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "int (struct opaque *)", run: spelling12_78),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "int (struct opaque *)", run: spelling12_79),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "int (struct opaque *)", run: spelling12_80),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "int (struct opaque *)", run: spelling12_81),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "int (struct opaque *)", run: spelling12_82),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "a capture list",
-                     expected: "int (struct opaque *)", run: spelling12_83),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (struct opaque *)", run: spelling12_84),
-        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "a closure value in a let",
-                     expected: "int (struct opaque *)", run: spelling12_85),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a capture list",
+                     expected: "void (void)", run: spelling12_59),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void)", run: spelling12_60),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a closure value in a let",
+                     expected: "void (void)", run: spelling12_61),
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+                     expected: "void (int64_t, int64_t)", run: spelling12_62),
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+                     expected: "void (int64_t, int64_t)", run: spelling12_63),
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+                     expected: "void (int64_t, int64_t)", run: spelling12_64),
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+                     expected: "void (int64_t, int64_t)", run: spelling12_65),
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "void (int64_t, int64_t)", run: spelling12_66),
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "void (int64_t, int64_t)", run: spelling12_67),
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "void (int64_t, int64_t)", run: spelling12_68),
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (int64_t, int64_t)", run: spelling12_69),
+        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "void (int64_t, int64_t)", run: spelling12_70),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a single expression",
+                     expected: "void (double)", run: spelling12_71),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "several statements",
+                     expected: "void (double)", run: spelling12_72),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "several statements, result type written",
+                     expected: "void (double)", run: spelling12_73),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "void (double)", run: spelling12_74),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "void (double)", run: spelling12_75),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "an early return",
+                     expected: "void (double)", run: spelling12_76),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a capture list",
+                     expected: "void (double)", run: spelling12_77),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (double)", run: spelling12_78),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a closure value in a let",
+                     expected: "void (double)", run: spelling12_79),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a single expression",
+                     expected: "void (struct opaque *)", run: spelling12_80),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "several statements",
+                     expected: "void (struct opaque *)", run: spelling12_81),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "void (struct opaque *)", run: spelling12_82),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "void (struct opaque *)", run: spelling12_83),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "void (struct opaque *)", run: spelling12_84),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "void (struct opaque *)", run: spelling12_85),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a capture list",
+                     expected: "void (struct opaque *)", run: spelling12_86),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (struct opaque *)", run: spelling12_87),
+        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+                     expected: "void (struct opaque *)", run: spelling12_88),
     ]
 
     static func spelling12_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
-        return try implemented("comparator", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) })
+        }
     }
 
     static func spelling12_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("comparator") { (_: SpellingSlots, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("comparator", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
-        return try implemented("comparator", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("comparator") { (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
-        return try implemented("comparator", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) })
+        }
     }
 
     static func spelling12_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("comparator") { [probe] (owner: SpellingSlots, a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
-        return try implemented("comparator", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await mismatchedSignature {
-            try slots.implement("comparator") { (_: SpellingSlots, _: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
-            return try implemented("comparator", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 })
         }
     }
 
     static func spelling12_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots, UnsafeRawPointer?, UnsafeRawPointer?) -> Int32 = { owner, a, b in probe.note(); return probe.compare(a, b) }
-        try slots.implement("comparator", body)
-        return try implemented("comparator", in: slots.dynamicDelegate)
+        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) throws -> Int = { a, b in probe.note(); return probe.element(a, b) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.free(p) }
-        return try implemented("destroy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.element(p) })
+        }
     }
 
     static func spelling12_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("destroy") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("destroy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
-        return try implemented("destroy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) })
+        }
     }
 
     static func spelling12_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("destroy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
-        return try implemented("destroy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) })
+        }
     }
 
     static func spelling12_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("destroy") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
-        return try implemented("destroy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots, UnsafeMutableRawPointer?) -> Void = { owner, p in probe.note(); probe.free(p) }
-        try slots.implement("destroy", body)
-        return try implemented("destroy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 })
+        }
     }
 
     static func spelling12_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.count(p) }
-        return try implemented("context", in: slots.dynamicDelegate)
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int = { p in probe.note(); return probe.element(p) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.element(p) })
+        }
     }
 
     static func spelling12_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
-        return try implemented("context", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("context") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
-        return try implemented("context", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
-        return try implemented("context", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("context") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
-        return try implemented("context", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) })
+        }
     }
 
     static func spelling12_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("context") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
-        return try implemented("context", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) })
+        }
     }
 
     static func spelling12_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await mismatchedSignature {
-            try slots.implement("context") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-            return try implemented("context", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
         }
     }
 
     static func spelling12_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots, UnsafeMutableRawPointer?) -> Int32 = { owner, p in probe.note(); return probe.count(p) }
-        try slots.implement("context", body)
-        return try implemented("context", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 })
+        }
     }
 
     static func spelling12_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.pass(p) }
-        return try implemented("threadStart", in: slots.dynamicDelegate)
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int = { p in probe.note(); return probe.element(p) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.element(p) })
+        }
     }
 
     static func spelling12_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("threadStart") { (_: SpellingSlots, _: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
-        return try implemented("threadStart", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
-        return try implemented("threadStart", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("threadStart") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
-        return try implemented("threadStart", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) })
+        }
     }
 
     static func spelling12_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("threadStart") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
-        return try implemented("threadStart", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) })
+        }
+    }
+
+    static func spelling12_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
+        }
     }
 
     static func spelling12_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots, UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { owner, p in probe.note(); return probe.pass(p) }
-        try slots.implement("threadStart", body)
-        return try implemented("threadStart", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 })
+        }
     }
 
     static func spelling12_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
-        return try implemented("busy", in: slots.dynamicDelegate)
+        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int = { p in probe.note(); return probe.element(p) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) })
+        }
     }
 
     static func spelling12_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) })
+        }
     }
 
     static func spelling12_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("busy") { (_: SpellingSlots, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
-        return try implemented("busy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) })
+        }
     }
 
     static func spelling12_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
-        return try implemented("busy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("busy") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
-        return try implemented("busy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) })
+        }
     }
 
     static func spelling12_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("busy") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
-        return try implemented("busy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) })
+        }
     }
 
     static func spelling12_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await mismatchedSignature {
-            try slots.implement("busy") { (_: SpellingSlots, _: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
-            return try implemented("busy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) })
         }
     }
 
     static func spelling12_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots, UnsafeMutableRawPointer?, Int32) -> Int32 = { owner, p, count in probe.note(); return probe.retry(p, count) }
-        try slots.implement("busy", body)
-        return try implemented("busy", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 })
+        }
     }
 
     static func spelling12_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
-        return try implemented("foreach", in: slots.dynamicDelegate)
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32) throws -> Int = { p, count in probe.note(); return probe.element(p, count) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) })
+        }
     }
 
     static func spelling12_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) })
+        }
     }
 
     static func spelling12_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("foreach") { (_: SpellingSlots, _: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
-        return try implemented("foreach", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) })
+        }
     }
 
     static func spelling12_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
-        return try implemented("foreach", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("foreach") { (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
-        return try implemented("foreach", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) })
+        }
     }
 
     static func spelling12_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("foreach") { [probe] (owner: SpellingSlots, element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
-        return try implemented("foreach", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) })
+        }
     }
 
     static func spelling12_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { owner, element, data in probe.note(); probe.visit(element, data) }
-        try slots.implement("foreach", body)
-        return try implemented("foreach", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) })
+        }
     }
 
     static func spelling12_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("tick") { (owner: SpellingSlots) in probe.tick() }
-        return try implemented("tick", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return 0 })
+        }
     }
 
     static func spelling12_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("tick") { (owner: SpellingSlots) in probe.note(); probe.tick() }
-        return try implemented("tick", in: slots.dynamicDelegate)
+        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) throws -> Int = { element, data in probe.note(); return probe.element(element, data) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("tick") { (owner: SpellingSlots) -> Void in probe.note(); probe.tick() }
-        return try implemented("tick", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { probe.element() })
+        }
     }
 
     static func spelling12_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("tick") { (owner: SpellingSlots) in probe.calls.add(1, ordering: .relaxed); probe.tick() }
-        return try implemented("tick", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("tick") { (owner: SpellingSlots) in if probe.stopped { return }; probe.tick() }
-        return try implemented("tick", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { () -> Int in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("tick") { [probe] (owner: SpellingSlots) in probe.note(); probe.tick() }
-        return try implemented("tick", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { probe.calls.add(1, ordering: .relaxed); return probe.element() })
+        }
     }
 
     static func spelling12_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots) -> Void = { owner in probe.note(); probe.tick() }
-        try slots.implement("tick", body)
-        return try implemented("tick", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { if probe.stopped { return probe.element() }; return probe.element() })
+        }
     }
 
     static func spelling12_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in a &+ b }
-        return try implemented("sum", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] () in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { () in probe.note(); return 0 })
+        }
     }
 
     static func spelling12_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
-        return try implemented("sum", in: slots.dynamicDelegate)
+        let body: @Sendable () throws -> Int = { probe.note(); return probe.element() }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("sum") { (_: SpellingSlots, _: Int64, _: Int64) in probe.note(); return probe.int64 }
-        return try implemented("sum", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in probe.element(a, b) })
+        }
     }
 
     static func spelling12_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
-        return try implemented("sum", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("sum") { (owner: SpellingSlots, a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
-        return try implemented("sum", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("sum") { [probe] (owner: SpellingSlots, a: Int64, b: Int64) in probe.note(); return a &+ b }
-        return try implemented("sum", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: Int64, _: Int64) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("sum") { (_: SpellingSlots, _: Int64, _: Int64) in probe.note(); return 0 }
-        return try implemented("sum", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots, Int64, Int64) -> Int64 = { owner, a, b in probe.note(); return a &+ b }
-        try slots.implement("sum", body)
-        return try implemented("sum", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) })
+        }
     }
 
     static func spelling12_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("scale") { (owner: SpellingSlots, x: Double) in x * probe.factor }
-        return try implemented("scale", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) })
+        }
     }
 
     static func spelling12_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("scale") { (owner: SpellingSlots, x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: Int64, _: Int64) in probe.note(); return 0 })
+        }
     }
 
     static func spelling12_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("scale") { (owner: SpellingSlots, x: Double) -> Double in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: slots.dynamicDelegate)
+        let body: @Sendable (Int64, Int64) throws -> Int = { a, b in probe.note(); return probe.element(a, b) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("scale") { (_: SpellingSlots, _: Double) in probe.note(); return probe.factor }
-        return try implemented("scale", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) in probe.element(x) })
+        }
     }
 
     static func spelling12_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("scale") { (owner: SpellingSlots, x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
-        return try implemented("scale", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) in probe.note(); return probe.element(x) })
+        }
     }
 
     static func spelling12_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("scale") { (owner: SpellingSlots, x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
-        return try implemented("scale", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) -> Int in probe.note(); return probe.element(x) })
+        }
     }
 
     static func spelling12_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("scale") { [probe] (owner: SpellingSlots, x: Double) in probe.note(); return x * probe.factor }
-        return try implemented("scale", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: Double) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("scale") { (_: SpellingSlots, _: Double) in probe.note(); return 0.0 }
-        return try implemented("scale", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) })
+        }
     }
 
     static func spelling12_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots, Double) -> Double = { owner, x in probe.note(); return x * probe.factor }
-        try slots.implement("scale", body)
-        return try implemented("scale", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) })
+        }
     }
 
     static func spelling12_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in probe.close(handle) }
-        return try implemented("handle", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (x: Double) in probe.note(); return probe.element(x) })
+        }
     }
 
     static func spelling12_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: Double) in probe.note(); return 0 })
+        }
     }
 
     static func spelling12_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: slots.dynamicDelegate)
+        let body: @Sendable (Double) throws -> Int = { x in probe.note(); return probe.element(x) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 
     static func spelling12_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("handle") { (_: SpellingSlots, _: OpaquePointer?) in probe.note(); return probe.int32 }
-        return try implemented("handle", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in probe.element(handle) })
+        }
     }
 
     static func spelling12_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
-        return try implemented("handle", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) })
+        }
     }
 
     static func spelling12_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("handle") { (owner: SpellingSlots, handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
-        return try implemented("handle", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) })
+        }
     }
 
     static func spelling12_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        try slots.implement("handle") { [probe] (owner: SpellingSlots, handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
-        return try implemented("handle", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: OpaquePointer?) in probe.note(); return probe.element() })
+        }
     }
 
     static func spelling12_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await mismatchedSignature {
-            try slots.implement("handle") { (_: SpellingSlots, _: OpaquePointer?) in probe.note(); return 0 }
-            return try implemented("handle", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) })
         }
     }
 
     static func spelling12_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: (SpellingSlots, OpaquePointer?) -> Int32 = { owner, handle in probe.note(); return probe.close(handle) }
-        try slots.implement("handle", body)
-        return try implemented("handle", in: slots.dynamicDelegate)
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) })
+        }
+    }
+
+    static func spelling12_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) })
+        }
+    }
+
+    static func spelling12_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: OpaquePointer?) in probe.note(); return 0 })
+        }
+    }
+
+    static func spelling12_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (OpaquePointer?) throws -> Int = { handle in probe.note(); return probe.element(handle) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
     }
 }

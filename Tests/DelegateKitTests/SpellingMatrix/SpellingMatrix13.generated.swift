@@ -3,730 +3,641 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for withCCallback.
+/// The spelling matrix's cases for CClosure.makeStream.
 enum SpellingMatrix13 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "void (const void *, const void *)", run: spelling13_0),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "void (const void *, const void *)", run: spelling13_1),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "void (const void *, const void *)", run: spelling13_2),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "void (const void *, const void *)", run: spelling13_3),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (const void *, const void *)", run: spelling13_4),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "void (const void *, const void *)", run: spelling13_5),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "void (const void *, const void *)", run: spelling13_6),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (const void *, const void *)", run: spelling13_7),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "void (const void *, const void *)", run: spelling13_8),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling13_9),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling13_10),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling13_11),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling13_12),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling13_13),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling13_14),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling13_15),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *)", run: spelling13_16),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling13_17),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling13_18),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling13_19),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling13_20),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling13_21),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling13_22),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling13_23),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling13_24),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *)", run: spelling13_25),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling13_26),
-        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling13_27),
-        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling13_28),
-        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling13_29),
-        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling13_30),
-        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling13_31),
-        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling13_32),
-        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling13_33),
-        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *)", run: spelling13_34),
-        SpellingCase(entryPoint: "withCCallback", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling13_35),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "void (void *, int)", run: spelling13_36),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "several statements",
                      expected: "void (void *, int)", run: spelling13_37),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "void (void *, int)", run: spelling13_38),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "void (void *, int)", run: spelling13_39),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, int)", run: spelling13_40),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "an early return",
                      expected: "void (void *, int)", run: spelling13_41),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "void (void *, int)", run: spelling13_42),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *, int)", run: spelling13_43),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "void (void *, int)", run: spelling13_44),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling13_45),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling13_46),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling13_47),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling13_48),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling13_49),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling13_50),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling13_51),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *, void *)", run: spelling13_52),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling13_53),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling13_54),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling13_55),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling13_56),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling13_57),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling13_58),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling13_59),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void)", run: spelling13_60),
-        SpellingCase(entryPoint: "withCCallback", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling13_61),
-        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "void (int64_t, int64_t)", run: spelling13_62),
-        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "void (int64_t, int64_t)", run: spelling13_63),
-        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "void (int64_t, int64_t)", run: spelling13_64),
-        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "void (int64_t, int64_t)", run: spelling13_65),
-        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "void (int64_t, int64_t)", run: spelling13_66),
-        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "void (int64_t, int64_t)", run: spelling13_67),
-        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "void (int64_t, int64_t)", run: spelling13_68),
-        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (int64_t, int64_t)", run: spelling13_69),
-        SpellingCase(entryPoint: "withCCallback", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "void (int64_t, int64_t)", run: spelling13_70),
-        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a single expression",
                      expected: "void (double)", run: spelling13_71),
-        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "several statements",
                      expected: "void (double)", run: spelling13_72),
-        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "void (double)", run: spelling13_73),
-        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "void (double)", run: spelling13_74),
-        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "void (double)", run: spelling13_75),
-        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "an early return",
                      expected: "void (double)", run: spelling13_76),
-        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a capture list",
                      expected: "void (double)", run: spelling13_77),
-        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (double)", run: spelling13_78),
-        SpellingCase(entryPoint: "withCCallback", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "void (double)", run: spelling13_79),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "void (struct opaque *)", run: spelling13_80),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "void (struct opaque *)", run: spelling13_81),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "void (struct opaque *)", run: spelling13_82),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "void (struct opaque *)", run: spelling13_83),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "void (struct opaque *)", run: spelling13_84),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "void (struct opaque *)", run: spelling13_85),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "void (struct opaque *)", run: spelling13_86),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (struct opaque *)", run: spelling13_87),
-        SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "void (struct opaque *)", run: spelling13_88),
     ]
 
     static func spelling13_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) throws -> Int = { a, b in probe.note(); return probe.element(a, b) }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int = { a, b in probe.note(); return probe.element(a, b) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 
     static func spelling13_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int = { p in probe.note(); return probe.element(p) }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 
     static func spelling13_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int = { p in probe.note(); return probe.element(p) }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 
     static func spelling13_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return closure.signature
     }
 
     static func spelling13_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?) throws -> Int = { p in probe.note(); return probe.element(p) }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 
     static func spelling13_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) }
+        return closure.signature
     }
 
     static func spelling13_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
+        return closure.signature
     }
 
     static func spelling13_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) }
+        return closure.signature
     }
 
     static func spelling13_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) }
+        return closure.signature
     }
 
     static func spelling13_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) })
-        }
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) }
+        return closure.signature
     }
 
     static func spelling13_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
+        return closure.signature
     }
 
     static func spelling13_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, Int32) throws -> Int = { p, count in probe.note(); return probe.element(p, count) }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int = { p, count in probe.note(); return probe.element(p, count) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 
     static func spelling13_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) })
-        }
+        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) }
+        return closure.signature
     }
 
     static func spelling13_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) })
-        }
+        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
+        return closure.signature
     }
 
     static func spelling13_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) })
-        }
+        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) }
+        return closure.signature
     }
 
     static func spelling13_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) })
-        }
+        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) }
+        return closure.signature
     }
 
     static func spelling13_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) })
-        }
+        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) }
+        return closure.signature
     }
 
     static func spelling13_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
+        return closure.signature
     }
 
     static func spelling13_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) throws -> Int = { element, data in probe.note(); return probe.element(element, data) }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int = { element, data in probe.note(); return probe.element(element, data) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 
     static func spelling13_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { probe.element() }
+        return closure.signature
     }
 
     static func spelling13_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { () -> Int in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { () -> Int in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { probe.calls.add(1, ordering: .relaxed); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { probe.calls.add(1, ordering: .relaxed); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { if probe.stopped { return probe.element() }; return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { if probe.stopped { return probe.element() }; return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] () in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] () in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { () in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { () in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable () throws -> Int = { probe.note(); return probe.element() }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable () -> Int = { probe.note(); return probe.element() }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 
     static func spelling13_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: Int64, _: Int64) in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: Int64, _: Int64) in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
+        return closure.signature
     }
 
     static func spelling13_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: Int64, _: Int64) in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: Int64, _: Int64) in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Int64, Int64) throws -> Int = { a, b in probe.note(); return probe.element(a, b) }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable (Int64, Int64) -> Int = { a, b in probe.note(); return probe.element(a, b) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 
     static func spelling13_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (x: Double) in probe.element(x) })
-        }
+        let (_, closure) = try CClosure.makeStream { (x: Double) in probe.element(x) }
+        return closure.signature
     }
 
     static func spelling13_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (x: Double) in probe.note(); return probe.element(x) })
-        }
+        let (_, closure) = try CClosure.makeStream { (x: Double) in probe.note(); return probe.element(x) }
+        return closure.signature
     }
 
     static func spelling13_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (x: Double) -> Int in probe.note(); return probe.element(x) })
-        }
+        let (_, closure) = try CClosure.makeStream { (x: Double) -> Int in probe.note(); return probe.element(x) }
+        return closure.signature
     }
 
     static func spelling13_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: Double) in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: Double) in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) })
-        }
+        let (_, closure) = try CClosure.makeStream { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) }
+        return closure.signature
     }
 
     static func spelling13_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) })
-        }
+        let (_, closure) = try CClosure.makeStream { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) }
+        return closure.signature
     }
 
     static func spelling13_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] (x: Double) in probe.note(); return probe.element(x) })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] (x: Double) in probe.note(); return probe.element(x) }
+        return closure.signature
     }
 
     static func spelling13_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: Double) in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: Double) in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (Double) throws -> Int = { x in probe.note(); return probe.element(x) }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable (Double) -> Int = { x in probe.note(); return probe.element(x) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 
     static func spelling13_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in probe.element(handle) })
-        }
+        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in probe.element(handle) }
+        return closure.signature
     }
 
     static func spelling13_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) })
-        }
+        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
+        return closure.signature
     }
 
     static func spelling13_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) })
-        }
+        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) }
+        return closure.signature
     }
 
     static func spelling13_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: OpaquePointer?) in probe.note(); return probe.element() })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: OpaquePointer?) in probe.note(); return probe.element() }
+        return closure.signature
     }
 
     static func spelling13_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) })
-        }
+        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) }
+        return closure.signature
     }
 
     static func spelling13_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) })
-        }
+        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) }
+        return closure.signature
     }
 
     static func spelling13_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) })
-        }
+        let (_, closure) = try CClosure.makeStream { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
+        return closure.signature
     }
 
     static func spelling13_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: { (_: OpaquePointer?) in probe.note(); return 0 })
-        }
+        let (_, closure) = try CClosure.makeStream { (_: OpaquePointer?) in probe.note(); return 0 }
+        return closure.signature
     }
 
     static func spelling13_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let body: @Sendable (OpaquePointer?) throws -> Int = { handle in probe.note(); return probe.element(handle) }
-        return try await refusedCallbackSignature { start in
-            _ = try await withCCallback(start, receive: body)
-        }
+        let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
     }
 }

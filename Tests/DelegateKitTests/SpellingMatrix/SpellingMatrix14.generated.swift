@@ -3,641 +3,730 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for CClosure.makeStream.
+/// The spelling matrix's cases for NotifiedCallback.makeStream.
 enum SpellingMatrix14 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "a single expression",
                      expected: "void (const void *, const void *)", run: spelling14_0),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "several statements",
                      expected: "void (const void *, const void *)", run: spelling14_1),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
                      expected: "void (const void *, const void *)", run: spelling14_2),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
                      expected: "void (const void *, const void *)", run: spelling14_3),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (const void *, const void *)", run: spelling14_4),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "an early return",
                      expected: "void (const void *, const void *)", run: spelling14_5),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "a capture list",
                      expected: "void (const void *, const void *)", run: spelling14_6),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (const void *, const void *)", run: spelling14_7),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
                      expected: "void (const void *, const void *)", run: spelling14_8),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling14_9),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling14_10),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling14_11),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling14_12),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling14_13),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling14_14),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling14_15),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *)", run: spelling14_16),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling14_17),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling14_18),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling14_19),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling14_20),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling14_21),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling14_22),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling14_23),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling14_24),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *)", run: spelling14_25),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling14_26),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling14_27),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling14_28),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling14_29),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling14_30),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling14_31),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling14_32),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling14_33),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *)", run: spelling14_34),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void *(void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling14_35),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "a single expression",
                      expected: "void (void *, int)", run: spelling14_36),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "several statements",
                      expected: "void (void *, int)", run: spelling14_37),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "several statements, result type written",
                      expected: "void (void *, int)", run: spelling14_38),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "unused parameters as _",
                      expected: "void (void *, int)", run: spelling14_39),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, int)", run: spelling14_40),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "an early return",
                      expected: "void (void *, int)", run: spelling14_41),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "a capture list",
                      expected: "void (void *, int)", run: spelling14_42),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *, int)", run: spelling14_43),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (void *, int)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "a closure value in a let",
                      expected: "void (void *, int)", run: spelling14_44),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling14_45),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling14_46),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling14_47),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling14_48),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling14_49),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling14_50),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling14_51),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *, void *)", run: spelling14_52),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling14_53),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling14_54),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling14_55),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling14_56),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling14_57),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling14_58),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling14_59),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void)", run: spelling14_60),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling14_61),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
                      expected: "void (int64_t, int64_t)", run: spelling14_62),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
                      expected: "void (int64_t, int64_t)", run: spelling14_63),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
                      expected: "void (int64_t, int64_t)", run: spelling14_64),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
                      expected: "void (int64_t, int64_t)", run: spelling14_65),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
                      expected: "void (int64_t, int64_t)", run: spelling14_66),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
                      expected: "void (int64_t, int64_t)", run: spelling14_67),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
                      expected: "void (int64_t, int64_t)", run: spelling14_68),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (int64_t, int64_t)", run: spelling14_69),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
                      expected: "void (int64_t, int64_t)", run: spelling14_70),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "a single expression",
                      expected: "void (double)", run: spelling14_71),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "several statements",
                      expected: "void (double)", run: spelling14_72),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "several statements, result type written",
                      expected: "void (double)", run: spelling14_73),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "unused parameters as _",
                      expected: "void (double)", run: spelling14_74),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "a first statement whose value is discarded",
                      expected: "void (double)", run: spelling14_75),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "an early return",
                      expected: "void (double)", run: spelling14_76),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "a capture list",
                      expected: "void (double)", run: spelling14_77),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (double)", run: spelling14_78),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "a closure value in a let",
                      expected: "void (double)", run: spelling14_79),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "a single expression",
                      expected: "void (struct opaque *)", run: spelling14_80),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "several statements",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "several statements",
                      expected: "void (struct opaque *)", run: spelling14_81),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "several statements, result type written",
                      expected: "void (struct opaque *)", run: spelling14_82),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "unused parameters as _",
                      expected: "void (struct opaque *)", run: spelling14_83),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
                      expected: "void (struct opaque *)", run: spelling14_84),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "an early return",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "an early return",
                      expected: "void (struct opaque *)", run: spelling14_85),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "a capture list",
                      expected: "void (struct opaque *)", run: spelling14_86),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (struct opaque *)", run: spelling14_87),
-        SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "void (struct opaque *)", run: spelling14_88),
     ]
 
     static func spelling14_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int = { a, b in probe.note(); return probe.element(a, b) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int = { p, count in probe.note(); return probe.element(p, count) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int = { element, data in probe.note(); return probe.element(element, data) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { () -> Int in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { () -> Int in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { probe.calls.add(1, ordering: .relaxed); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { probe.calls.add(1, ordering: .relaxed); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { if probe.stopped { return probe.element() }; return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { if probe.stopped { return probe.element() }; return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] () in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] () in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { () in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { () in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Int = { probe.note(); return probe.element() }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: Int64, _: Int64) in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: Int64, _: Int64) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: Int64, _: Int64) in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: Int64, _: Int64) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int = { a, b in probe.note(); return probe.element(a, b) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) in probe.element(x) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in probe.element(x) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) in probe.note(); return probe.element(x) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in probe.note(); return probe.element(x) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) -> Int in probe.note(); return probe.element(x) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) -> Int in probe.note(); return probe.element(x) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: Double) in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: Double) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (x: Double) in probe.note(); return probe.element(x) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (x: Double) in probe.note(); return probe.element(x) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: Double) in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: Double) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Int = { x in probe.note(); return probe.element(x) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in probe.element(handle) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in probe.element(handle) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: OpaquePointer?) in probe.note(); return probe.element() }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: OpaquePointer?) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, closure) = try CClosure.makeStream { (_: OpaquePointer?) in probe.note(); return 0 }
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream { (_: OpaquePointer?) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.callback.signature
     }
 
     static func spelling14_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
-        let (_, closure) = try CClosure.makeStream(body)
-        return closure.signature
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.callback.signature
     }
 }

@@ -3,730 +3,641 @@
 @testable import DelegateKit
 import Synchronization
 
-/// The spelling matrix's cases for NotifiedCallback.makeStream.
+/// The spelling matrix's cases for calls(of:).
 enum SpellingMatrix15 {
     static let cases: [SpellingCase] = [
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "a single expression",
-                     expected: "void (const void *, const void *)", run: spelling15_0),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "several statements",
-                     expected: "void (const void *, const void *)", run: spelling15_1),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
-                     expected: "void (const void *, const void *)", run: spelling15_2),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
-                     expected: "void (const void *, const void *)", run: spelling15_3),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
-                     expected: "void (const void *, const void *)", run: spelling15_4),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "an early return",
-                     expected: "void (const void *, const void *)", run: spelling15_5),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "a capture list",
-                     expected: "void (const void *, const void *)", run: spelling15_6),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void (const void *, const void *)", run: spelling15_7),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
-                     expected: "void (const void *, const void *)", run: spelling15_8),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "a single expression",
+                     expected: "int (const void *, const void *)", run: spelling15_0),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "several statements",
+                     expected: "int (const void *, const void *)", run: spelling15_1),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "several statements, result type written",
+                     expected: "int (const void *, const void *)", run: spelling15_2),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "unused parameters as _",
+                     expected: "int (const void *, const void *)", run: spelling15_3),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (const void *, const void *)", run: spelling15_4),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "an early return",
+                     expected: "int (const void *, const void *)", run: spelling15_5),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "a capture list",
+                     expected: "int (const void *, const void *)", run: spelling15_6),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (const void *, const void *)", run: spelling15_7),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (const void *, const void *)", spelling: "a closure value in a let",
+                     expected: "int (const void *, const void *)", run: spelling15_8),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a single expression",
                      expected: "void (void *)", run: spelling15_9),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "several statements",
                      expected: "void (void *)", run: spelling15_10),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "several statements, result type written",
                      expected: "void (void *)", run: spelling15_11),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "unused parameters as _",
                      expected: "void (void *)", run: spelling15_12),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *)", run: spelling15_13),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "an early return",
                      expected: "void (void *)", run: spelling15_14),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a capture list",
                      expected: "void (void *)", run: spelling15_15),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *)", run: spelling15_16),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *)", spelling: "a closure value in a let",
                      expected: "void (void *)", run: spelling15_17),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling15_18),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "several statements",
-                     expected: "void (void *)", run: spelling15_19),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "several statements, result type written",
-                     expected: "void (void *)", run: spelling15_20),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "unused parameters as _",
-                     expected: "void (void *)", run: spelling15_21),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void *)", run: spelling15_22),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "an early return",
-                     expected: "void (void *)", run: spelling15_23),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "a capture list",
-                     expected: "void (void *)", run: spelling15_24),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void (void *)", run: spelling15_25),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *)", spelling: "a closure value in a let",
-                     expected: "void (void *)", run: spelling15_26),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "a single expression",
-                     expected: "void (void *)", run: spelling15_27),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "several statements",
-                     expected: "void (void *)", run: spelling15_28),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "several statements, result type written",
-                     expected: "void (void *)", run: spelling15_29),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "unused parameters as _",
-                     expected: "void (void *)", run: spelling15_30),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void *)", run: spelling15_31),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "an early return",
-                     expected: "void (void *)", run: spelling15_32),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "a capture list",
-                     expected: "void (void *)", run: spelling15_33),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void (void *)", run: spelling15_34),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void *(void *)", spelling: "a closure value in a let",
-                     expected: "void (void *)", run: spelling15_35),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "a single expression",
-                     expected: "void (void *, int)", run: spelling15_36),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "several statements",
-                     expected: "void (void *, int)", run: spelling15_37),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "several statements, result type written",
-                     expected: "void (void *, int)", run: spelling15_38),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "unused parameters as _",
-                     expected: "void (void *, int)", run: spelling15_39),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void *, int)", run: spelling15_40),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "an early return",
-                     expected: "void (void *, int)", run: spelling15_41),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "a capture list",
-                     expected: "void (void *, int)", run: spelling15_42),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void (void *, int)", run: spelling15_43),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (void *, int)", spelling: "a closure value in a let",
-                     expected: "void (void *, int)", run: spelling15_44),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "a single expression",
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a single expression",
+                     expected: "int (void *)", run: spelling15_18),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "several statements",
+                     expected: "int (void *)", run: spelling15_19),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "several statements, result type written",
+                     expected: "int (void *)", run: spelling15_20),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "unused parameters as _",
+                     expected: "int (void *)", run: spelling15_21),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (void *)", run: spelling15_22),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "an early return",
+                     expected: "int (void *)", run: spelling15_23),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a capture list",
+                     expected: "int (void *)", run: spelling15_24),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *)", run: spelling15_25),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *)", spelling: "a closure value in a let",
+                     expected: "int (void *)", run: spelling15_26),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a single expression",
+                     expected: "void *(void *)", run: spelling15_27),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "several statements",
+                     expected: "void *(void *)", run: spelling15_28),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "several statements, result type written",
+                     expected: "void *(void *)", run: spelling15_29),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "unused parameters as _",
+                     expected: "void *(void *)", run: spelling15_30),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a first statement whose value is discarded",
+                     expected: "void *(void *)", run: spelling15_31),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "an early return",
+                     expected: "void *(void *)", run: spelling15_32),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a capture list",
+                     expected: "void *(void *)", run: spelling15_33),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void *(void *)", run: spelling15_34),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void *(void *)", spelling: "a closure value in a let",
+                     expected: "void *(void *)", run: spelling15_35),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a single expression",
+                     expected: "int (void *, int)", run: spelling15_36),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "several statements",
+                     expected: "int (void *, int)", run: spelling15_37),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "several statements, result type written",
+                     expected: "int (void *, int)", run: spelling15_38),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "unused parameters as _",
+                     expected: "int (void *, int)", run: spelling15_39),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a first statement whose value is discarded",
+                     expected: "int (void *, int)", run: spelling15_40),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "an early return",
+                     expected: "int (void *, int)", run: spelling15_41),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a capture list",
+                     expected: "int (void *, int)", run: spelling15_42),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (void *, int)", run: spelling15_43),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (void *, int)", spelling: "a closure value in a let",
+                     expected: "int (void *, int)", run: spelling15_44),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a single expression",
                      expected: "void (void *, void *)", run: spelling15_45),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "several statements",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "several statements",
                      expected: "void (void *, void *)", run: spelling15_46),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "several statements, result type written",
                      expected: "void (void *, void *)", run: spelling15_47),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "unused parameters as _",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "unused parameters as _",
                      expected: "void (void *, void *)", run: spelling15_48),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a first statement whose value is discarded",
                      expected: "void (void *, void *)", run: spelling15_49),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "an early return",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "an early return",
                      expected: "void (void *, void *)", run: spelling15_50),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "a capture list",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a capture list",
                      expected: "void (void *, void *)", run: spelling15_51),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void *, void *)", run: spelling15_52),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, void *)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, void *)", spelling: "a closure value in a let",
                      expected: "void (void *, void *)", run: spelling15_53),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "a single expression",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a single expression",
                      expected: "void (void)", run: spelling15_54),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "several statements",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "several statements",
                      expected: "void (void)", run: spelling15_55),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "several statements, result type written",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "several statements, result type written",
                      expected: "void (void)", run: spelling15_56),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "a first statement whose value is discarded",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a first statement whose value is discarded",
                      expected: "void (void)", run: spelling15_57),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "an early return",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "an early return",
                      expected: "void (void)", run: spelling15_58),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "a capture list",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a capture list",
                      expected: "void (void)", run: spelling15_59),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "several statements returning only a literal, result type not written",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "several statements returning only a literal, result type not written",
                      expected: "void (void)", run: spelling15_60),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void)", spelling: "a closure value in a let",
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void)", spelling: "a closure value in a let",
                      expected: "void (void)", run: spelling15_61),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
-                     expected: "void (int64_t, int64_t)", run: spelling15_62),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
-                     expected: "void (int64_t, int64_t)", run: spelling15_63),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
-                     expected: "void (int64_t, int64_t)", run: spelling15_64),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
-                     expected: "void (int64_t, int64_t)", run: spelling15_65),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
-                     expected: "void (int64_t, int64_t)", run: spelling15_66),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
-                     expected: "void (int64_t, int64_t)", run: spelling15_67),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
-                     expected: "void (int64_t, int64_t)", run: spelling15_68),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void (int64_t, int64_t)", run: spelling15_69),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
-                     expected: "void (int64_t, int64_t)", run: spelling15_70),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "a single expression",
-                     expected: "void (double)", run: spelling15_71),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "several statements",
-                     expected: "void (double)", run: spelling15_72),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "several statements, result type written",
-                     expected: "void (double)", run: spelling15_73),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "unused parameters as _",
-                     expected: "void (double)", run: spelling15_74),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "a first statement whose value is discarded",
-                     expected: "void (double)", run: spelling15_75),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "an early return",
-                     expected: "void (double)", run: spelling15_76),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "a capture list",
-                     expected: "void (double)", run: spelling15_77),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void (double)", run: spelling15_78),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double)", spelling: "a closure value in a let",
-                     expected: "void (double)", run: spelling15_79),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "a single expression",
-                     expected: "void (struct opaque *)", run: spelling15_80),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "several statements",
-                     expected: "void (struct opaque *)", run: spelling15_81),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "several statements, result type written",
-                     expected: "void (struct opaque *)", run: spelling15_82),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "unused parameters as _",
-                     expected: "void (struct opaque *)", run: spelling15_83),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
-                     expected: "void (struct opaque *)", run: spelling15_84),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "an early return",
-                     expected: "void (struct opaque *)", run: spelling15_85),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "a capture list",
-                     expected: "void (struct opaque *)", run: spelling15_86),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "void (struct opaque *)", run: spelling15_87),
-        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "a closure value in a let",
-                     expected: "void (struct opaque *)", run: spelling15_88),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a single expression",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling15_62),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "several statements",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling15_63),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "several statements, result type written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling15_64),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "unused parameters as _",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling15_65),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a first statement whose value is discarded",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling15_66),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "an early return",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling15_67),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a capture list",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling15_68),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling15_69),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int64_t (int64_t, int64_t)", spelling: "a closure value in a let",
+                     expected: "int64_t (int64_t, int64_t)", run: spelling15_70),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "a single expression",
+                     expected: "double (double)", run: spelling15_71),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "several statements",
+                     expected: "double (double)", run: spelling15_72),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "several statements, result type written",
+                     expected: "double (double)", run: spelling15_73),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "unused parameters as _",
+                     expected: "double (double)", run: spelling15_74),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double)", run: spelling15_75),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "an early return",
+                     expected: "double (double)", run: spelling15_76),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "a capture list",
+                     expected: "double (double)", run: spelling15_77),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double)", run: spelling15_78),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double)", spelling: "a closure value in a let",
+                     expected: "double (double)", run: spelling15_79),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "a single expression",
+                     expected: "int (struct opaque *)", run: spelling15_80),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "several statements",
+                     expected: "int (struct opaque *)", run: spelling15_81),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "several statements, result type written",
+                     expected: "int (struct opaque *)", run: spelling15_82),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "unused parameters as _",
+                     expected: "int (struct opaque *)", run: spelling15_83),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "a first statement whose value is discarded",
+                     expected: "int (struct opaque *)", run: spelling15_84),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "an early return",
+                     expected: "int (struct opaque *)", run: spelling15_85),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "a capture list",
+                     expected: "int (struct opaque *)", run: spelling15_86),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "int (struct opaque *)", run: spelling15_87),
+        SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "a closure value in a let",
+                     expected: "int (struct opaque *)", run: spelling15_88),
     ]
 
     static func spelling15_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) }
+        return try declared("comparator")
     }
 
     static func spelling15_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
+        return try declared("comparator")
     }
 
     static func spelling15_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) }
+        return try declared("comparator")
     }
 
     static func spelling15_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() }
+        return try declared("comparator")
     }
 
     static func spelling15_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
+        return try declared("comparator")
     }
 
     static func spelling15_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "comparator") { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
+        return try declared("comparator")
     }
 
     static func spelling15_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "comparator") { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
+        return try declared("comparator")
     }
 
     static func spelling15_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "comparator") { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
+        return try declared("comparator")
     }
 
     static func spelling15_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int = { a, b in probe.note(); return probe.element(a, b) }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "comparator", body)
+        return try declared("comparator")
     }
 
     static func spelling15_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in probe.element(p) }
+        return try declared("destroy")
     }
 
     static func spelling15_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return try declared("destroy")
     }
 
     static func spelling15_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
+        return try declared("destroy")
     }
 
     static func spelling15_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        return try declared("destroy")
     }
 
     static func spelling15_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
+        return try declared("destroy")
     }
 
     static func spelling15_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "destroy") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
+        return try declared("destroy")
     }
 
     static func spelling15_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "destroy") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return try declared("destroy")
     }
 
     static func spelling15_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "destroy") { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try declared("destroy")
     }
 
     static func spelling15_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "destroy", body)
+        return try declared("destroy")
     }
 
     static func spelling15_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in probe.element(p) }
+        return try declared("context")
     }
 
     static func spelling15_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return try declared("context")
     }
 
     static func spelling15_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
+        return try declared("context")
     }
 
     static func spelling15_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "context") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        return try declared("context")
     }
 
     static func spelling15_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
+        return try declared("context")
     }
 
     static func spelling15_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "context") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
+        return try declared("context")
     }
 
     static func spelling15_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "context") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return try declared("context")
     }
 
     static func spelling15_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "context") { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try declared("context")
     }
 
     static func spelling15_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "context", body)
+        return try declared("context")
     }
 
     static func spelling15_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in probe.element(p) }
+        return try declared("threadStart")
     }
 
     static func spelling15_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return try declared("threadStart")
     }
 
     static func spelling15_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
+        return try declared("threadStart")
     }
 
     static func spelling15_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        return try declared("threadStart")
     }
 
     static func spelling15_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
+        return try declared("threadStart")
     }
 
     static func spelling15_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "threadStart") { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
+        return try declared("threadStart")
     }
 
     static func spelling15_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "threadStart") { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
+        return try declared("threadStart")
     }
 
     static func spelling15_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "threadStart") { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try declared("threadStart")
     }
 
     static func spelling15_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "threadStart", body)
+        return try declared("threadStart")
     }
 
     static func spelling15_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) }
+        return try declared("busy")
     }
 
     static func spelling15_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
+        return try declared("busy")
     }
 
     static func spelling15_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) }
+        return try declared("busy")
     }
 
     static func spelling15_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() }
+        return try declared("busy")
     }
 
     static func spelling15_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) }
+        return try declared("busy")
     }
 
     static func spelling15_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "busy") { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) }
+        return try declared("busy")
     }
 
     static func spelling15_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "busy") { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
+        return try declared("busy")
     }
 
     static func spelling15_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "busy") { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
+        return try declared("busy")
     }
 
     static func spelling15_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int = { p, count in probe.note(); return probe.element(p, count) }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "busy", body)
+        return try declared("busy")
     }
 
     static func spelling15_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) }
+        return try declared("foreach")
     }
 
     static func spelling15_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
+        return try declared("foreach")
     }
 
     static func spelling15_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) }
+        return try declared("foreach")
     }
 
     static func spelling15_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
+        return try declared("foreach")
     }
 
     static func spelling15_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) }
+        return try declared("foreach")
     }
 
     static func spelling15_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "foreach") { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) }
+        return try declared("foreach")
     }
 
     static func spelling15_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "foreach") { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
+        return try declared("foreach")
     }
 
     static func spelling15_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "foreach") { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
+        return try declared("foreach")
     }
 
     static func spelling15_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int = { element, data in probe.note(); return probe.element(element, data) }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "foreach", body)
+        return try declared("foreach")
     }
 
     static func spelling15_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "tick") { probe.element() }
+        return try declared("tick")
     }
 
     static func spelling15_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "tick") { probe.note(); return probe.element() }
+        return try declared("tick")
     }
 
     static func spelling15_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { () -> Int in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "tick") { () -> Int in probe.note(); return probe.element() }
+        return try declared("tick")
     }
 
     static func spelling15_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { probe.calls.add(1, ordering: .relaxed); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "tick") { probe.calls.add(1, ordering: .relaxed); return probe.element() }
+        return try declared("tick")
     }
 
     static func spelling15_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { if probe.stopped { return probe.element() }; return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "tick") { if probe.stopped { return probe.element() }; return probe.element() }
+        return try declared("tick")
     }
 
     static func spelling15_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] () in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "tick") { [probe] () in probe.note(); return probe.element() }
+        return try declared("tick")
     }
 
     static func spelling15_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { () in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "tick") { () in probe.note(); return 0 }
+        return try declared("tick")
     }
 
     static func spelling15_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Int = { probe.note(); return probe.element() }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "tick", body)
+        return try declared("tick")
     }
 
     static func spelling15_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in probe.element(a, b) }
+        return try declared("sum")
     }
 
     static func spelling15_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
+        return try declared("sum")
     }
 
     static func spelling15_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) }
+        return try declared("sum")
     }
 
     static func spelling15_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: Int64, _: Int64) in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "sum") { (_: Int64, _: Int64) in probe.note(); return probe.element() }
+        return try declared("sum")
     }
 
     static func spelling15_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
+        return try declared("sum")
     }
 
     static func spelling15_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "sum") { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
+        return try declared("sum")
     }
 
     static func spelling15_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "sum") { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
+        return try declared("sum")
     }
 
     static func spelling15_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: Int64, _: Int64) in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "sum") { (_: Int64, _: Int64) in probe.note(); return 0 }
+        return try declared("sum")
     }
 
     static func spelling15_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int = { a, b in probe.note(); return probe.element(a, b) }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "sum", body)
+        return try declared("sum")
     }
 
     static func spelling15_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in probe.element(x) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "scale") { (x: Double) in probe.element(x) }
+        return try declared("scale")
     }
 
     static func spelling15_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in probe.note(); return probe.element(x) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "scale") { (x: Double) in probe.note(); return probe.element(x) }
+        return try declared("scale")
     }
 
     static func spelling15_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) -> Int in probe.note(); return probe.element(x) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "scale") { (x: Double) -> Int in probe.note(); return probe.element(x) }
+        return try declared("scale")
     }
 
     static func spelling15_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: Double) in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "scale") { (_: Double) in probe.note(); return probe.element() }
+        return try declared("scale")
     }
 
     static func spelling15_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "scale") { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) }
+        return try declared("scale")
     }
 
     static func spelling15_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "scale") { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) }
+        return try declared("scale")
     }
 
     static func spelling15_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] (x: Double) in probe.note(); return probe.element(x) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "scale") { [probe] (x: Double) in probe.note(); return probe.element(x) }
+        return try declared("scale")
     }
 
     static func spelling15_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: Double) in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "scale") { (_: Double) in probe.note(); return 0 }
+        return try declared("scale")
     }
 
     static func spelling15_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Int = { x in probe.note(); return probe.element(x) }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "scale", body)
+        return try declared("scale")
     }
 
     static func spelling15_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in probe.element(handle) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in probe.element(handle) }
+        return try declared("handle")
     }
 
     static func spelling15_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
+        return try declared("handle")
     }
 
     static func spelling15_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) }
+        return try declared("handle")
     }
 
     static func spelling15_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: OpaquePointer?) in probe.note(); return probe.element() }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "handle") { (_: OpaquePointer?) in probe.note(); return probe.element() }
+        return try declared("handle")
     }
 
     static func spelling15_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) }
+        return try declared("handle")
     }
 
     static func spelling15_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "handle") { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) }
+        return try declared("handle")
     }
 
     static func spelling15_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "handle") { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
+        return try declared("handle")
     }
 
     static func spelling15_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let (_, notified) = try NotifiedCallback.makeStream { (_: OpaquePointer?) in probe.note(); return 0 }
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "handle") { (_: OpaquePointer?) in probe.note(); return 0 }
+        return try declared("handle")
     }
 
     static func spelling15_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
-        let (_, notified) = try NotifiedCallback.makeStream(body)
-        defer { notified.release() }
-        return notified.callback.signature
+        _ = try delegate.calls(of: "handle", body)
+        return try declared("handle")
     }
 }

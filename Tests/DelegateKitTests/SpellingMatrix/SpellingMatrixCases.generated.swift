@@ -4,4 +4,4 @@
 import Synchronization
 
 /// Every case of the spelling matrix that compiles.
-let spellingMatrix: [SpellingCase] = SpellingMatrix00.cases + SpellingMatrix01.cases + SpellingMatrix02.cases + SpellingMatrix03.cases + SpellingMatrix04.cases + SpellingMatrix05.cases + SpellingMatrix06.cases + SpellingMatrix07.cases + SpellingMatrix08.cases + SpellingMatrix09.cases + SpellingMatrix10.cases + SpellingMatrix11.cases + SpellingMatrix12.cases + SpellingMatrix13.cases + SpellingMatrix14.cases + SpellingMatrix15.cases + SpellingMatrix16.cases
+let spellingMatrix: [SpellingCase] = SpellingMatrix00.cases + SpellingMatrix01.cases + SpellingMatrix02.cases + SpellingMatrix03.cases + SpellingMatrix04.cases + SpellingMatrix05.cases + SpellingMatrix06.cases + SpellingMatrix07.cases + SpellingMatrix08.cases + SpellingMatrix09.cases + SpellingMatrix10.cases + SpellingMatrix11.cases + SpellingMatrix12.cases + SpellingMatrix13.cases + SpellingMatrix14.cases + SpellingMatrix15.cases
