@@ -289,7 +289,7 @@ ENTRY_POINTS = [
     EntryPoint("NotifiedCallback", c_body, lambda s, c, l:
                "let notified = try " + call("NotifiedCallback", [], c, l)
                + then("defer { notified.release() }", f"try expectOwnEntry(notified, {own_entry(s)})",
-                      "return notified.callback.signature"),
+                      "return notified.signature"),
                literal_type="literal"),
     EntryPoint("implement by name", c_body, lambda s, c, l:
                "try " + call("delegate.implement", [quoted(s)], c, l)
@@ -332,7 +332,7 @@ ENTRY_POINTS = [
                expected=void_c),
     EntryPoint("NotifiedCallback.makeStream", element_body, lambda s, c, l:
                "let (_, notified) = try " + call("NotifiedCallback.makeStream", [], c, l)
-               + then("defer { notified.release() }", "return notified.callback.signature"),
+               + then("defer { notified.release() }", "return notified.signature"),
                expected=void_c),
     EntryPoint("calls(of:)", element_body, lambda s, c, l:
                "_ = try " + call("delegate.calls", [f"of: {quoted(s)}"], c, l) + then(f"return try declared({quoted(s)})")),

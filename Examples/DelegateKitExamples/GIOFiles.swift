@@ -15,7 +15,7 @@ public enum GIOFiles {
         let cancellable = CancellableHandle()
         defer { g_object_unref(UnsafeMutableRawPointer(file)) }
         return try await withCCallback(onCancel: { cancellable.cancel() }) { callback in
-            g_file_load_contents_async(file, cancellable.pointer, callback.functionPointer(), nil)
+            g_file_load_contents_async(file, cancellable.pointer, try callback.functionPointer(), nil)
         } receive: { (source: UnsafeMutablePointer<GObject>?, result: OpaquePointer?, _: gpointer?) throws -> [UInt8] in
             // During the call: GIO releases `result` when the callback returns.
             var contents: UnsafeMutablePointer<CChar>?

@@ -22,8 +22,8 @@ public enum GLibSignals {
     @discardableResult
     public static func connect(_ instance: UnsafeMutablePointer<GObject>, _ signal: String, _ handler: NotifiedCallback) throws -> gulong {
         let id = g_signal_connect_data(
-            instance, signal, handler.callback.functionPointer(erasedAs: GCallback.self), handler.userData,
-            handler.destroyNotify(as: GClosureNotify.self), GConnectFlags(rawValue: 0))
+            instance, signal, try handler.functionPointer(erasedAs: GCallback.self), handler.userData,
+            try handler.destroyNotify(as: GClosureNotify.self), GConnectFlags(rawValue: 0))
         guard id != 0 else {
             handler.release()
             throw UnknownSignal(signal: signal, type: String(cString: g_type_name(instance.pointee.g_type_instance.g_class.pointee.g_type)))

@@ -56,7 +56,7 @@ public final class GObjectSubclass: Sendable {
         // Instances round up to pointer alignment, as C's do.
         let offset = (Int(query.instance_size) + 7) & ~7
         type = g_type_register_static_simple(
-            parent, name, query.class_size, classInit.functionPointer(), guint(offset + instanceBytes), nil, GTypeFlags(rawValue: 0))
+            parent, name, query.class_size, try classInit.functionPointer(), guint(offset + instanceBytes), nil, GTypeFlags(rawValue: 0))
         guard type != 0 else { throw RegistrationError(description: "\(name): GLib refused to register the type (is the name taken?)") }
         self.name = name
         instanceOffset = offset

@@ -40,7 +40,7 @@ public enum SQLiteFunctions {
         }
         let flags = SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0)
         let status = sqlite3_create_function_v2(db, name, argumentCount, flags, function.userData,
-                                                function.callback.functionPointer(), nil, nil, function.destroyNotify)
+                                                try function.functionPointer(), nil, nil, function.destroyNotify)
         // SQLite calls the destroy notification itself when this fails: the closure is already freed.
         guard status == SQLITE_OK else { throw SQLiteError(status: status, message: String(cString: sqlite3_errmsg(db))) }
     }
@@ -62,7 +62,7 @@ public enum SQLiteFunctions {
             return areInIncreasingOrder(a, b) ? -1 : areInIncreasingOrder(b, a) ? 1 : 0
         }
         let status = sqlite3_create_collation_v2(db, name, SQLITE_UTF8, compare.userData,
-                                                 compare.callback.functionPointer(), compare.destroyNotify)
+                                                 try compare.functionPointer(), compare.destroyNotify)
         guard status == SQLITE_OK else {
             // Unlike every other SQLite registration, a failed sqlite3_create_collation_v2 does not call
             // the destroy notification (sqlite3.h says so): freeing the closure is ours to do.

@@ -113,31 +113,18 @@ public func sortInScopes() throws -> (ascending: [Int32], descending: [Int32]) {
             let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
             return x < y ? -1 : x > y ? 1 : 0
         }
-        qsort(&numbers, numbers.count, 4, ascending.functionPointer())  // alive until the scope ends
+        qsort(&numbers, numbers.count, 4, try ascending.functionPointer())  // alive until the scope ends
     }                                                                    // freed here, with all made inside
     // doc:end
     let ascending = numbers
     // doc:begin with-function-pointer
-    try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in
-        let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
-        return x < y ? 1 : x > y ? -1 : 0
-    }.withFunctionPointer { qsort(&numbers, numbers.count, 4, $0) }     // freed when the call returns
-    // doc:end
-    return (ascending, numbers)
-}
-
-/// `withFunctionPointer(as:_:)` where the body does not pin the pointer's type. Returns `[3, 2, 1]`.
-public func sortWithNamedPointerType() throws -> [Int32] {
-    var numbers: [Int32] = [1, 3, 2]
     let descending = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in
         let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
         return x < y ? 1 : x > y ? -1 : 0
     }
-    // doc:begin with-function-pointer-as
-    descending.withFunctionPointer(as: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self) { compare in
-        let comparators = [compare]    // without `as:`, Swift could not infer `compare`'s type here
-        for comparator in comparators { qsort(&numbers, numbers.count, 4, comparator) }
+    try withExtendedLifetime(descending) {                              // alive until qsort returns
+        qsort(&numbers, numbers.count, 4, try descending.functionPointer())
     }
     // doc:end
-    return numbers
+    return (ascending, numbers)
 }

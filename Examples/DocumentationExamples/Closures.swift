@@ -15,7 +15,7 @@ public func sortIndicesByName() throws -> [Int32] {
         let x = names[Int(a!.load(as: Int32.self))], y = names[Int(b!.load(as: Int32.self))]
         return x < y ? -1 : x > y ? 1 : 0          // captures `names`: no context pointer needed
     }
-    qsort(&order, order.count, MemoryLayout<Int32>.stride, byName.functionPointer())
+    qsort(&order, order.count, MemoryLayout<Int32>.stride, try byName.functionPointer())
     // order == [1, 2, 0]: apple, fig, pear
     // doc:end
     return order
@@ -53,7 +53,7 @@ public func sortAscendingThenDescending() throws -> [Int32] {
         return x < y ? -1 : x > y ? 1 : 0
     }
     assert(ascending.signature == CSignature(.int32, [.pointer, .pointer]))   // from the closure's types
-    let compare = ascending.functionPointer(as: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self)
+    let compare = try ascending.functionPointer(as: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self)
     assert(unsafeBitCast(compare, to: UnsafeRawPointer.self) == ascending.address)   // the C-callable code
     var numbers: [Int32] = [3, 1, 2]
     qsort(&numbers, numbers.count, 4, compare)                                  // [1, 2, 3]
@@ -64,7 +64,7 @@ public func sortAscendingThenDescending() throws -> [Int32] {
         let y = invocation.argument(1, as: UnsafeRawPointer?.self)!.load(as: Int32.self)
         invocation.setReturnValue(Int32(x > y ? -1 : x < y ? 1 : 0))
     }
-    qsort(&numbers, numbers.count, 4, descending.functionPointer())             // [3, 2, 1]
+    qsort(&numbers, numbers.count, 4, try descending.functionPointer())             // [3, 2, 1]
     // doc:end
     return numbers
 }
@@ -78,7 +78,7 @@ public func countEntries(under directory: String) throws -> Int {
         count.add(1, ordering: .relaxed)          // captures `count`: ftw has no context pointer
         return 0                                  // 0: go on walking
     }
-    ftw(directory, visit.functionPointer(), 16)
+    ftw(directory, try visit.functionPointer(), 16)
     // doc:end
     return count.load(ordering: .relaxed)
 }

@@ -17,7 +17,7 @@ public func loadWithGIO(_ path: String) async throws -> [UInt8] {
     defer { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
 
     let bytes = try await withCCallback(onCancel: { g_cancellable_cancel(cancellable) }) { callback in
-        g_file_load_contents_async(file, cancellable, callback.functionPointer(), nil)
+        g_file_load_contents_async(file, cancellable, try callback.functionPointer(), nil)
     } receive: { (source: UnsafeMutablePointer<GObject>?, result: OpaquePointer?, _: gpointer?) throws -> [UInt8] in
         var contents: UnsafeMutablePointer<CChar>?, length: gsize = 0, error: UnsafeMutablePointer<GError>?
         guard g_file_load_contents_finish(OpaquePointer(source), result, &contents, &length, nil, &error) != 0 else {
@@ -39,7 +39,7 @@ public func streamCalls() async throws -> (progress: [Double], transforms: [Int6
     let (progress, closure) = try CClosure.makeStream(bufferingPolicy: .bufferingNewest(16)) {
         (done: Int64, total: Int64) in Double(done) / Double(total)      // during the call
     }
-    let report = closure.functionPointer(as: (@convention(c) (Int64, Int64) -> Void).self)
+    let report = try closure.functionPointer(as: (@convention(c) (Int64, Int64) -> Void).self)
     report(1, 4); report(2, 4); report(4, 4)                            // C reports progress…
     _ = consume closure                                                 // …and is done: the stream ends
     for await fraction in progress { fractions.append(fraction) }       // [0.25, 0.5, 1.0]
@@ -69,8 +69,8 @@ public func connectSignal() throws -> [String] {
     let handler = try NotifiedCallback { (object: gpointer?, pspec: UnsafeMutablePointer<GParamSpec>?, _: gpointer?) in
         seen.append("notify::\(String(cString: g_param_spec_get_name(pspec)))")
     }
-    let id = g_signal_connect_data(object, "notify", handler.callback.functionPointer(erasedAs: GCallback.self),
-                                   handler.userData, handler.destroyNotify(as: GClosureNotify.self), GConnectFlags(rawValue: 0))
+    let id = g_signal_connect_data(object, "notify", try handler.functionPointer(erasedAs: GCallback.self),
+                                   handler.userData, try handler.destroyNotify(as: GClosureNotify.self), GConnectFlags(rawValue: 0))
     if id == 0 { handler.release() }      // refused: GLib will never call the notification
     // doc:end
     let answer = g_param_spec_ref_sink(g_param_spec_int("answer", nil, nil, 0, 100, 42, GParamFlags(rawValue: 1 << 0)))  // G_PARAM_READABLE: GLib 2.8x imports it as .PARAM_READABLE

@@ -76,10 +76,10 @@ public func pngSize(of data: [UInt8]) throws -> (width: UInt32, height: UInt32)?
     let error = try CClosure { (_: OpaquePointer?, _: UnsafePointer<CChar>?) throws in
         throw CallbackExit.jump(to: target)   // libpng's error function must not return: back to the call
     }
-    var png = png_create_read_struct(png_get_libpng_ver(nil), nil, error.functionPointer(as: png_error_ptr.self), nil)
+    var png = png_create_read_struct(png_get_libpng_ver(nil), nil, try error.functionPointer(as: png_error_ptr.self), nil)
     var info = png_create_info_struct(png)
     defer { png_destroy_read_struct(&png, &info, nil) }
-    png_set_read_fn(png, nil, read.functionPointer(as: png_rw_ptr.self))
+    png_set_read_fn(png, nil, try read.functionPointer(as: png_rw_ptr.self))
     guard case .returned = try readInfo.call(catchingJumpsTo: target, png, info) else {
         return nil                            // .jumped: libpng gave up on the data
     }

@@ -186,7 +186,7 @@ public func singleClosureLifetimes() throws -> (thread: Int, triple: Int64) {
         return nil
     }                                                              // released as its one call returns
     var thread = pthread_t()
-    pthread_create(&thread, nil, body.functionPointer(), nil)
+    pthread_create(&thread, nil, try body.functionPointer(), nil)
     pthread_join(thread, nil)
 
     var db: OpaquePointer?
@@ -195,7 +195,7 @@ public func singleClosureLifetimes() throws -> (thread: Int, triple: Int64) {
         sqlite3_result_int64(ctx, 3 * sqlite3_value_int64(args![0]))
     }
     sqlite3_create_function_v2(db, "triple", 1, SQLITE_UTF8, triple.userData,
-                               triple.callback.functionPointer(), nil, nil, triple.destroyNotify)   // freed by xDestroy
+                               try triple.functionPointer(), nil, nil, triple.destroyNotify)   // freed by xDestroy
     // doc:end
     defer { sqlite3_close(db) }
     var statement: OpaquePointer?

@@ -37,12 +37,13 @@ enum GLibDemo {
             _ = GLibMainLoop.shared
             let ticks = try await withCCallback { done in
                 let count = Atomic<Int>(0)
+                let finish = try done.functionPointer(as: (@convention(c) (Int32) -> Void).self)
                 let tick = try NotifiedCallback { (_: gpointer?) -> gboolean in
                     guard count.add(1, ordering: .relaxed).newValue == 3 else { return 1 }  // G_SOURCE_CONTINUE
-                    done.functionPointer(as: (@convention(c) (Int32) -> Void).self)(3)
+                    finish(3)
                     return 0  // G_SOURCE_REMOVE
                 }
-                g_timeout_add_full(0, 10, tick.callback.functionPointer(), tick.userData, tick.destroyNotify)
+                g_timeout_add_full(0, 10, try tick.functionPointer(), tick.userData, tick.destroyNotify)
             } receive: { (ticks: Int32) in ticks }
             print("a 10 ms timeout ticked \(ticks) times, then removed itself")
 
@@ -52,7 +53,7 @@ enum GLibDemo {
             let work = try CClosure { (item: gpointer?, _: gpointer?) in
                 unsafeBitCast(item, to: (@convention(c) () -> Void).self)()
             }
-            let pool = g_thread_pool_new(work.functionPointer(), nil, 4, 0, nil)
+            let pool = g_thread_pool_new(try work.functionPointer(), nil, 4, 0, nil)
             for n in 1...100 {
                 let item = try CCallback.oneShot { sum.add(n, ordering: .relaxed) }
                 g_thread_pool_push(pool, UnsafeMutableRawPointer(mutating: item.address), nil)

@@ -17,7 +17,7 @@ enum SortingDemo {
             print("comparator signature:", byPriority.signature)
             var order = (0..<Int32(labels.count)).map { $0 }
             typealias Compare = @convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32
-            qsort(&order, order.count, MemoryLayout<Int32>.stride, byPriority.functionPointer(as: Compare.self))
+            qsort(&order, order.count, MemoryLayout<Int32>.stride, try byPriority.functionPointer(as: Compare.self))
             print("sorted:", order.map { labels[Int($0)] }.joined(separator: ", "))
         } catch {
             print("error:", error)

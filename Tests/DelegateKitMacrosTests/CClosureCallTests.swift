@@ -40,9 +40,7 @@ import Testing
             let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
             return descending ? (x < y ? 1 : x > y ? -1 : 0) : (x < y ? -1 : x > y ? 1 : 0)
         }
-        compare.withFunctionPointer(as: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self) {
-            qsort(&numbers, numbers.count, 4, $0)
-        }
+        try withExtendedLifetime(compare) { qsort(&numbers, numbers.count, 4, try compare.functionPointer()) }
         #expect(numbers == (0..<500).reversed().map { Int32($0) })
     }
 
@@ -132,7 +130,7 @@ import Testing
         let plain = try CClosure { (a: Int32) -> Int32 in a &+ k }
         #expect(macro.signature == plain.signature)
         #expect(throws: DelegateError.self) {
-            try macro.checkedFunctionPointer(as: (@convention(c) (Double) -> Int32).self)
+            try macro.functionPointer(as: (@convention(c) (Double) -> Int32).self)
         }
     }
 

@@ -150,23 +150,23 @@ let misuses: [Misuse] = [
         name: "function pointer asked for as another C function type",
         action: {
             _ = try CClosure { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }
-                .checkedFunctionPointer(as: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Int64).self)
+                .functionPointer(as: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Int64).self)
         },
-        expected: .functionTypeMismatch(call: "CClosure.checkedFunctionPointer(as:)", signature: transformSignature,
+        expected: .functionTypeMismatch(call: "CClosure.functionPointer(as:)", signature: transformSignature,
             requested: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64",
             reason: "its parameter 2 is `Swift.Int32` (C type `int32_t`), but the closure's is `int64_t`"),
-        message: "CClosure.checkedFunctionPointer(as:): "
+        message: "CClosure.functionPointer(as:): "
             + "`@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64` does not fit the closure's C "
             + "signature `int64_t (void *, int64_t)`: its parameter 2 is `Swift.Int32` (C type `int32_t`), but the closure's is `int64_t`"),
     Misuse(
         name: "function pointer asked for as a type that is no C function",
         action: {
-            _ = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }.checkedFunctionPointer(as: OpaquePointer.self)
+            _ = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in x }.functionPointer(as: OpaquePointer.self)
         },
-        expected: .functionTypeMismatch(call: "CCallback.checkedFunctionPointer(as:)", signature: transformSignature,
+        expected: .functionTypeMismatch(call: "CCallback.functionPointer(as:)", signature: transformSignature,
             requested: "Swift.OpaquePointer",
             reason: "it is not a @convention(c) function type (pass `address` where C takes a `void *`)"),
-        message: "CCallback.checkedFunctionPointer(as:): `Swift.OpaquePointer` does not fit the closure's C signature "
+        message: "CCallback.functionPointer(as:): `Swift.OpaquePointer` does not fit the closure's C signature "
             + "`int64_t (void *, int64_t)`: it is not a @convention(c) function type (pass `address` where C takes a `void *`)"),
     Misuse(
         name: "block delegate's typed table asked for as another struct",
@@ -580,7 +580,7 @@ final class MisnamedStream: BlockDelegate {
             ran.add(1, ordering: .relaxed)
             return x + 1
         }
-        let function: @convention(c) (Int64) -> Int64 = once.functionPointer()
+        let function: @convention(c) (Int64) -> Int64 = try once.functionPointer()
         #expect(function(1) == 2)
         #expect(function(1) == 0)
         #expect(ran.load(ordering: .relaxed) == 1)

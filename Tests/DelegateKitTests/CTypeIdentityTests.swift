@@ -58,9 +58,9 @@ import Testing
         #expect(unsigned.signature.description == "uint64_t (uint64_t)")
         #expect(sized.signature.description == "size_t (size_t)")
         #expect(unsigned.signature == sized.signature)
-        let double: @convention(c) (Int) -> Int = sized.functionPointer()
+        let double: @convention(c) (Int) -> Int = try sized.functionPointer()
         #expect(double(21) == 42)
-        let increment: @convention(c) (UInt64) -> UInt64 = unsigned.functionPointer()
+        let increment: @convention(c) (UInt64) -> UInt64 = try unsigned.functionPointer()
         #expect(increment(41) == 42)
     }
 }

@@ -25,7 +25,7 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
     /// and the result.
     private static func callAtSetjmp(_ closure: CClosure, _ value: Int64) -> (code: Int32, result: Int64) {
         var plugin = fx_plugin()
-        plugin.transform = closure.functionPointer(as: Transform.self)
+        plugin.transform = try! closure.functionPointer(as: Transform.self)  // the transform's own type
         var result: Int64 = 0
         let code = fx_call_at_setjmp(&plugin, value, &result)
         return (code, result)
@@ -86,7 +86,7 @@ private typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -
                 return value * 2
             }
             var plugin = fx_plugin()
-            plugin.transform = closure.functionPointer(as: Transform.self)
+            plugin.transform = try! closure.functionPointer(as: Transform.self)  // the transform's own type
             var called = false
             try withUnsafeMutablePointer(to: &plugin) { plugin in
                 try withUnsafeMutablePointer(to: &called) { called in

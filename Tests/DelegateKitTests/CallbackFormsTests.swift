@@ -28,7 +28,7 @@ final class SharedPointer: Sendable {
             let done = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, status: Int32) in
                 #expect(status == 9 && tracked.value == 5)
             }
-            operation.value = fx_cancellable_start(done.functionPointer(), nil)
+            operation.value = fx_cancellable_start(try done.functionPointer(), nil)
         }
         #expect(weakTracked != nil)  // C has not called yet
         fx_cancellable_complete(operation.value, 9)
@@ -47,7 +47,7 @@ final class SharedPointer: Sendable {
             let done = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32) in
                 withExtendedLifetime(box) { runs.increment() }
             }
-            operations.append(fx_cancellable_start(done.functionPointer(), nil))
+            operations.append(fx_cancellable_start(try done.functionPointer(), nil))
         }
         for operation in operations { fx_cancellable_complete(operation, 0) }
         for operation in operations { fx_cancellable_join(operation) }
@@ -64,7 +64,7 @@ final class SharedPointer: Sendable {
         weakTracked = tracked
         let waiting = Task {
             try await withCCallback { callback in
-                operation.value = fx_cancellable_start(callback.functionPointer(), nil)
+                operation.value = fx_cancellable_start(try callback.functionPointer(), nil)
             } receive: { (_: UnsafeMutableRawPointer?, status: Int32) in
                 Int64(status) + tracked.value
             }
@@ -81,7 +81,7 @@ final class SharedPointer: Sendable {
         // C completes on its own thread while `start` is still running.
         let operation = SharedPointer()
         let status = try await withCCallback { callback in
-            let started = fx_cancellable_start(callback.functionPointer(), nil)
+            let started = fx_cancellable_start(try callback.functionPointer(), nil)
             operation.value = started
             fx_cancellable_complete(started, 4)
             usleep(20_000)
@@ -98,7 +98,7 @@ final class SharedPointer: Sendable {
                 cancels.increment()
                 fx_cancellable_cancel(operation.value)
             }) { callback in
-                operation.value = fx_cancellable_start(callback.functionPointer(), nil)
+                operation.value = fx_cancellable_start(try callback.functionPointer(), nil)
             } receive: { (_: UnsafeMutableRawPointer?, status: Int32) in status }
         }
         while operation.value == nil { await Task.yield() }
@@ -137,7 +137,7 @@ final class SharedPointer: Sendable {
 
     @Test func aClosuresCallsComeOutOfAStreamThatEndsWithTheClosure() async throws {
         let (events, closure) = try CClosure.makeStream { (n: Int64, _: UnsafeMutableRawPointer?) in n * 10 }
-        let id = fx_registry_connect("event", closure.functionPointer(erasedAs: fx_erased_fn.self), nil, nil)
+        let id = fx_registry_connect("event", try closure.functionPointer(erasedAs: fx_erased_fn.self), nil, nil)
         #expect(id != 0)
         fx_registry_emit_events(4)
         #expect(fx_registry_disconnect(id) == 1)
@@ -150,7 +150,7 @@ final class SharedPointer: Sendable {
         let (events, closure) = try CClosure.makeStream(bufferingPolicy: .bufferingNewest(2)) {
             (n: Int64, _: UnsafeMutableRawPointer?) in n
         }
-        let id = fx_registry_connect("event", closure.functionPointer(erasedAs: fx_erased_fn.self), nil, nil)
+        let id = fx_registry_connect("event", try closure.functionPointer(erasedAs: fx_erased_fn.self), nil, nil)
         fx_registry_emit_events(5)
         fx_registry_disconnect(id)
         _ = consume closure
@@ -161,8 +161,8 @@ final class SharedPointer: Sendable {
     @Test func aNotifiedStreamEndsWhenCReleasesTheCallback() async throws {
         let (events, handler) = try NotifiedCallback.makeStream { (n: Int64, _: UnsafeMutableRawPointer?) in n }
         let id = fx_registry_connect(
-            "event", handler.callback.functionPointer(erasedAs: fx_erased_fn.self), handler.userData,
-            handler.destroyNotify(as: fx_closure_notify.self))
+            "event", try handler.functionPointer(erasedAs: fx_erased_fn.self), handler.userData,
+            try handler.destroyNotify(as: fx_closure_notify.self))
         fx_registry_emit_events(3)
         #expect(fx_registry_disconnect(id) == 1)  // GClosureNotify-shaped: releases, and the stream ends
         let seen = await elements(of: events, count: 100)
@@ -211,8 +211,8 @@ final class SharedPointer: Sendable {
             weakTracked = tracked
             let handler = try NotifiedCallback { (value: Int64, _: UnsafeMutableRawPointer?) -> Int64 in value * tracked.value }
             id = fx_registry_connect(
-                "value", handler.callback.functionPointer(erasedAs: fx_erased_fn.self), handler.userData,
-                handler.destroyNotify(as: fx_closure_notify.self))
+                "value", try handler.functionPointer(erasedAs: fx_erased_fn.self), handler.userData,
+                try handler.destroyNotify(as: fx_closure_notify.self))
         }
         #expect(id != 0)
         #expect(fx_registry_emit_value(14) == 42)
@@ -228,8 +228,8 @@ final class SharedPointer: Sendable {
             weakTracked = tracked
             let handler = try NotifiedCallback { (value: Int64, _: UnsafeMutableRawPointer?) -> Int64 in value * tracked.value }
             let id = fx_registry_connect(
-                "no-such-signal", handler.callback.functionPointer(erasedAs: fx_erased_fn.self), handler.userData,
-                handler.destroyNotify(as: fx_closure_notify.self))
+                "no-such-signal", try handler.functionPointer(erasedAs: fx_erased_fn.self), handler.userData,
+                try handler.destroyNotify(as: fx_closure_notify.self))
             #expect(id == 0)  // refused: C will never call the notification
             handler.release()
         }
@@ -238,7 +238,7 @@ final class SharedPointer: Sendable {
 
     @Test func aOneParameterDestroyNotifyIsTheSameFunction() throws {
         let handler = try NotifiedCallback { (value: Int64) -> Int64 in value }
-        let notify = handler.destroyNotify(as: (@convention(c) (UnsafeMutableRawPointer?) -> Void).self)
+        let notify = try handler.destroyNotify(as: (@convention(c) (UnsafeMutableRawPointer?) -> Void).self)
         #expect(unsafeBitCast(notify, to: UnsafeRawPointer.self) == unsafeBitCast(handler.destroyNotify, to: UnsafeRawPointer.self))
         handler.release()
     }

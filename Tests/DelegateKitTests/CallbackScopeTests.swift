@@ -3,7 +3,7 @@ import DelegateKitFixtures
 import Glibc
 import Testing
 
-/// `withCallbackScope` keeps what is made in it until it ends and releases it then; `withFunctionPointer`
+/// `withCallbackScope` keeps what is made in it until it ends and releases it then; `withExtendedLifetime`
 /// keeps one closure for one call. Weak references show when each object goes.
 @Suite struct CallbackScopeTests {
     @Test func aScopeKeepsClosuresAndDelegatesUntilItEnds() throws {
@@ -41,7 +41,7 @@ import Testing
             return made
         }
         #expect(weakKept != nil)
-        let function: @convention(c) (Int32) -> Int32 = kept.functionPointer()
+        let function: @convention(c) (Int32) -> Int32 = try kept.functionPointer()
         #expect(function(1) == 2)
     }
 
@@ -78,14 +78,8 @@ import Testing
             return x < y ? 1 : x > y ? -1 : 0
         }
         watched = compare
-        compare.withFunctionPointer { qsort(&numbers, numbers.count, 4, $0) }
+        try withExtendedLifetime(compare) { qsort(&numbers, numbers.count, 4, try compare.functionPointer()) }
         #expect(numbers == [9, 5, 3, 0, -2])
-        // Made, used for one call and released, in one expression.
-        try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in
-            let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
-            return x < y ? -1 : x > y ? 1 : 0
-        }.withFunctionPointer { qsort(&numbers, numbers.count, 4, $0) }
-        #expect(numbers == [-2, 0, 3, 5, 9])
         _ = consume compare
         #expect(watched == nil)
     }

@@ -51,7 +51,7 @@ import Testing
             var pointer: (@convention(c) (Int32) -> Int32)?
             do {
                 let closure = try CClosure { (x: Int32) -> Int32 in x }
-                pointer = closure.functionPointer()
+                pointer = try closure.functionPointer()
             } catch {
                 return
             }

@@ -55,7 +55,7 @@ import Testing
         DirectEntryTests.entered = 0
         let body: @Sendable (Float, Double) -> Double = { x, y in Double(x) * y }
         let closure = try CClosure(body, _direct: Scaler(body))
-        let scale = closure.functionPointer(as: (@convention(c) (Float, Double) -> Double).self)
+        let scale = try closure.functionPointer(as: (@convention(c) (Float, Double) -> Double).self)
         #expect(scale(1.5, 4) == 6)
         #expect(scale(-0.25, 8) == -2)
         #expect(DirectEntryTests.entered == (RegisterPath.isAvailable ? 2 : 0))
@@ -66,7 +66,7 @@ import Testing
         let bias = Int64(7)
         let body: @Sendable (Int64, Int64) -> Int64 = { a, b in a &+ b &+ bias }
         let closure = try CClosure(body, _direct: Adder(body))
-        let add = closure.functionPointer(as: (@convention(c) (Int64, Int64) -> Int64).self)
+        let add = try closure.functionPointer(as: (@convention(c) (Int64, Int64) -> Int64).self)
         #expect(add(1, 2) == 10)
         #expect(add(-8, 1) == 0)
         #expect(DirectEntryTests.entered == (RegisterPath.isAvailable ? 2 : 0))
@@ -96,7 +96,7 @@ import Testing
     @Test func anEntryIsIgnoredWhereTypesCannotBeConvertedByType() throws {
         DirectEntryTests.entered = 0
         let closure = try CClosure({ (m: Meters) -> Meters in Meters(value: m.value * 2) }, _direct: MetersEntry())
-        let twice = closure.functionPointer(erasedAs: (@convention(c) (Double) -> Double).self)
+        let twice = try closure.functionPointer(erasedAs: (@convention(c) (Double) -> Double).self)
         #expect(twice(21) == 42)
         #expect(DirectEntryTests.entered == 0)
     }
@@ -119,7 +119,7 @@ import Testing
     @Test func aSignatureOffTheRegisterPathRunsTheClosure() throws {
         DirectEntryTests.entered = 0
         let closure = try CClosure({ (s: S8) -> Int32 in s.a &+ Int32(s.b) }, _direct: Unused())
-        let sum = closure.functionPointer(as: (@convention(c) (S8) -> Int32).self)
+        let sum = try closure.functionPointer(as: (@convention(c) (S8) -> Int32).self)
         #expect(sum(S8(a: 2, b: 3)) == 5)
         #expect(DirectEntryTests.entered == 0)
     }

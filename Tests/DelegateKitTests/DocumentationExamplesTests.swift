@@ -240,7 +240,6 @@ import Testing
         let sorted = try sortInScopes()
         #expect(sorted.ascending == [1, 2, 3])
         #expect(sorted.descending == [3, 2, 1])
-        #expect(try sortWithNamedPointerType() == [3, 2, 1])
         let throughCFunction = try sortThroughCFunction()
         #expect(throughCFunction.ascending == [-4, 3, 7, 9])
         #expect(throughCFunction.descending == [9, 7, 3, -4])

@@ -39,7 +39,7 @@ let glibThreadsUnderThreadSanitizer = ConditionTrait.disabled(
             unsafeBitCast(item, to: (@convention(c) () -> Void).self)()
         }
         var error: UnsafeMutablePointer<GError>?
-        let pool = PoolHandle(g_thread_pool_new(work.functionPointer(), nil, 4, 0, &error))
+        let pool = PoolHandle(g_thread_pool_new(try work.functionPointer(), nil, 4, 0, &error))
         #expect(pool.pointer != nil && error == nil)
         let feeders = (0..<4).map { feeder in
             Thread {
@@ -141,12 +141,12 @@ let glibThreadsUnderThreadSanitizer = ConditionTrait.disabled(
                 ticks.increment()
                 return ticks.value < Int(tracked.value) ? 1 : 0
             }
-            g_timeout_add_full(0, 1, tick.callback.functionPointer(), tick.userData, tick.destroyNotify)
+            g_timeout_add_full(0, 1, try tick.functionPointer(), tick.userData, tick.destroyNotify)
             let idle = try NotifiedCallback { (_: gpointer?) -> gboolean in
                 idles.increment()
                 return 0
             }
-            g_idle_add_full(200, idle.callback.functionPointer(), idle.userData, idle.destroyNotify)
+            g_idle_add_full(200, try idle.functionPointer(), idle.userData, idle.destroyNotify)
         }
         #expect(eventually { weakTracked == nil })  // the source was removed, and GLib released the closure
         #expect(ticks.value == 3)

@@ -18,7 +18,7 @@ typealias Comparator = @convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> 
             return x < y ? -1 : x > y ? 1 : 0
         }
         var indices = (0..<Int32(names.count)).map { $0 }
-        qsort(&indices, indices.count, MemoryLayout<Int32>.stride, byName.functionPointer(as: Comparator.self))
+        qsort(&indices, indices.count, MemoryLayout<Int32>.stride, try byName.functionPointer(as: Comparator.self))
         #expect(indices.map { names[Int($0)] } == names.sorted())
         #expect(comparisons.value >= names.count - 1)
     }
@@ -30,7 +30,7 @@ typealias Comparator = @convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> 
             return x < y ? 1 : x > y ? -1 : 0
         }
         let expected = numbers.sorted(by: >)
-        qsort(&numbers, numbers.count, 8, descending.functionPointer(as: Comparator.self))
+        qsort(&numbers, numbers.count, 8, try descending.functionPointer(as: Comparator.self))
         #expect(numbers == expected)
     }
 
@@ -42,7 +42,7 @@ typealias Comparator = @convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> 
             let k = key!.load(as: Int32.self), e = element!.load(as: Int32.self)
             return k < e ? -1 : k > e ? 1 : 0
         }
-        let comparator = compare.functionPointer(as: Comparator.self)
+        let comparator = try compare.functionPointer(as: Comparator.self)
         sorted.withUnsafeBytes { buffer in
             let base = buffer.baseAddress!
             for (index, value) in sorted.enumerated() {

@@ -85,7 +85,7 @@ private let touched = Census()
         for batch in stride(from: 0, to: count, by: 100) {
             let captured = touched.member(Int64(function == nil ? batch : 0))
             let closure = try function ?? CClosure { (lua: OpaquePointer?) throws -> Int32 in try luaBody(lua, captured) }
-            failed += state.pcalls(closure.functionPointer(as: lua_CFunction.self), batch..<batch + 100, offset: Int(captured.value))
+            failed += state.pcalls(try closure.functionPointer(as: lua_CFunction.self), batch..<batch + 100, offset: Int(captured.value))
         }
         return failed
     }
@@ -164,10 +164,10 @@ private let touched = Census()
         /// The PNG's size as `png_read_info` reads it from `data`, or nil when libpng gave up on it.
         func size(of data: [UInt8]) throws -> (width: UInt32, height: UInt32)? {
             (self.data, offset) = (data, 0)
-            var png = png_create_read_struct(png_get_libpng_ver(nil), nil, error.functionPointer(as: png_error_ptr.self), nil)
+            var png = png_create_read_struct(png_get_libpng_ver(nil), nil, try error.functionPointer(as: png_error_ptr.self), nil)
             var info = png_create_info_struct(png)
             defer { png_destroy_read_struct(&png, &info, nil) }
-            png_set_read_fn(png, nil, read.functionPointer(as: png_rw_ptr.self))
+            png_set_read_fn(png, nil, try read.functionPointer(as: png_rw_ptr.self))
             guard case .returned = try readInfo.call(catchingJumpsTo: target, png, info) else { return nil }
             return (png_get_image_width(png, info), png_get_image_height(png, info))
         }

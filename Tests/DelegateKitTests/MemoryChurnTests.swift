@@ -23,7 +23,7 @@ func residentBytes() -> Int {
         for i in 0..<count {
             let offset = Int64(i)
             let closure = try CClosure { (x: Int64) -> Int64 in x + offset }
-            let function: @convention(c) (Int64) -> Int64 = closure.functionPointer()
+            let function: @convention(c) (Int64) -> Int64 = try closure.functionPointer()
             total &+= function(1)
         }
         // Checked with precondition: this runs inside an exit test, where a failure must end the process.

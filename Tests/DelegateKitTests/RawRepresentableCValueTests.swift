@@ -55,9 +55,10 @@ typealias TreeAction = @convention(c) (UnsafeRawPointer?, VISIT, Int32) -> Void
             return x < y ? -1 : x > y ? 1 : 0
         }
         var root: UnsafeMutableRawPointer?
-        for index in keys.indices { _ = tsearch(storage + index, &root, compare.functionPointer()) }
+        let comparator: __compar_fn_t = try compare.functionPointer()
+        for index in keys.indices { _ = tsearch(storage + index, &root, comparator) }
         // tdestroy needs _GNU_SOURCE, which Swift's Glibc module does not define: free node by node.
-        defer { for index in keys.indices { _ = tdelete(storage + index, &root, compare.functionPointer()) } }
+        defer { for index in keys.indices { _ = tdelete(storage + index, &root, comparator) } }
 
         let visits = Mutex<[(key: Int32, which: UInt32, depth: Int32)]>([])
         let action = try CClosure { (node: UnsafeRawPointer?, which: VISIT, depth: Int32) in
@@ -65,7 +66,7 @@ typealias TreeAction = @convention(c) (UnsafeRawPointer?, VISIT, Int32) -> Void
             let key = node!.load(as: UnsafePointer<Int32>.self).pointee
             visits.withLock { $0.append((key, which.rawValue, depth)) }
         }
-        twalk(root, action.functionPointer(as: TreeAction.self))
+        twalk(root, try action.functionPointer(as: TreeAction.self))
 
         let seen = visits.withLock { $0 }
         // Every key is seen once as a leaf or three times (preorder, postorder, endorder) as an inner
@@ -81,8 +82,8 @@ typealias TreeAction = @convention(c) (UnsafeRawPointer?, VISIT, Int32) -> Void
     /// A closure taking the enum's raw integer has the same C signature, but not twalk's Swift type.
     @Test func aRawIntegerIsNotTheEnumsSwiftType() throws {
         let action = try CClosure { (_: UnsafeRawPointer?, _: UInt32, _: Int32) in }
-        let error = #expect(throws: DelegateError.self) { _ = try action.checkedFunctionPointer(as: TreeAction.self) }
-        #expect(error?.description == "CClosure.checkedFunctionPointer(as:): "
+        let error = #expect(throws: DelegateError.self) { _ = try action.functionPointer(as: TreeAction.self) }
+        #expect(error?.description == "CClosure.functionPointer(as:): "
             + "`@convention(c) (Swift.Optional<Swift.UnsafeRawPointer>, __C.VISIT, Swift.Int32) -> ()` does not fit the "
             + "closure's C signature `void (void *, uint32_t, int32_t)`: its parameter 2 is `__C.VISIT`, but the closure's is `Swift.UInt32`")
     }

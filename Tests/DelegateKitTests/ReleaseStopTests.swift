@@ -34,9 +34,6 @@ import Testing
          "MistypedPlugin.onTransform (@Slot(\\fx_plugin.transform)): member 'transform' of fx_plugin has type "
             + "`@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.Int64`, but the "
             + "closure has type `@convention(c) (Swift.Optional<Swift.OpaquePointer>, Swift.Int64) -> Swift.Int64`"),
-        ("function-pointer-of-another-type",
-         "CClosure.functionPointer(as:): `@convention(c) (Swift.Double) -> Swift.Int32` does not fit the closure's "
-            + "C signature `int32_t (int32_t)`: its parameter 1 is `Swift.Double` (C type `double`), but the closure's is `int32_t`"),
         ("argument-of-another-type",
          "argument 1 of `int64_t (void *, int64_t)` has C type `int64_t`, not `double` (Double)"),
         ("argument-out-of-range",
@@ -48,14 +45,6 @@ import Testing
         ("jump-with-no-call-armed",
          "JumpTarget.jump(_:) was called with no call catching jumps to it running on this thread: "
             + "jump only from inside CFunction.call(catchingJumpsTo:…), on its thread"),
-        ("erased-pointer-of-no-function-type",
-         "CClosure.functionPointer(erasedAs:): `Swift.UnsafeRawPointer` does not fit the closure's C signature "
-            + "`int64_t (int64_t, void *)`: it is not a @convention(c) function type (pass `address` where C takes a `void *`)"),
-        ("destroy-notify-of-another-type",
-         "NotifiedCallback.destroyNotify(as:): `@convention(c) (Swift.Int32, Swift.Optional<Swift.UnsafeMutableRawPointer>) -> ()` "
-            + "is not a destroy function type: it must be `void (*)(void *)` or `void (*)(void *, void *)`, a @convention(c) "
-            + "function type returning Void whose one or two parameters are pointers, the user data first "
-            + "(the callback's own signature is `int64_t (int64_t, void *)`)"),
     ])
     func misuseStopsWithItsWholeMessage(scenario: String, message: String) throws {
         let child = run(try ReleaseBuild.executable("delegatekit-misuse"), [scenario])

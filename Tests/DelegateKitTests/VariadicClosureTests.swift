@@ -161,9 +161,9 @@ import Testing
         let logger = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in }
         typealias Fixed = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
         #expect(throws: DelegateError.functionTypeMismatch(
-            call: "CClosure.checkedFunctionPointer(as:)", signature: logger.signature, requested: String(reflecting: Fixed.self),
+            call: "CClosure.functionPointer(as:)", signature: logger.signature, requested: String(reflecting: Fixed.self),
             reason: "the closure is variadic and Swift has no function type with `...` (it imports one as OpaquePointer): pass OpaquePointer(address)")
-        ) { try logger.checkedFunctionPointer(as: Fixed.self) }
+        ) { try logger.functionPointer(as: Fixed.self) }
     }
 
     @Test func readingAPromotedTypeNarrowStopsNamingIt() async {

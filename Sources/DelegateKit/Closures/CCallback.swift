@@ -3,7 +3,7 @@ import Synchronization
 /// A C function pointer whose closure is not owned by a Swift object: it frees itself after its first
 /// call (`oneShot(_:)`), or C frees it through a destroy notification (``NotifiedCallback``).
 /// GObject Introspection calls these scopes "async" and "notified".
-public struct CCallback: @unchecked Sendable {  // The code it points to is kept alive as its scope says.
+public struct CCallback: CFunctionPointerConvertible, ClosureTypeProviding, @unchecked Sendable {  // The code it points to is kept alive as its scope says.
     /// The C signature of ``address``.
     public let signature: CSignature
     /// The C-callable code.
@@ -17,28 +17,6 @@ public struct CCallback: @unchecked Sendable {  // The code it points to is kept
         self.swiftType = swiftType
     }
 
-    /// ``address`` as a Swift `@convention(c)` function type, checked against ``signature`` as
-    /// ``CClosure/functionPointer(as:)`` checks it: a type that does not fit stops the program with a
-    /// message naming both types.
-    public func functionPointer<F>(as type: F.Type = F.self) -> F {
-        FunctionPointerType.pointer(address, as: type, fits: signature, closureType: swiftType, call: "CCallback.functionPointer(as:)")
-    }
-
-    /// ``functionPointer(as:)``, but a type that does not fit ``signature`` throws
-    /// ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` instead of stopping.
-    public func checkedFunctionPointer<F>(as type: F.Type = F.self) throws -> F {
-        try FunctionPointerType.checkedPointer(
-            address, as: type, fits: signature, closureType: swiftType, call: "CCallback.checkedFunctionPointer(as:)")
-    }
-
-    /// ``address`` as an erased C function pointer type, unchecked against ``signature``: see
-    /// ``CClosure/functionPointer(erasedAs:)``.
-    public func functionPointer<F>(erasedAs type: F.Type) -> F {
-        FunctionPointerType.erasedPointer(address, as: type, signature: signature, call: "CCallback.functionPointer(erasedAs:)")
-    }
-}
-
-extension CCallback {
     /// A C function pointer that keeps its closure alive until its first call returns, then releases it:
     /// for completion callbacks, which C calls exactly once.
     ///
@@ -66,8 +44,7 @@ extension CCallback {
     /// request, whose work callback then never runs).
     ///
     /// Returns `true` when it released the callback; `false` when C already called it (the call releases
-    /// it), when it was discarded already, or when it is not a one-shot (a ``NotifiedCallback``'s
-    /// ``NotifiedCallback/callback``, which C releases through its destroy notification).
+    /// it), or when it was discarded already.
     ///
     /// - Important: Call it only once C cannot call the callback any more: its code is freed, and a call
     ///   after that jumps into freed memory. A callback C is still running is not released (this returns

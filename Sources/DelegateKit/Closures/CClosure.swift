@@ -142,66 +142,10 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
             ?? "DelegateKit: a CClosure `\(signature)` was called after it was deinitialized; keep it alive "
                 + "for as long as C may call it")
     }
-
-    /// Runs `body` with ``address`` as `F` (checked as ``functionPointer(as:)`` checks it), keeping the
-    /// closure alive until `body` returns: the form for a callback C uses only during one call.
-    ///
-    /// ```swift
-    /// try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in … }
-    ///     .withFunctionPointer { qsort(&numbers, numbers.count, 4, $0) }
-    /// ```
-    public func withFunctionPointer<F, T>(as type: F.Type = F.self, _ body: (F) throws -> T) rethrows -> T {
-        try withExtendedLifetime(self) { try body(functionPointer(as: type)) }
-    }
-
-    /// ``address`` as a Swift `@convention(c)` function type, for passing to imported C functions.
-    ///
-    /// `F` must be a `@convention(c)` function type, optional or not, that fits ``signature``: as many
-    /// parameters, each (and the result) of a C type the closure's accepts under the compatibility rules
-    /// (pointers interchangeable, signedness kept, `Int` for `size_t`), and a struct or enum parameter of
-    /// the closure's own Swift type. It is checked once per type (see ``checkedFunctionPointer(as:)``);
-    /// a mismatch is a programming error, so it stops the program with a message naming both types
-    /// rather than throwing at every call site that hands the pointer straight to C.
-    public func functionPointer<F>(as type: F.Type = F.self) -> F {
-        if let refusal = variadicRefusal(F.self, call: "CClosure.functionPointer(as:)") { misuse("\(refusal)") }
-        return FunctionPointerType.pointer(address, as: type, fits: signature, closureType: swiftType, call: "CClosure.functionPointer(as:)")
-    }
-
-    /// ``address`` as an erased C function pointer type, unchecked against ``signature``: for a C API that
-    /// stores function pointers of one generic type and casts each back to its real type before calling
-    /// it (GLib's `GCallback`, `void (*)(void)`, for signal handlers; `sqlite3_syscall_ptr`; a table
-    /// filled through `dlsym`).
-    ///
-    /// ```swift
-    /// g_signal_connect_data(button, "clicked", closure.functionPointer(erasedAs: GCallback.self), nil, nil, GConnectFlags(0))
-    /// ```
-    ///
-    /// C must call the pointer only as ``signature`` says: nothing here can check what C casts it to.
-    /// `F` must be a `@convention(c)` function type, optional or not; any other type stops the program
-    /// with a message naming both types.
-    public func functionPointer<F>(erasedAs type: F.Type) -> F {
-        FunctionPointerType.erasedPointer(address, as: type, signature: signature, call: "CClosure.functionPointer(erasedAs:)")
-    }
-
-    /// ``functionPointer(as:)``, but a type that does not fit ``signature`` throws
-    /// ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` instead of stopping: for
-    /// code that receives `F` from elsewhere and would rather report it.
-    public func checkedFunctionPointer<F>(as type: F.Type = F.self) throws -> F {
-        if let refusal = variadicRefusal(F.self, call: "CClosure.checkedFunctionPointer(as:)") { throw refusal }
-        return try FunctionPointerType.checkedPointer(
-            address, as: type, fits: signature, closureType: swiftType, call: "CClosure.checkedFunctionPointer(as:)")
-    }
-
-    /// Why a variadic closure's pointer cannot be an `F`: Swift has no function type with `...`.
-    private func variadicRefusal<F>(_ type: F.Type, call: String) -> DelegateError? {
-        guard isVariadic else { return nil }
-        return .functionTypeMismatch(
-            call: call, signature: signature, requested: String(reflecting: type),
-            reason: "the closure is variadic and Swift has no function type with `...` (it imports one as OpaquePointer): "
-                + "pass OpaquePointer(address)")
-    }
 }
 
+/// A closure's pointer comes out as the function type a C API declares, checked against its signature.
+extension CClosure: CFunctionPointerConvertible, ClosureTypeProviding {}
 
 extension CClosure: Hashable {
     /// Whether `a` and `b` are the same closure (one function pointer), as for any reference.

@@ -42,24 +42,12 @@ enum FunctionPointerType {
         return unsafeBitCast(address, to: F.self)
     }
 
-    /// ``checkedPointer(_:as:fits:closureType:call:)``, stopping with the error's message instead of
-    /// throwing: asking for a type that does not fit is a programming error.
-    static func pointer<F>(
-        _ address: UnsafeRawPointer, as type: F.Type, fits signature: CSignature, closureType: Any.Type?, call: String
-    ) -> F {
-        do {
-            return try checkedPointer(address, as: type, fits: signature, closureType: closureType, call: call)
-        } catch {
-            misuse("\(error)")
-        }
-    }
-
     /// `address` as `F`, any `@convention(c)` function type: the erased form a C API stores and casts back
-    /// (GLib's `GCallback`, `void (*)(void)`). Stops the program, naming both types, when `F` is not a C
-    /// function pointer type at all.
-    static func erasedPointer<F>(_ address: UnsafeRawPointer, as type: F.Type, signature: CSignature, call: String) -> F {
+    /// (GLib's `GCallback`, `void (*)(void)`). Throws, naming both types, when `F` is not a C function
+    /// pointer type at all.
+    static func erasedPointer<F>(_ address: UnsafeRawPointer, as type: F.Type, signature: CSignature, call: String) throws -> F {
         guard functionTypeName(type) != nil else {
-            misuse("\(DelegateError.functionTypeMismatch(call: call, signature: signature, requested: String(reflecting: type), reason: notAFunctionType))")
+            throw DelegateError.functionTypeMismatch(call: call, signature: signature, requested: String(reflecting: type), reason: notAFunctionType)
         }
         return unsafeBitCast(address, to: F.self)
     }

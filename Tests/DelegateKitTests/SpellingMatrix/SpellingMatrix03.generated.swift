@@ -182,56 +182,56 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.compare(a, b) }
         defer { notified.release() }
         try expectOwnEntry(notified, .comparator)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         defer { notified.release() }
         try expectOwnEntry(notified, .comparator)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in probe.note(); return probe.compare(a, b) }
         defer { notified.release() }
         try expectOwnEntry(notified, .comparator)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.int32 }
         defer { notified.release() }
         try expectOwnEntry(notified, .comparator)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.compare(a, b) }
         defer { notified.release() }
         try expectOwnEntry(notified, .comparator)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.int32 }; return probe.compare(a, b) }
         defer { notified.release() }
         try expectOwnEntry(notified, .comparator)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.compare(a, b) }
         defer { notified.release() }
         try expectOwnEntry(notified, .comparator)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -239,56 +239,56 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, .comparator)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); probe.free(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -296,63 +296,63 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, .destroy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> Int32 in probe.note(); return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.int32 }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.int32 }; return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.count(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -360,56 +360,56 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, .context)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? in probe.note(); return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.pointer }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.pointer }; return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.pass(p) }
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -417,63 +417,63 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, .threadStart)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) -> Int32 in probe.note(); return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.int32 }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.int32 }; return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.retry(p, count) }
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -481,56 +481,56 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, .busy)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Void in probe.note(); probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); probe.free(nil) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return }; probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); probe.visit(element, data) }
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -538,49 +538,49 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, .foreach)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { probe.note(); probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { () -> Void in probe.note(); probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { probe.calls.add(1, ordering: .relaxed); probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { if probe.stopped { return }; probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] () in probe.note(); probe.tick() }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -588,63 +588,63 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) in a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) in probe.note(); return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) -> Int64 in probe.note(); return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: Int64, _: Int64) in probe.note(); return probe.int64 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (a: Int64, b: Int64) in if probe.stopped { return probe.int64 }; return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (a: Int64, b: Int64) in probe.note(); return a &+ b }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: Int64, _: Int64) in probe.note(); return 0 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -652,63 +652,63 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) in x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) in probe.note(); return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) -> Double in probe.note(); return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: Double) in probe.note(); return probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) in probe.calls.add(1, ordering: .relaxed); return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (x: Double) in if probe.stopped { return probe.factor }; return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (x: Double) in probe.note(); return x * probe.factor }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: Double) in probe.note(); return 0.0 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -716,63 +716,63 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) in probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) -> Int32 in probe.note(); return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: OpaquePointer?) in probe.note(); return probe.int32 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (handle: OpaquePointer?) in if probe.stopped { return probe.int32 }; return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { [probe] (handle: OpaquePointer?) in probe.note(); return probe.close(handle) }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let notified = try NotifiedCallback { (_: OpaquePointer?) in probe.note(); return 0 }
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling3_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -780,6 +780,6 @@ enum SpellingMatrix03 {
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, nil)
-        return notified.callback.signature
+        return notified.signature
     }
 }

@@ -189,544 +189,544 @@ enum SpellingMatrix14 {
     static func spelling14_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_1(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_2(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int in probe.note(); return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_3(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_4(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_5(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_6(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] (a: UnsafeRawPointer?, b: UnsafeRawPointer?) in probe.note(); return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_8(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeRawPointer?, UnsafeRawPointer?) -> Int = { a, b in probe.note(); return probe.element(a, b) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_9(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_10(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_11(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_12(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_13(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_14(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_15(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_16(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_17(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_18(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_19(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_20(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_21(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_22(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_23(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_24(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_25(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_26(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_27(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_28(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_29(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_30(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_31(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_32(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_33(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?) in probe.note(); return probe.element(p) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_34(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?) in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_35(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?) -> Int = { p in probe.note(); return probe.element(p) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_36(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.element(p, count) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_37(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_38(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) -> Int in probe.note(); return probe.element(p, count) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_39(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_40(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, count) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_41(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, count: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, count) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_42(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?, count: Int32) in probe.note(); return probe.element(p, count) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_43(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: Int32) in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_44(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, Int32) -> Int = { p, count in probe.note(); return probe.element(p, count) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_45(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.element(element, data) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_46(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_47(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) -> Int in probe.note(); return probe.element(element, data) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_48(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_49(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(element, data) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_50(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in if probe.stopped { return probe.element() }; return probe.element(element, data) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_51(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] (element: UnsafeMutableRawPointer?, data: UnsafeMutableRawPointer?) in probe.note(); return probe.element(element, data) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_52(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: UnsafeMutableRawPointer?) in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_53(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Int = { element, data in probe.note(); return probe.element(element, data) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_54(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_55(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_56(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { () -> Int in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_57(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { probe.calls.add(1, ordering: .relaxed); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_58(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { if probe.stopped { return probe.element() }; return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_59(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] () in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_60(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { () in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_61(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable () -> Int = { probe.note(); return probe.element() }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_62(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_63(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_64(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) -> Int in probe.note(); return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_65(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: Int64, _: Int64) in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_66(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_67(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (a: Int64, b: Int64) in if probe.stopped { return probe.element() }; return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_68(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] (a: Int64, b: Int64) in probe.note(); return probe.element(a, b) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_69(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: Int64, _: Int64) in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_70(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int64, Int64) -> Int = { a, b in probe.note(); return probe.element(a, b) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_71(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in probe.element(x) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_72(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in probe.note(); return probe.element(x) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_73(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (x: Double) -> Int in probe.note(); return probe.element(x) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_74(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: Double) in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_75(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(x) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_76(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (x: Double) in if probe.stopped { return probe.element() }; return probe.element(x) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_77(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] (x: Double) in probe.note(); return probe.element(x) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_78(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: Double) in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Double) -> Int = { x in probe.note(); return probe.element(x) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in probe.element(handle) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) -> Int in probe.note(); return probe.element(handle) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: OpaquePointer?) in probe.note(); return probe.element() }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in probe.calls.add(1, ordering: .relaxed); return probe.element(handle) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (handle: OpaquePointer?) in if probe.stopped { return probe.element() }; return probe.element(handle) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { [probe] (handle: OpaquePointer?) in probe.note(); return probe.element(handle) }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let (_, notified) = try NotifiedCallback.makeStream { (_: OpaquePointer?) in probe.note(); return 0 }
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 
     static func spelling14_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
-        return notified.callback.signature
+        return notified.signature
     }
 }

@@ -22,15 +22,15 @@ func check(_ condition: Bool, _ what: String) {
 func round(_ i: Int64) throws {
     // A capturing closure as a C function pointer.
     let closure = try CClosure { (x: Int64) -> Int64 in x + i }
-    let function: @convention(c) (Int64) -> Int64 = closure.functionPointer()
+    let function: @convention(c) (Int64) -> Int64 = try closure.functionPointer()
     check(function(1) == i + 1, "closure")
 
     // A callback C calls once, and one C releases through its destroy notification.
     let once = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, status: Int32) in check(status == 7, "one-shot") }
-    fx_start_operation(once.functionPointer(), nil)
+    fx_start_operation(try once.functionPointer(), nil)
     check(fx_complete_operations(7) == 1, "one-shot completion")
     let handler = try NotifiedCallback { (x: Int64) -> Int64 in x * 2 + i }
-    fx_set_handler(handler.callback.functionPointer(), handler.userData, handler.destroyNotify)
+    fx_set_handler(try handler.functionPointer(), handler.userData, handler.destroyNotify)
     check(fx_call_handler(3) == 6 + i, "released by C")
     fx_clear_handler()
 
@@ -68,7 +68,7 @@ func round(_ i: Int64) throws {
     check(total == 1.5 + Double(i), "variadic call")
     try withCallbackScope {
         let scoped = try CClosure { (x: Int64) -> Int64 in x - i }
-        let function: @convention(c) (Int64) -> Int64 = scoped.functionPointer()
+        let function: @convention(c) (Int64) -> Int64 = try scoped.functionPointer()
         check(function(i) == 0, "scoped closure")
         _ = TypedDelegate(for: fx_plugin.self)
     }

@@ -10,14 +10,11 @@ enum Misuse: String, CaseIterable {
     case slotOfAnotherSignature = "slot-of-another-signature"
     case slotIntoAnotherStruct = "slot-into-another-struct"
     case slotOfAnotherSwiftType = "slot-of-another-swift-type"
-    case functionPointerOfAnotherType = "function-pointer-of-another-type"
     case argumentOfAnotherType = "argument-of-another-type"
     case argumentOutOfRange = "argument-out-of-range"
     case returnValueOfAnotherType = "return-value-of-another-type"
     case returnBytesOfAnotherSize = "return-bytes-of-another-size"
     case jumpWithNoCallArmed = "jump-with-no-call-armed"
-    case erasedPointerOfNoFunctionType = "erased-pointer-of-no-function-type"
-    case destroyNotifyOfAnotherType = "destroy-notify-of-another-type"
 
     func run() throws {
         switch self {
@@ -31,10 +28,6 @@ enum Misuse: String, CaseIterable {
         case .slotOfAnotherSignature: _ = MisdeclaredPlugin()
         case .slotIntoAnotherStruct: _ = CrossedPlugin()
         case .slotOfAnotherSwiftType: _ = MistypedPlugin()
-        case .functionPointerOfAnotherType:
-            let closure = try CClosure { (x: Int32) -> Int32 in x }
-            let function: @convention(c) (Double) -> Int32 = closure.functionPointer()
-            _ = function(1)
         case .argumentOfAnotherType:
             try callTransform { call in _ = call.argument(1, as: Double.self) }
         case .argumentOutOfRange:
@@ -45,13 +38,6 @@ enum Misuse: String, CaseIterable {
             try callTransform { call in withUnsafeBytes(of: Int32(1)) { call.setReturnBytes($0) } }
         case .jumpWithNoCallArmed:
             JumpTarget().jump()
-        case .erasedPointerOfNoFunctionType:
-            let closure = try CClosure { (x: Int64, _: UnsafeMutableRawPointer?) -> Int64 in x }
-            _ = closure.functionPointer(erasedAs: UnsafeRawPointer.self)
-        case .destroyNotifyOfAnotherType:
-            let handler = try NotifiedCallback { (x: Int64, _: UnsafeMutableRawPointer?) -> Int64 in x }
-            // A destroy function that takes an integer first: not a user-data pointer.
-            _ = handler.destroyNotify(as: (@convention(c) (Int32, UnsafeMutableRawPointer?) -> Void).self)
         }
     }
 }

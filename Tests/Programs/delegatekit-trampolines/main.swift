@@ -52,9 +52,7 @@ func exercise() throws -> [String] {
         let x = a!.load(as: Int32.self), y = b!.load(as: Int32.self)
         return x < y ? 1 : x > y ? -1 : 0
     }
-    descending.withFunctionPointer(as: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32).self) {
-        qsort(&numbers, numbers.count, 4, $0)
-    }
+    try withExtendedLifetime(descending) { qsort(&numbers, numbers.count, 4, try descending.functionPointer()) }
     lines.append("comparator \(home(of: descending.address)): \(numbers)")
 
     // A generic closure (the shared register entry).
