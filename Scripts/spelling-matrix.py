@@ -449,7 +449,7 @@ let spellingDescriptor = ProtocolDescriptor(name: "spelling_table", methods: [
 /// The shapes as `@Slot` properties.
 final class SpellingSlots: BlockDelegate {
 %SLOTS%
-    init() { super.init(protocol: spellingDescriptor) }
+    init() throws { try super.init(protocol: spellingDescriptor) }
 }
 
 /// Why a case of the spelling matrix failed, when it compiled.

@@ -24,19 +24,19 @@ final class BlockS32: BlockDelegate {
 func makeBlockSlot(_ signature: BenchSignature) throws -> BlockDelegate {
     switch signature {
     case .i64:
-        let block = BlockI64(protocol: signature.descriptor)
+        let block = try BlockI64(protocol: signature.descriptor)
         block.f = addI64
         return block
     case .f64:
-        let block = BlockF64(protocol: signature.descriptor)
+        let block = try BlockF64(protocol: signature.descriptor)
         block.f = addF64
         return block
     case .mixed6:
-        let block = BlockMixed6(protocol: signature.descriptor)
+        let block = try BlockMixed6(protocol: signature.descriptor)
         block.f = mixed6
         return block
     case .s32:
-        let block = BlockS32(protocol: signature.descriptor)
+        let block = try BlockS32(protocol: signature.descriptor)
         block.f = rotateS32
         return block
     }

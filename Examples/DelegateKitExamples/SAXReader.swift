@@ -34,8 +34,8 @@ public final class SAXReader: BlockDelegate {
     @Slot(\xmlSAXHandler.serror) public var onError: ((UnsafeMutableRawPointer?, dk_xml_error_pointer?) -> Void)?
 
     /// A reader with no callbacks set.
-    public init() {
-        super.init(for: xmlSAXHandler.self)
+    public init() throws {
+        try super.init(for: xmlSAXHandler.self)
         // The magic number is what tells libxml2 the SAX2 members (startElementNs, serror) are there.
         handler.pointee.initialized = XML_SAX2_MAGIC
     }
@@ -66,10 +66,10 @@ public final class SAXReader: BlockDelegate {
     }
 
     /// A summary of `bytes` made by this SAX pass, and every error it reported as (line, message).
-    public static func summarize(_ bytes: [UInt8]) -> (summary: XMLSummary, errors: [(line: Int, message: String)]) {
+    public static func summarize(_ bytes: [UInt8]) throws -> (summary: XMLSummary, errors: [(line: Int, message: String)]) {
         var summary = XMLSummary()
         var errors: [(line: Int, message: String)] = []
-        let reader = SAXReader()
+        let reader = try SAXReader()
         reader.onStartElement = { _, localName, _, _, _, _, attributeCount, _, attributes in
             let name = string(localName)
             summary.elementCounts[name, default: 0] += 1

@@ -37,10 +37,10 @@ public func typedTables() throws -> Int32 {
     // doc:begin sax
     final class SAX: BlockDelegate {                          // block delegates, too
         @Slot(\xmlSAXHandler.characters) var onCharacters: ((UnsafeMutableRawPointer?, UnsafePointer<xmlChar>?, Int32) -> Void)?
-        init() { super.init(for: xmlSAXHandler.self) }
+        init() throws { try super.init(for: xmlSAXHandler.self) }
     }
     // doc:end
-    let sax = SAX()
+    let sax = try SAX()
     try sax.typedTable(as: xmlSAXHandler.self).pointee.initialized = XML_SAX2_MAGIC   // typed, checked
     // doc:end
     sax.onCharacters = { _, _, _ in }
@@ -50,16 +50,16 @@ public func typedTables() throws -> Int32 {
 
 /// The README's `BlockDelegate` tour (and the Block Delegates article's first class). Returns whether
 /// "read" responds after its property was set to nil (false).
-public func blockDelegateProperties() -> Bool {
+public func blockDelegateProperties() throws -> Bool {
     // doc:begin block
     // doc:begin cookie-stream
     final class CookieStream: BlockDelegate {
         @Slot("read")  var onRead:  ((UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int) -> Int)?
         @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int32)?
-        init() { super.init(protocol: cookieIO) }
+        init() throws { try super.init(protocol: cookieIO) }
     }
     // doc:end
-    let s = CookieStream()
+    let s = try CookieStream()
     s.onRead = { _, _, n in n }      // implements "read"
     s.onRead = nil                   // empties the slot
     assert(!s.dynamicDelegate.responds(to: "read"))   // s.table is what C gets
@@ -215,9 +215,9 @@ public func ownerAndErrors() throws -> (Int, Int) {
             bytes.withUnsafeBufferPointer { buffer?.update(from: $0.baseAddress!, count: count) }
             return count
         }
-        init() { super.init(protocol: cookieIO) }
+        init() throws { try super.init(protocol: cookieIO) }
     }
-    let stream = ByteStream()
+    let stream = try ByteStream()
     // doc:begin owner
     try stream.implement("read") { (stream: ByteStream, cookie: UnsafeMutableRawPointer?, buffer: UnsafeMutablePointer<CChar>?, n: Int) -> Int in
         stream.copy(into: buffer, n)                               // no capture of `stream`: no cycle

@@ -22,8 +22,8 @@ enum CookieFileDemo {
         private(set) var bytes: [UInt8] = []
         private var position = 0
 
-        init() {
-            super.init(protocol: CookieFileDemo.cookieIO)
+        init() throws {
+            try super.init(protocol: CookieFileDemo.cookieIO)
             // `unowned`: the object owns its delegate and closures, so they must not own it back.
             onWrite = { [unowned self] _, buffer, count in
                 print("  write(\(count) bytes)")
@@ -53,9 +53,9 @@ enum CookieFileDemo {
         }
     }
 
-    static func run() {
+    static func run() throws {
         print("== a FILE * backed by Swift closures (fopencookie) ==")
-        let file = SwiftFile()
+        let file = try SwiftFile()
         guard let stream = fx_fopencookie(nil, "w+", file.table) else { return print("fopencookie failed") }
         print("fprintf from C:")
         fx_fprintf_record(stream, "answer", 42, 0.125)

@@ -4,7 +4,7 @@ import DelegateKitExamples
 /// `swift run delegatekit-demo xml`: libxml2's SAX parser, its callbacks Swift closures set as
 /// properties of a `SAXReader` (a `BlockDelegate` whose slots are key paths into `xmlSAXHandler`).
 enum XMLSAXDemo {
-    static func run() {
+    static func run() throws {
         print("== libxml2 SAX with closures ==")
         let document = """
             <?xml version="1.0"?>
@@ -16,7 +16,7 @@ enum XMLSAXDemo {
             """
 
         // 1. A reader: set only the callbacks you need; the others stay NULL and libxml2 skips them.
-        let reader = SAXReader()
+        let reader = try SAXReader()
         var depth = 0
         var text = ""  // one text node may arrive in several runs: gather them
         func flushText() {
@@ -45,13 +45,13 @@ enum XMLSAXDemo {
         print("parse result:", reader.parse(Array(document.utf8)))
 
         // 2. The same bytes through a SAX pass and through libxml2's tree parser agree.
-        let (sax, _) = SAXReader.summarize(Array(document.utf8))
+        let (sax, _) = try SAXReader.summarize(Array(document.utf8))
         print("elements per name:", sax.elementCounts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         print("same as the tree parser:", sax == XMLSummary.fromTree(Array(document.utf8)))
 
         // 3. A malformed document reaches the structured error callback with its line.
         let broken = "<root>\n  <a>fine</a>\n  <b>\n  </c>\n</root>\n"
-        for error in SAXReader.summarize(Array(broken.utf8)).errors.prefix(1) {
+        for error in try SAXReader.summarize(Array(broken.utf8)).errors.prefix(1) {
             print("error at line \(error.line): \(error.message)")
         }
     }

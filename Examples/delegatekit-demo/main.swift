@@ -9,7 +9,7 @@ import Glibc
 switch CommandLine.arguments.dropFirst().first {
 case nil:
     SortingDemo.run()
-    CookieFileDemo.run()
+    try CookieFileDemo.run()
     PluginDemo.run()
     SQLiteConfigurationDemo.run()
     SQLiteVFSDemo.run()
@@ -17,7 +17,7 @@ case nil:
 case "sqlite":
     SQLiteTableDemo.run()
 case "xml":
-    XMLSAXDemo.run()
+    try XMLSAXDemo.run()
 case "sqlite-config":
     SQLiteConfigurationDemo.run()
 case "jpeg":

@@ -510,13 +510,13 @@ let misuses: [Misuse] = [
 /// A `@Slot` whose closure type does not fit its method; creating one must stop with a clear message.
 final class MisdeclaredStream: BlockDelegate {
     @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int64)?
-    init() { super.init(protocol: cookieIO) }
+    init() throws { try super.init(protocol: cookieIO) }
 }
 
 /// A `@Slot` that names no method of the protocol.
 final class MisnamedStream: BlockDelegate {
     @Slot("flush") var onFlush: ((UnsafeMutableRawPointer?) -> Int32)?
-    init() { super.init(protocol: cookieIO) }
+    init() throws { try super.init(protocol: cookieIO) }
 }
 
 @Suite struct BadInputTableTests {
@@ -610,21 +610,15 @@ final class MisnamedStream: BlockDelegate {
         #expect(!delegate.removeImplementation(for: "flush"))
     }
 
-    @Test func mismatchedSlotStopsAtCreationNamingPropertyAndSignatures() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = MisdeclaredStream()
-        }
-        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(stderr.contains(
+    @Test func mismatchedSlotThrowsAtCreationNamingPropertyAndSignatures() {
+        let error = #expect(throws: DelegateError.self) { _ = try MisdeclaredStream() }
+        #expect(error?.description.contains(
             "MisdeclaredStream.onClose (@Slot(\"close\")): method 'close' of cookie_io_functions_t has C signature "
-                + "`int32_t (void *)`, but the closure has C signature `int64_t (void *)`"))
+                + "`int32_t (void *)`, but the closure has C signature `int64_t (void *)`") == true)
     }
 
-    @Test func slotNamingNoMethodStopsAtCreation() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = MisnamedStream()
-        }
-        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(stderr.contains("MisnamedStream.onFlush (@Slot(\"flush\")): cookie_io_functions_t has no method named 'flush'"))
+    @Test func slotNamingNoMethodThrowsAtCreation() {
+        let error = #expect(throws: DelegateError.self) { _ = try MisnamedStream() }
+        #expect(error?.description.contains("MisnamedStream.onFlush (@Slot(\"flush\")): cookie_io_functions_t has no method named 'flush'") == true)
     }
 }

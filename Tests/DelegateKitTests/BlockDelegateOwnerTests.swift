@@ -7,7 +7,7 @@ private final class Scaling: BlockDelegate {
     var factor: Int64 = 10
     var messages: [String] = []
 
-    init() { super.init(for: fx_plugin.self) }
+    init() throws { try super.init(for: fx_plugin.self) }
 
     /// What C's `fx_plugin_transform` answers for `value`, and whether the slot was set.
     func transform(_ value: Int64) -> (Int64, Bool) {
@@ -21,7 +21,7 @@ private final class Scaling: BlockDelegate {
 /// `implement` does.
 @Suite struct BlockDelegateOwnerTests {
     @Test func keysStackAndRegistrationsRemoveWhatTheyRegistered() throws {
-        let plugin = Scaling()
+        let plugin = try Scaling()
         let scaled = try plugin.implement("transform", key: "scale") { (owner: Scaling, _: UnsafeMutableRawPointer?, value: Int64) -> Int64 in
             value * owner.factor
         }
@@ -51,7 +51,7 @@ private final class Scaling: BlockDelegate {
     }
 
     @Test func onceServesOneCall() throws {
-        let plugin = Scaling()
+        let plugin = try Scaling()
         let registration = try plugin.implement("transform", once: true) { (owner: Scaling, _: UnsafeMutableRawPointer?, value: Int64) -> Int64 in
             value * owner.factor
         }
@@ -61,7 +61,7 @@ private final class Scaling: BlockDelegate {
     }
 
     @Test func voidMethodsTakeKeysToo() throws {
-        let plugin = Scaling()
+        let plugin = try Scaling()
         try plugin.implement("start") { (_: Scaling, _: UnsafeMutableRawPointer?) -> Int32 in 0 }
         let registration = try plugin.implement("log", key: 7) { (owner: Scaling, _: UnsafeMutableRawPointer?, message: UnsafePointer<CChar>?) in
             owner.messages.append(String(cString: message!))

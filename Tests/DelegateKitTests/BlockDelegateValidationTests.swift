@@ -6,14 +6,24 @@ import Testing
 /// The C signature fits `transform`, the Swift type does not.
 final class ReportingMistypedPlugin: BlockDelegate {
     @Slot(\fx_plugin.transform) var onTransform: ((OpaquePointer?, Int64) -> Int64)?
-    init() throws { try super.init(validatingSlotsFor: fx_plugin.self) }
+    init() throws { try super.init(for: fx_plugin.self) }
 }
 
-/// Well declared, made with the throwing initializer.
+final class ReportingMisnamedPlugin: BlockDelegate {
+    @Slot("transfrom") var onTransform: ((UnsafeMutableRawPointer?, Int64) -> Int64)?
+    init() throws { try super.init(for: fx_plugin.self) }
+}
+
+final class ReportingCrossedPlugin: BlockDelegate {
+    @Slot(\sqlite3_io_methods.xClose) var onClose: ((UnsafeMutablePointer<sqlite3_file>?) -> Int32)?
+    init() throws { try super.init(for: fx_plugin.self) }
+}
+
+/// Well declared.
 final class ReportingPlugin: BlockDelegate {
     @Slot(\fx_plugin.start) var onStart: ((UnsafeMutableRawPointer?) -> Int32)?
     @Slot(\fx_plugin.transform) var onTransform: ((UnsafeMutableRawPointer?, Int64) -> Int64)?
-    init() throws { try super.init(validatingSlotsFor: fx_plugin.self) }
+    init() throws { try super.init(for: fx_plugin.self) }
 }
 
 @Suite struct BlockDelegateValidationTests {
@@ -37,6 +47,15 @@ final class ReportingPlugin: BlockDelegate {
         }
     }
 
+    @Test func aSlotNamingNoMethodOrAnotherStructIsReportedWhole() {
+        let misnamed = #expect(throws: DelegateError.self) { _ = try ReportingMisnamedPlugin() }
+        #expect(misnamed?.description == "ReportingMisnamedPlugin.onTransform (@Slot(\"transfrom\")): fx_plugin has no "
+            + "method named 'transfrom'; did you mean 'transform'?")
+        let crossed = #expect(throws: DelegateError.self) { _ = try ReportingCrossedPlugin() }
+        #expect(crossed?.description == "ReportingCrossedPlugin.onClose (@Slot(\\sqlite3_io_methods.xClose)): member 'xClose' "
+            + "of fx_plugin cannot be used: the slot's key path is into sqlite3_io_methods, not fx_plugin")
+    }
+
     @Test func theTypedTableServesTheFixtureLibrary() throws {
         let plugin = try ReportingPlugin()
         let table = try plugin.typedTable(as: fx_plugin.self)
@@ -50,7 +69,7 @@ final class ReportingPlugin: BlockDelegate {
         #expect(called == UInt32(FX_CALLED_START | FX_CALLED_TRANSFORM))
         #expect(try plugin.dynamicDelegate.field("version", as: Int32.self) == 2)
         // The type can also come from the context.
-        let other = TypedPlugin()
+        let other = try TypedPlugin()
         let inferred: UnsafeMutablePointer<fx_plugin> = try other.typedTable()
         #expect(inferred.pointee.transform == nil)
         withExtendedLifetime(other) {}
@@ -62,7 +81,7 @@ final class ReportingPlugin: BlockDelegate {
             call: "ReportingPlugin.typedTable(as:)", requested: "sqlite3_io_methods", actual: "fx_plugin")) {
             _ = try plugin.typedTable(as: sqlite3_io_methods.self)
         }
-        let stream = CookieStream()
+        let stream = try CookieStream()
         let error = #expect(throws: DelegateError.self) { _ = try stream.typedTable(as: fx_plugin.self) }
         #expect(error?.description == "CookieStream.typedTable(as:): the table was asked for as fx_plugin, but it is "
             + "cookie_io_functions_t, described by a ProtocolDescriptor (make the object with init(for:) to type its table)")

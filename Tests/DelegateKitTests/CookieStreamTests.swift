@@ -62,7 +62,7 @@ import Testing
 
     @Test func fileBackedByABlockDelegate() throws {
         let file = MemoryFile()
-        let stream = CookieStream()
+        let stream = try CookieStream()
         #expect(!stream.dynamicDelegate.responds(to: "read"))
         stream.onRead = { _, buffer, size in file.read(buffer, size) }
         stream.onWrite = { _, buffer, size in file.write(buffer, size) }

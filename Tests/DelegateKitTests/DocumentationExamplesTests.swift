@@ -218,7 +218,7 @@ import Testing
         #expect(tables.read == 4 && tables.version == 3)
         #expect(try fillAndValidate())
         #expect(try typedTables() == 0)
-        #expect(blockDelegateProperties() == false)
+        #expect(try blockDelegateProperties() == false)
         #expect(try stacksAndKeys() == 0)
         #expect(try overrideCallingNext() == 5)
         #expect(try wrapDefaultVFS() >= 1)

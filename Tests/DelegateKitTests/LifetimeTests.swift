@@ -106,7 +106,7 @@ final class Tracked: Sendable {
         weak var weakStream: OwnedStream?
         let file = MemoryFile()
         do {
-            let stream = OwnedStream(text: "hello from the owner")
+            let stream = try OwnedStream(text: "hello from the owner")
             weakStream = stream
             try stream.implement("read") { (me: OwnedStream, _: UnsafeMutableRawPointer?, buffer: UnsafeMutablePointer<CChar>?, size: Int) -> Int in
                 me.read(into: buffer, size)
@@ -133,9 +133,9 @@ final class OwnedStream: BlockDelegate {
     private var bytes: [UInt8]
     var closed = false
 
-    init(text: String) {
+    init(text: String) throws {
         bytes = Array(text.utf8)
-        super.init(protocol: cookieIO)
+        try super.init(protocol: cookieIO)
     }
 
     func read(into buffer: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int {

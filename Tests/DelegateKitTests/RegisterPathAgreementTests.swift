@@ -231,7 +231,7 @@ import Testing
     final class Scaler: BlockDelegate {
         @Slot("scale") var onScale: ((Int64, Double) -> Int64)?
         let factor: Int64 = 3
-        init() { super.init(protocol: ProtocolDescriptor(name: "scaler", methods: [
+        init() throws { try super.init(protocol: ProtocolDescriptor(name: "scaler", methods: [
             MethodDescriptor(name: "scale", signature: CSignature(.int64, [.int64, .double])),
             MethodDescriptor(name: "offset", signature: CSignature(.int64, [.int64, .double])),
         ])) }
@@ -266,7 +266,7 @@ import Testing
                 try throwing.observeResult("f") { (result: Int64, a: Int64, _: Double) in results.withLock { $0.append(result &+ a) } }
             }
             let scaler = try run { () -> Scaler in
-                let scaler = Scaler()
+                let scaler = try Scaler()
                 scaler.onScale = { a, b in a &* Int64(b) &+ 1 }
                 try scaler.implement("offset") { (owner: Scaler, a: Int64, b: Double) -> Int64 in a &+ Int64(b) &* owner.factor }
                 return scaler

@@ -22,18 +22,6 @@ import Testing
     #endif
 
     @Test(arguments: [
-        ("slot-naming-no-method",
-         "MisnamedPlugin.onTransform (@Slot(\"transfrom\")): fx_plugin has no method named 'transfrom'; did you mean 'transform'?"),
-        ("slot-of-another-signature",
-         "MisdeclaredPlugin.onTransform (@Slot(\"transform\")): method 'transform' of fx_plugin has C signature "
-            + "`int64_t (void *, int64_t)`, but the closure has C signature `int64_t (void *, int32_t)`"),
-        ("slot-into-another-struct",
-         "CrossedPlugin.onClose (@Slot(\\sqlite3_io_methods.xClose)): member 'xClose' of fx_plugin cannot be used: "
-            + "the slot's key path is into sqlite3_io_methods, not fx_plugin"),
-        ("slot-of-another-swift-type",
-         "MistypedPlugin.onTransform (@Slot(\\fx_plugin.transform)): member 'transform' of fx_plugin has type "
-            + "`@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.Int64`, but the "
-            + "closure has type `@convention(c) (Swift.Optional<Swift.OpaquePointer>, Swift.Int64) -> Swift.Int64`"),
         ("argument-of-another-type",
          "argument 1 of `int64_t (void *, int64_t)` has C type `int64_t`, not `double` (Double)"),
         ("argument-out-of-range",

@@ -24,7 +24,7 @@ import Testing
         let items = 20_000
         let bytes = Self.catalog(items: items)
         #expect(bytes.count > 2_000_000)
-        let (sax, errors) = SAXReader.summarize(bytes)
+        let (sax, errors) = try SAXReader.summarize(bytes)
         #expect(errors.isEmpty)
         let tree = try #require(XMLSummary.fromTree(bytes))
         // Compared piece by piece: a failure should point at the difference, not print megabytes.
@@ -46,17 +46,17 @@ import Testing
         #expect(sax.text.contains("x < y && 19992 > 0"))
     }
 
-    @Test func aMalformedDocumentReachesTheErrorCallbackWithItsLine() {
+    @Test func aMalformedDocumentReachesTheErrorCallbackWithItsLine() throws {
         let bytes = Array("<root>\n  <a>fine</a>\n  <b>\n    text\n  </c>\n</root>\n".utf8)
-        let (_, errors) = SAXReader.summarize(bytes)
+        let (_, errors) = try SAXReader.summarize(bytes)
         let first = errors.first
         #expect(first?.line == 5)
         #expect(first?.message.contains("Opening and ending tag mismatch: b line 3 and c") == true)
         #expect(XMLSummary.fromTree(bytes) == nil)
     }
 
-    @Test func callbacksCanBeSwappedBetweenParses() {
-        let reader = SAXReader()
+    @Test func callbacksCanBeSwappedBetweenParses() throws {
+        let reader = try SAXReader()
         var names: [String] = []
         reader.onStartElement = { _, name, _, _, _, _, _, _, _ in names.append(String(cString: name!)) }
         #expect(reader.parse(Array("<a><b/><c/></a>".utf8)) == 0)

@@ -35,21 +35,21 @@ final class CookieStream: BlockDelegate {
     @Slot("write") var onWrite: ((UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Int)?
     @Slot("seek") var onSeek: ((UnsafeMutableRawPointer?, UnsafeMutablePointer<Int64>?, Int32) -> Int32)?
     @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int32)?
-    init() { super.init(protocol: cookieIO) }
+    init() throws { try super.init(protocol: cookieIO) }
 }
 
 /// A wrapper class whose slots are named by key paths into the imported `fx_plugin` struct.
 final class TypedPlugin: BlockDelegate {
     @Slot(\fx_plugin.start) var onStart: ((UnsafeMutableRawPointer?) -> Int32)?
     @Slot(\fx_plugin.transform) var onTransform: ((UnsafeMutableRawPointer?, Int64) -> Int64)?
-    init() { super.init(for: fx_plugin.self) }
+    init() throws { try super.init(for: fx_plugin.self) }
 }
 
 /// A `@Slot` of another C signature than `close`'s, declared with the throwing initializer: the mismatch
 /// is thrown, not a stop.
 final class ReportingMisdeclaredStream: BlockDelegate {
     @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int64)?
-    init() throws { try super.init(validatingSlotsOf: cookieIO) }
+    init() throws { try super.init(protocol: cookieIO) }
 }
 
 /// A Swift struct posing as a C table, with a Swift closure member C could neither call nor copy.

@@ -4,18 +4,17 @@
 /// final class CookieStream: BlockDelegate {
 ///     @Slot("read")  var onRead:  ((UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int) -> Int)?
 ///     @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int32)?
-///     init() { super.init(protocol: cookieIO) }
+///     init() throws { try super.init(protocol: cookieIO) }
 /// }
-/// let stream = CookieStream()
+/// let stream = try CookieStream()
 /// stream.onRead = { _, _, n in n }   // fills the "read" slot of `stream.table`
 /// stream.onRead = nil                // empties it again
 /// ```
 ///
 /// Every `@Slot` is checked when the object is created: a property that names no method of the protocol,
-/// or whose closure type has another C signature than its method, stops the program with a message
-/// naming the property and both signatures. (A property setter cannot throw, so the check cannot wait.)
-/// A subclass whose initializer calls ``init(validatingSlotsOf:file:line:)`` or
-/// ``init(validatingSlotsFor:file:line:)`` throws ``DelegateError/slotMismatch(property:slot:error:)`` instead.
+/// or whose closure type has another C signature than its method, makes the initializer throw
+/// ``DelegateError/slotMismatch(property:slot:error:)`` naming the property and both signatures. (A
+/// property setter cannot throw, so the check cannot wait.)
 ///
 /// ## Threads
 /// A `BlockDelegate` is not `Sendable`, and its closure properties are not `@Sendable`: they run on the
@@ -32,40 +31,17 @@ open class BlockDelegate {
     /// A block delegate for the table `descriptor` describes, with every slot empty.
     /// `file` and `line` record where the object is made, as ``DynamicDelegate/init(protocol:file:line:)`` says.
     ///
-    /// A `@Slot` that does not fit the table stops the program, with the message of
-    /// ``DelegateError/slotMismatch(property:slot:error:)``; ``init(validatingSlotsOf:file:line:)`` throws it instead.
-    public init(protocol descriptor: ProtocolDescriptor, file: StaticString = #fileID, line: UInt = #line) {
-        dynamicDelegate = DynamicDelegate(protocol: descriptor, file: file, line: line)
-        stopOnSlotMismatch()
-    }
-
-    /// A block delegate for a C struct type Swift imports (see ``TypedDelegate``), whose `@Slot`s may name
-    /// members by key path. ``dynamicDelegate`` is a ``TypedDelegate`` of that type, and
-    /// ``typedTable(as:)`` gives the table typed. A `@Slot` that does not fit stops the program;
-    /// ``init(validatingSlotsFor:file:line:)`` throws instead.
-    public init<Table>(for table: Table.Type, file: StaticString = #fileID, line: UInt = #line) {
-        dynamicDelegate = TypedDelegate(for: table, file: file, line: line)
-        stopOnSlotMismatch()
-    }
-
-    /// ``init(protocol:file:line:)``, but the first `@Slot` that does not fit the table is thrown as
-    /// ``DelegateError/slotMismatch(property:slot:error:)`` instead of stopping the program: for apps that
-    /// would rather report it, and for tests of a subclass's declarations.
-    ///
-    /// ```swift
-    /// final class CookieStream: BlockDelegate {
-    ///     @Slot("read") var onRead: ((UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int) -> Int)?
-    ///     init() throws { try super.init(validatingSlotsOf: cookieIO) }
-    /// }
-    /// ```
-    public init(validatingSlotsOf descriptor: ProtocolDescriptor, file: StaticString = #fileID, line: UInt = #line) throws {
+    /// Throws ``DelegateError/slotMismatch(property:slot:error:)`` for the first `@Slot` that does not fit
+    /// the table, naming the property and both signatures.
+    public init(protocol descriptor: ProtocolDescriptor, file: StaticString = #fileID, line: UInt = #line) throws {
         dynamicDelegate = DynamicDelegate(protocol: descriptor, file: file, line: line)
         try validateSlots()
     }
 
-    /// ``init(for:file:line:)``, but the first `@Slot` that does not fit the struct is thrown as
-    /// ``DelegateError/slotMismatch(property:slot:error:)`` instead of stopping the program.
-    public init<Table>(validatingSlotsFor table: Table.Type, file: StaticString = #fileID, line: UInt = #line) throws {
+    /// A block delegate for a C struct type Swift imports (see ``TypedDelegate``), whose `@Slot`s may name
+    /// members by key path. ``dynamicDelegate`` is a ``TypedDelegate`` of that type, and
+    /// ``typedTable(as:)`` gives the table typed. Throws as ``init(protocol:file:line:)`` does.
+    public init<Table>(for table: Table.Type, file: StaticString = #fileID, line: UInt = #line) throws {
         dynamicDelegate = TypedDelegate(for: table, file: file, line: line)
         try validateSlots()
     }
@@ -88,15 +64,6 @@ open class BlockDelegate {
             ? "\(dynamicDelegate.descriptor.name)"
             : "\(dynamicDelegate.descriptor.name), described by a ProtocolDescriptor (make the object with init(for:) to type its table)"
         throw DelegateError.tableTypeMismatch(call: "\(Swift.type(of: self)).typedTable(as:)", requested: "\(Table.self)", actual: actual)
-    }
-
-    /// Stops with the message of the first `@Slot` that does not fit the protocol.
-    private func stopOnSlotMismatch() {
-        do {
-            try validateSlots()
-        } catch {
-            misuse("\(error)")
-        }
     }
 
     /// Throws ``DelegateError/slotMismatch(property:slot:error:)`` for the first `@Slot` that does not fit the protocol.

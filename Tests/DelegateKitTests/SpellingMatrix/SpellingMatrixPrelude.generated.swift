@@ -76,7 +76,7 @@ final class SpellingSlots: BlockDelegate {
     @Slot("sum") var sum: ((Int64, Int64) -> Int64)?
     @Slot("scale") var scale: ((Double) -> Double)?
     @Slot("handle") var handle: ((OpaquePointer?) -> Int32)?
-    init() { super.init(protocol: spellingDescriptor) }
+    init() throws { try super.init(protocol: spellingDescriptor) }
 }
 
 /// Why a case of the spelling matrix failed, when it compiled.

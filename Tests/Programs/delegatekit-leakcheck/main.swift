@@ -10,7 +10,7 @@ let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 2_000
 final class Plugin: BlockDelegate {
     @Slot(\fx_plugin.start) var onStart: ((UnsafeMutableRawPointer?) -> Int32)?
     @Slot(\fx_plugin.transform) var onTransform: ((UnsafeMutableRawPointer?, Int64) -> Int64)?
-    init() { super.init(for: fx_plugin.self) }
+    init() throws { try super.init(for: fx_plugin.self) }
 }
 
 typealias TransformNext = Next<UnsafeMutableRawPointer?, Int64, Int64>
@@ -53,7 +53,7 @@ func round(_ i: Int64) throws {
     let wrapper = TypedDelegate(for: fx_plugin.self, wrapping: fallback.typedTable)
     try wrapper.override(\.transform) { (next: TransformNext, context: UnsafeMutableRawPointer?, x: Int64) -> Int64 in next(context, x) * 10 }
     check(fx_plugin_transform(wrapper.typedTable, nil, 2, &called) == -20, "wrapper")
-    let plugin = Plugin()
+    let plugin = try Plugin()
     plugin.onTransform = { _, x in x + i }
     check(fx_plugin_transform(plugin.table.assumingMemoryBound(to: fx_plugin.self), nil, 1, &called) == 1 + i, "block delegate")
     plugin.onTransform = nil

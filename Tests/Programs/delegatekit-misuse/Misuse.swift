@@ -1,4 +1,3 @@
-import DelegateKitCSQLite
 import DelegateKit
 import DelegateKitFixtures
 
@@ -6,10 +5,6 @@ import DelegateKitFixtures
 enum Misuse: String, CaseIterable {
     /// Prints how this executable was compiled, so a test can tell it runs a release build.
     case configuration
-    case slotNamingNoMethod = "slot-naming-no-method"
-    case slotOfAnotherSignature = "slot-of-another-signature"
-    case slotIntoAnotherStruct = "slot-into-another-struct"
-    case slotOfAnotherSwiftType = "slot-of-another-swift-type"
     case argumentOfAnotherType = "argument-of-another-type"
     case argumentOutOfRange = "argument-out-of-range"
     case returnValueOfAnotherType = "return-value-of-another-type"
@@ -24,10 +19,6 @@ enum Misuse: String, CaseIterable {
             #else
             print("release")
             #endif
-        case .slotNamingNoMethod: _ = MisnamedPlugin()
-        case .slotOfAnotherSignature: _ = MisdeclaredPlugin()
-        case .slotIntoAnotherStruct: _ = CrossedPlugin()
-        case .slotOfAnotherSwiftType: _ = MistypedPlugin()
         case .argumentOfAnotherType:
             try callTransform { call in _ = call.argument(1, as: Double.self) }
         case .argumentOutOfRange:
@@ -49,25 +40,4 @@ private func callTransform(_ body: @escaping @Sendable (CInvocation) -> Void) th
     var called = false
     _ = fx_plugin_transform(plugin.table.assumingMemoryBound(to: fx_plugin.self), nil, 20, &called)
     withExtendedLifetime(plugin) {}
-}
-
-final class MisnamedPlugin: BlockDelegate {
-    @Slot("transfrom") var onTransform: ((UnsafeMutableRawPointer?, Int64) -> Int64)?
-    init() { super.init(for: fx_plugin.self) }
-}
-
-final class MisdeclaredPlugin: BlockDelegate {
-    @Slot("transform") var onTransform: ((UnsafeMutableRawPointer?, Int32) -> Int64)?
-    init() { super.init(for: fx_plugin.self) }
-}
-
-/// The C signature fits (`int64_t (void *, int64_t)`); the Swift types are not the member's.
-final class MistypedPlugin: BlockDelegate {
-    @Slot(\fx_plugin.transform) var onTransform: ((OpaquePointer?, Int64) -> Int64)?
-    init() { super.init(for: fx_plugin.self) }
-}
-
-final class CrossedPlugin: BlockDelegate {
-    @Slot(\sqlite3_io_methods.xClose) var onClose: ((UnsafeMutablePointer<sqlite3_file>?) -> Int32)?
-    init() { super.init(for: fx_plugin.self) }
 }
