@@ -6,7 +6,7 @@ line, and exits 1 if there is any.
 Rules:
 - Each of the library's C modules is imported by the one file that owns it (`OWNERS`:
   `Shim/LibffiShim.swift`, `Shim/CallbackExitShim.swift`, `Shim/RetirementShim.swift`, the register path's
-  `TrampolineShim.swift`) and by no other Swift file of the library, but for two that must: the macro hooks' `DirectEntry.swift`, and the retirement protocol's folder,
+  `TrampolineShim.swift`) and by no other Swift file of the library, but for one that must: the retirement protocol's folder,
   whose entries call the C inline functions that record a call in their own frames. The compiler then keeps C types out of every other file's public and inlinable
   code, so the C boundary is those files.
 - The steps of a slot change (forgetting abandoned calls, publishing, retiring, settling) run only in
@@ -25,14 +25,12 @@ PROTOCOL = LIBRARY / "Delegates" / "Retirement"
 SHIM = LIBRARY / "Shim"
 
 # Each C module of the package, and the files of the library that may import it (a folder ends in `/`).
-# DirectEntry.swift holds `#CClosure`'s public hooks, whose signatures must name the register entry's C
-# types (a public signature needs the import in its own file).
 OWNERS = {
     "CDelegateKitLibffi": {"Shim/LibffiShim.swift"},
     "CDelegateKitExits": {"Shim/CallbackExitShim.swift"},
     # The protocol's entries record calls with the C inline functions themselves, in their own frames.
     "CDelegateKitRetirement": {"Shim/RetirementShim.swift", "Delegates/Retirement/"},
-    "CDelegateKitTrampolines": {"Closures/RegisterPath/TrampolineShim.swift", "Closures/RegisterPath/DirectEntry.swift"},
+    "CDelegateKitTrampolines": {"Closures/RegisterPath/TrampolineShim.swift"},
 }
 # The library's layers, bottom first: the first folder of a file's path names its layer (the generated
 # files too, which Scripts/generate-overloads.py writes into their layer's folder).

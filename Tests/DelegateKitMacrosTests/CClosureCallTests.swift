@@ -27,7 +27,7 @@ import Testing
         // doc:begin macro-cclosure
         let scale = 2.5
         let weigh = try #CClosure { (count: Int64, mass: Double) -> Double in Double(count) * mass * scale }
-        let call = weigh.functionPointer(as: (@convention(c) (Int64, Double) -> Double).self)
+        let call = try weigh.functionPointer(as: (@convention(c) (Int64, Double) -> Double).self)
         // doc:end
         #expect(call(4, 2) == 20)
         #expect(weigh.signature == CSignature(.double, [.int64, .double]))
@@ -91,7 +91,7 @@ import Testing
         typealias Function = @convention(c) (
             Int8, UInt16, Int32, Int64, UnsafeRawPointer?, Float, Double, Float, Double, Double, Double, Float, Double
         ) -> Double
-        let result = all.functionPointer(as: Function.self)(-1, 2, -3, 4, UnsafeRawPointer(bitPattern: 8), 1, 2, 3, 4, 5, 6, 7, 8)
+        let result = try all.functionPointer(as: Function.self)(-1, 2, -3, 4, UnsafeRawPointer(bitPattern: 8), 1, 2, 3, 4, 5, 6, 7, 8)
         let integers = -1.0 + 20 - 300 + 4_000 + 10_000
         let floats = 1.0 + 4 + 9 + 16 + 25 + 36 + 49 + 64
         #expect(result == integers + floats * 100_000)
@@ -102,12 +102,12 @@ import Testing
         final class Counter: @unchecked Sendable { var count = 0 }  // Touched by one thread here.
         let counter = Counter()
         let bump = try #CClosure { (by: Int32) -> Void in counter.count += Int(by) }
-        let call = bump.functionPointer(as: (@convention(c) (Int32) -> Void).self)
+        let call = try bump.functionPointer(as: (@convention(c) (Int32) -> Void).self)
         call(2)
         call(5)
         #expect(counter.count == 7)
         let none = try #CClosure { () -> Void in counter.count = 0 }
-        none.functionPointer(as: (@convention(c) () -> Void).self)()
+        try none.functionPointer(as: (@convention(c) () -> Void).self)()
         #expect(counter.count == 0)
     }
 
@@ -120,7 +120,7 @@ import Testing
             static var cType: CType { .double }
         }
         let double = try #CClosure { (m: Meters) -> Meters in Meters(value: m.value * 2) }
-        let result = double.functionPointer(erasedAs: (@convention(c) (Double) -> Double).self)(21)
+        let result = try double.functionPointer(erasedAs: (@convention(c) (Double) -> Double).self)(21)
         #expect(result == 42)
     }
 
@@ -158,7 +158,7 @@ import Testing
         try withCallbackScope {
             let k = Int64(1)
             kept = try #CClosure { (a: Int64) -> Int64 in a &+ k }
-            let increment = kept!.functionPointer(as: (@convention(c) (Int64) -> Int64).self)
+            let increment = try kept!.functionPointer(as: (@convention(c) (Int64) -> Int64).self)
             #expect(increment(41) == 42)
         }
         #expect(kept == nil)

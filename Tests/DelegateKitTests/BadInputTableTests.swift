@@ -34,10 +34,9 @@ struct Misuse: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// Every misuse the API can detect that is reported as an error, with the error and its message. The
-/// misuses that stop the process instead (a `@Slot` that does not fit its table, with the non-throwing
-/// initializers; a `functionPointer(as:)` type that does not fit) are the exit tests below and in
-/// TypedDelegateTests and FunctionPointerTypeTests; the README links this table.
+/// Every misuse the API can detect that is reported as an error, with the error and its message (a
+/// `@Slot` that does not fit its table and a function pointer type that does not fit are thrown too: see
+/// the tests below, TypedDelegateTests and FunctionPointerTypeTests); the README links this table.
 let misuses: [Misuse] = [
     Misuse(
         name: "unknown method",

@@ -14,7 +14,7 @@ public func countLeaves(of root: UnsafeRawPointer?) throws -> Int {
     let visit = try CClosure { (node: UnsafeRawPointer?, which: VISIT, depth: Int32) in
         if which == leaf { leaves.add(1, ordering: .relaxed) }
     }
-    twalk(root, visit.functionPointer())
+    twalk(root, try visit.functionPointer())
     return leaves.load(ordering: .relaxed)
 }
 // doc:end

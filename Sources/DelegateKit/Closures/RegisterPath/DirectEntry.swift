@@ -1,5 +1,3 @@
-import CDelegateKitTrampolines
-
 /// A closure with its own register entry: code formed where the closure's Swift types are concrete, which
 /// C's trampoline enters with this object as its context and which calls the closure itself, so that a
 /// call crosses two Swift frames (the entry and the user's closure) where the shared entry and a
@@ -13,10 +11,10 @@ import CDelegateKitTrampolines
 /// module for the literal's signature. A ``CClosure`` whose code enters in registers uses it; every other
 /// user of a thunk (slot stubs, plans, one-shots, libffi's path) ignores it.
 ///
-/// Public only for `#CClosure`'s expansion, as ``_DirectRegisters`` and ``CClosure/init(_:_direct:)``: not
-/// API to use by hand. These are the only public signatures that name a C type of the package's
-/// (`cffi_integer_entry`, `cffi_floating_entry`): the expansion writes the C-callable functions in the
-/// user's module.
+/// - Important: Unstable. Public only for `#CClosure`'s expansion, as ``_DirectRegisters`` and
+///   ``CClosure/init(_:_direct:)`` are: not API to use by hand, and free to change in any release, with
+///   the macro that writes the calls. Their signatures name only Swift types (the entry's two forms are
+///   ``IntegerForm`` and ``FloatingForm``), so no C module of the package reaches a user's code.
 open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`s: a @Sendable closure.
     /// Entered by the trampoline with this object as its context pointer; none for a typed thunk's
     /// captured closure whose types are not one of the shapes.
@@ -27,9 +25,23 @@ open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add onl
     /// one): each reads its arguments with a ``_DirectRegisters`` and returns its result through
     /// `_DirectRegisters.integerResult(_:)` or `_DirectRegisters.floatingResult(_:)`: the form for a
     /// result in the integer register, and the one for a result in the floating register.
-    public init(integer: cffi_integer_entry, floating: cffi_floating_entry) {
+    public init(integer: IntegerForm, floating: FloatingForm) {
         entry = RegisterEntry(integer: integer, floating: floating)
     }
+
+    /// The form of an entry that returns its result in the integer register: the five integer argument
+    /// registers, the context (this object), the eight floating ones. The trampoline's C type
+    /// `cffi_integer_entry`, spelled in Swift.
+    public typealias IntegerForm = @convention(c) (
+        UInt64, UInt64, UInt64, UInt64, UInt64, UnsafeMutableRawPointer?,
+        Double, Double, Double, Double, Double, Double, Double, Double
+    ) -> UInt64
+
+    /// The form of an entry that returns its result in the floating register (`cffi_floating_entry`).
+    public typealias FloatingForm = @convention(c) (
+        UInt64, UInt64, UInt64, UInt64, UInt64, UnsafeMutableRawPointer?,
+        Double, Double, Double, Double, Double, Double, Double, Double
+    ) -> Double
 
     /// A typed thunk's captured closure, whose entry is its shape's (see ``CallbackShapes``), if any.
     @usableFromInline
