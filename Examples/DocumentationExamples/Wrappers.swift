@@ -41,7 +41,7 @@ public func typedTables() throws -> Int32 {
     }
     // doc:end
     let sax = try SAX()
-    try sax.typedTable(as: xmlSAXHandler.self).pointee.initialized = XML_SAX2_MAGIC   // typed, checked
+    sax.table.assumingMemoryBound(to: xmlSAXHandler.self).pointee.initialized = XML_SAX2_MAGIC
     // doc:end
     sax.onCharacters = { _, _, _ in }
     precondition(sax.dynamicDelegate.responds(to: "characters") && wrapped.responds(to: "xOpen"))

@@ -168,11 +168,6 @@ let misuses: [Misuse] = [
         message: "CCallback.functionPointer(as:): `Swift.OpaquePointer` does not fit the closure's C signature "
             + "`int64_t (void *, int64_t)`: it is not a @convention(c) function type (pass `address` where C takes a `void *`)"),
     Misuse(
-        name: "block delegate's typed table asked for as another struct",
-        action: { _ = try TypedPlugin().typedTable(as: fx_point.self) },
-        expected: .tableTypeMismatch(call: "TypedPlugin.typedTable(as:)", requested: "fx_point", actual: "fx_plugin"),
-        message: "TypedPlugin.typedTable(as:): the table was asked for as fx_point, but it is fx_plugin"),
-    Misuse(
         name: "@Slot that does not fit, with the throwing initializer",
         action: { _ = try ReportingMisdeclaredStream() },
         expected: .slotMismatch(property: "ReportingMisdeclaredStream.onClose", slot: "\"close\"",

@@ -56,10 +56,9 @@ final class ReportingPlugin: BlockDelegate {
             + "of fx_plugin cannot be used: the slot's key path is into sqlite3_io_methods, not fx_plugin")
     }
 
-    @Test func theTypedTableServesTheFixtureLibrary() throws {
+    @Test func aBlockDelegateOfAStructServesTheFixtureLibrary() throws {
         let plugin = try ReportingPlugin()
-        let table = try plugin.typedTable(as: fx_plugin.self)
-        #expect(UnsafeMutableRawPointer(table) == plugin.table)
+        let table = plugin.table.assumingMemoryBound(to: fx_plugin.self)
         table.pointee.version = 2
         plugin.onStart = { _ in 0 }
         plugin.onTransform = { _, value in value * 3 }
@@ -68,22 +67,5 @@ final class ReportingPlugin: BlockDelegate {
         #expect(fx_plugin_run(table, nil, values, values.count, &called) == 30)
         #expect(called == UInt32(FX_CALLED_START | FX_CALLED_TRANSFORM))
         #expect(try plugin.dynamicDelegate.field("version", as: Int32.self) == 2)
-        // The type can also come from the context.
-        let other = try TypedPlugin()
-        let inferred: UnsafeMutablePointer<fx_plugin> = try other.typedTable()
-        #expect(inferred.pointee.transform == nil)
-        withExtendedLifetime(other) {}
-    }
-
-    @Test func theTypedTableAsAnotherTypeIsRefusedNamingBoth() throws {
-        let plugin = try ReportingPlugin()
-        #expect(throws: DelegateError.tableTypeMismatch(
-            call: "ReportingPlugin.typedTable(as:)", requested: "sqlite3_io_methods", actual: "fx_plugin")) {
-            _ = try plugin.typedTable(as: sqlite3_io_methods.self)
-        }
-        let stream = try CookieStream()
-        let error = #expect(throws: DelegateError.self) { _ = try stream.typedTable(as: fx_plugin.self) }
-        #expect(error?.description == "CookieStream.typedTable(as:): the table was asked for as fx_plugin, but it is "
-            + "cookie_io_functions_t, described by a ProtocolDescriptor (make the object with init(for:) to type its table)")
     }
 }

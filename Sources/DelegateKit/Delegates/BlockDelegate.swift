@@ -39,31 +39,12 @@ open class BlockDelegate {
     }
 
     /// A block delegate for a C struct type Swift imports (see ``TypedDelegate``), whose `@Slot`s may name
-    /// members by key path. ``dynamicDelegate`` is a ``TypedDelegate`` of that type, and
-    /// ``typedTable(as:)`` gives the table typed. Throws as ``init(protocol:file:line:)`` does.
+    /// members by key path. ``dynamicDelegate`` is a ``TypedDelegate`` of that type; bind ``table`` to
+    /// it where C wants it typed (`table.assumingMemoryBound(to: fx_plugin.self)`). Throws as
+    /// ``init(protocol:file:line:)`` does.
     public init<Table>(for table: Table.Type, file: StaticString = #fileID, line: UInt = #line) throws {
         dynamicDelegate = TypedDelegate(for: table, file: file, line: line)
         try validateSlots()
-    }
-
-    /// The table typed as the C struct this object was made for with ``init(for:file:line:)``, for C to
-    /// use and for setting data members; valid while this object lives.
-    ///
-    /// ```swift
-    /// plugin.typedTable(as: fx_plugin.self).pointee.version = 2
-    /// ```
-    ///
-    /// A method with the type as argument, not a generic subclass (`BlockDelegate<Table>`): `BlockDelegate`
-    /// stays one base class whether its table comes from a ``ProtocolDescriptor`` or a struct, so a
-    /// subclass names the struct once, in `super.init(for:)`, as before; the price is this run-time check.
-    /// Throws ``DelegateError/tableTypeMismatch(call:requested:actual:)`` naming both types when the object
-    /// was made for another struct, or from a descriptor.
-    public func typedTable<Table>(as type: Table.Type = Table.self) throws -> UnsafeMutablePointer<Table> {
-        if let typed = dynamicDelegate as? TypedDelegate<Table> { return typed.typedTable }
-        let actual = dynamicDelegate is any TypedTableDelegate
-            ? "\(dynamicDelegate.descriptor.name)"
-            : "\(dynamicDelegate.descriptor.name), described by a ProtocolDescriptor (make the object with init(for:) to type its table)"
-        throw DelegateError.tableTypeMismatch(call: "\(Swift.type(of: self)).typedTable(as:)", requested: "\(Table.self)", actual: actual)
     }
 
     /// Throws ``DelegateError/slotMismatch(property:slot:error:)`` for the first `@Slot` that does not fit the protocol.
@@ -82,9 +63,3 @@ open class BlockDelegate {
         }
     }
 }
-
-/// What every ``TypedDelegate`` is, whatever its struct: lets ``BlockDelegate/typedTable(as:)`` tell a
-/// table of another struct from one described by a ``ProtocolDescriptor``.
-protocol TypedTableDelegate {}
-
-extension TypedDelegate: TypedTableDelegate {}

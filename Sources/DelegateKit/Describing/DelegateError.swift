@@ -39,9 +39,6 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// Carries the call (`CClosure.functionPointer(as:)`), the closure's signature, the requested type
     /// as the Swift runtime spells it, and what does not fit.
     case functionTypeMismatch(call: String, signature: CSignature, requested: String, reason: String)
-    /// A block delegate's typed table was asked for as another type than the one it was made for.
-    /// Carries the call, the requested type and what the table is.
-    case tableTypeMismatch(call: String, requested: String, actual: String)
     /// A value given as a C function pointer has no C address: it is neither a ``CClosure``, a
     /// ``CFunction`` nor a `@convention(c)` function. Carries the call and the value's type as the Swift
     /// runtime spells it.
@@ -126,8 +123,6 @@ extension DelegateError: CustomStringConvertible {
                 + "give it a closure with implement(_:_:)"
         case let .functionTypeMismatch(call, signature, requested, reason):
             return "\(call): `\(requested)` does not fit the closure's C signature `\(signature)`: \(reason)"
-        case let .tableTypeMismatch(call, requested, actual):
-            return "\(call): the table was asked for as \(requested), but it is \(actual)"
         case let .notAFunctionPointer(call, type):
             return "\(call): a `\(type)` is not a C function pointer; pass a CClosure (make one from a Swift closure), "
                 + "a CFunction or a @convention(c) function"
