@@ -82,26 +82,11 @@ extension DynamicDelegate {
         Reclaimer.shared.collect()
     }
 
-    /// Waits until no call runs anything removed from this delegate before the wait began: implementations
-    /// removed or replaced, layers, observers cancelled, plans replaced by any change. Use it when what a
-    /// removed closure used (a buffer, a file, a lock) is about to be freed.
-    ///
-    /// A removal never waits: once it returns, no call made afterwards runs what it removed, but a call
-    /// made before may still be running it on another thread. This waits for those calls, sleeping (no
-    /// spinning) until the last of them returns, or until `timeout` has passed.
-    ///
-    /// - Important: Waiting for a call that is itself waiting for the waiting thread deadlocks until the
-    ///   timeout: a closure blocked on a lock the waiter holds, on a semaphore the waiter signals only
-    ///   afterwards, or in `DispatchQueue.main.sync` while the main thread waits here. A call that left by
-    ///   `longjmp` to a `setjmp` site of your own counts as running until its thread calls into DelegateKit
-    ///   again, blocks in the kernel, or exits; one that jumped to
-    ///   ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>`` does not.
-    /// - Parameter timeout: How long to wait at most.
-    /// - Returns: `true` when no such call runs any more; `false` when the timeout passed first.
-    /// - Throws: ``DelegateError/waitingForOwnCall(method:protocol:)`` when the calling thread is itself
-    ///   inside such a call (a closure waiting for its own removal): that wait could never end.
-    @discardableResult
-    public func waitForRemovedCalls(timeout: Duration) throws(DelegateError) -> Bool {
+    /// The wait of ``waitForRemovedCalls(timeout:)``. Transparent (in an extension: a class's own methods
+    /// cannot be), so that the calls this thread left by `longjmp` are judged from the frame of the public
+    /// method that called it, as ``removeImplementation(for:matching:)`` judges them.
+    @_transparent
+    func waitForCallsOfRemovedObjects(timeout: Duration) throws(DelegateError) -> Bool {
         cffi_forget_abandoned_calls()  // calls this thread left by longjmp, judged from the caller's depth
         return try Reclaimer.shared.wait(for: self, timeout: timeout)
     }
