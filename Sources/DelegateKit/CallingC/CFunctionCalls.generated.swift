@@ -13,6 +13,7 @@ extension CFunction {
     /// Calls the function with 0 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<R: CValue>(returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 0 && returns(R.self)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) {
@@ -30,6 +31,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call() throws {
         _ = try callDiscardingResult()
     }
@@ -57,6 +59,7 @@ extension CFunction {
     /// Calls the function with 1 typed argument (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, R: CValue>(_ a0: A0, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 1 && returns(R.self) && matches(A0.self, at: 0)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) {
@@ -80,6 +83,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue>(_ a0: A0) throws {
         _ = try callDiscardingResult(a0)
     }
@@ -134,6 +138,7 @@ extension CFunction {
     /// Calls the function with 2 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, R: CValue>(_ a0: A0, _ a1: A1, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 2 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) {
@@ -160,6 +165,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue>(_ a0: A0, _ a1: A1) throws {
         _ = try callDiscardingResult(a0, a1)
     }
@@ -221,6 +227,7 @@ extension CFunction {
     /// Calls the function with 3 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 3 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) {
@@ -250,6 +257,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue>(_ a0: A0, _ a1: A1, _ a2: A2) throws {
         _ = try callDiscardingResult(a0, a1, a2)
     }
@@ -318,6 +326,7 @@ extension CFunction {
     /// Calls the function with 4 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 4 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) {
@@ -350,6 +359,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3)
     }
@@ -425,6 +435,7 @@ extension CFunction {
     /// Calls the function with 5 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 5 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) {
@@ -460,6 +471,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4)
     }
@@ -542,6 +554,7 @@ extension CFunction {
     /// Calls the function with 6 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 6 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) {
@@ -580,6 +593,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5)
     }
@@ -669,6 +683,7 @@ extension CFunction {
     /// Calls the function with 7 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 7 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) {
@@ -710,6 +725,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6)
     }
@@ -806,6 +822,7 @@ extension CFunction {
     /// Calls the function with 8 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 8 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) {
@@ -850,6 +867,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7)
     }
@@ -953,6 +971,7 @@ extension CFunction {
     /// Calls the function with 9 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 9 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) {
@@ -1000,6 +1019,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7, a8)
     }
@@ -1110,6 +1130,7 @@ extension CFunction {
     /// Calls the function with 10 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 10 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8) && matches(A9.self, at: 9)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) && registerClassAgrees(A9.self, A9.cType) {
@@ -1160,6 +1181,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)
     }
@@ -1277,6 +1299,7 @@ extension CFunction {
     /// Calls the function with 11 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 11 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8) && matches(A9.self, at: 9) && matches(A10.self, at: 10)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) && registerClassAgrees(A9.self, A9.cType) && registerClassAgrees(A10.self, A10.cType) {
@@ -1330,6 +1353,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)
     }
@@ -1454,6 +1478,7 @@ extension CFunction {
     /// Calls the function with 12 typed arguments (fixed-arity form of the
     /// variadic `call`, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11, returning: R.Type = R.self) throws -> R {
         let fits = argumentCodes.count == 12 && returns(R.self) && matches(A0.self, at: 0) && matches(A1.self, at: 1) && matches(A2.self, at: 2) && matches(A3.self, at: 3) && matches(A4.self, at: 4) && matches(A5.self, at: 5) && matches(A6.self, at: 6) && matches(A7.self, at: 7) && matches(A8.self, at: 8) && matches(A9.self, at: 9) && matches(A10.self, at: 10) && matches(A11.self, at: 11)
         if fits && callsInRegisters && registerClassAgrees(R.self, R.cType) && registerClassAgrees(A0.self, A0.cType) && registerClassAgrees(A1.self, A1.cType) && registerClassAgrees(A2.self, A2.cType) && registerClassAgrees(A3.self, A3.cType) && registerClassAgrees(A4.self, A4.cType) && registerClassAgrees(A5.self, A5.cType) && registerClassAgrees(A6.self, A6.cType) && registerClassAgrees(A7.self, A7.cType) && registerClassAgrees(A8.self, A8.cType) && registerClassAgrees(A9.self, A9.cType) && registerClassAgrees(A10.self, A10.cType) && registerClassAgrees(A11.self, A11.cType) {
@@ -1510,6 +1535,7 @@ extension CFunction {
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public func call<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11) throws {
         _ = try callDiscardingResult(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)
     }

@@ -78,12 +78,14 @@ extension CClosure {
     /// A C function pointer whose signature comes from the closure's Swift types (fixed-arity form of
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<R: CValue>(_ body: @escaping @Sendable () -> R) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
 
     /// A C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init(_ body: @escaping @Sendable () -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
@@ -92,12 +94,14 @@ extension CClosure {
 extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<R: CValue>(_ body: @escaping @Sendable () -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
 
     /// A one-shot C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot(_ body: @escaping @Sendable () -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
@@ -106,12 +110,14 @@ extension CCallback {
 extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public init<R: CValue>(_ body: @escaping @Sendable () -> R) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public init(_ body: @escaping @Sendable () -> Void) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
@@ -191,12 +197,14 @@ extension CClosure {
     /// A C function pointer whose signature comes from the closure's Swift types (fixed-arity form of
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
 
     /// A C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
@@ -205,12 +213,14 @@ extension CClosure {
 extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
 
     /// A one-shot C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
@@ -219,12 +229,14 @@ extension CCallback {
 extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
@@ -306,12 +318,14 @@ extension CClosure {
     /// A C function pointer whose signature comes from the closure's Swift types (fixed-arity form of
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
 
     /// A C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
@@ -320,12 +334,14 @@ extension CClosure {
 extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
 
     /// A one-shot C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
@@ -334,12 +350,14 @@ extension CCallback {
 extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
@@ -423,12 +441,14 @@ extension CClosure {
     /// A C function pointer whose signature comes from the closure's Swift types (fixed-arity form of
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
 
     /// A C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
@@ -437,12 +457,14 @@ extension CClosure {
 extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
 
     /// A one-shot C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
@@ -451,12 +473,14 @@ extension CCallback {
 extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
@@ -542,12 +566,14 @@ extension CClosure {
     /// A C function pointer whose signature comes from the closure's Swift types (fixed-arity form of
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
 
     /// A C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
@@ -556,12 +582,14 @@ extension CClosure {
 extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
 
     /// A one-shot C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
@@ -570,12 +598,14 @@ extension CCallback {
 extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
@@ -663,12 +693,14 @@ extension CClosure {
     /// A C function pointer whose signature comes from the closure's Swift types (fixed-arity form of
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
 
     /// A C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
@@ -677,12 +709,14 @@ extension CClosure {
 extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
 
     /// A one-shot C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
@@ -691,12 +725,14 @@ extension CCallback {
 extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
@@ -786,12 +822,14 @@ extension CClosure {
     /// A C function pointer whose signature comes from the closure's Swift types (fixed-arity form of
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
 
     /// A C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws {
         try self.init(thunk: CallThunk.typed(body))
     }
@@ -800,12 +838,14 @@ extension CClosure {
 extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
 
     /// A one-shot C function pointer returning `void` (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws -> CCallback {
         try OneShot.make(CallThunk.typed(body))
     }
@@ -814,12 +854,14 @@ extension CCallback {
 extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }
 
     /// A C function pointer returning `void` released by C (fixed-arity form).
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws {
         self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
     }

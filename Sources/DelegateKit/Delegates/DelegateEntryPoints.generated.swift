@@ -47,6 +47,7 @@ extension OverrideThunk {
 extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable () -> R
     ) throws -> Registration {
@@ -55,6 +56,7 @@ extension DynamicDelegate {
 
     /// Implements a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable () -> Void
     ) throws -> Registration {
@@ -63,6 +65,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<R>) -> R
@@ -72,6 +75,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<Void>) -> Void
@@ -81,6 +85,7 @@ extension DynamicDelegate {
 
     /// Observes the calls of `method` (fixed-arity form of the variadic `observe`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observe(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable () -> Void
     ) throws -> ObservationToken {
@@ -102,6 +107,7 @@ extension DynamicDelegate {
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observeResult<R: CValue>(
         _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R) -> Void
     ) throws -> ObservationToken {
@@ -124,6 +130,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self) -> R
     ) throws -> Registration {
@@ -138,6 +145,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self) -> Void
     ) throws -> Registration {
@@ -154,6 +162,7 @@ extension TypedDelegate {
     /// Implements the member a key path literal names, with the closure's types taken from the member's
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<R: CValue>(
         _ member: (Table) -> (() -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> R
@@ -164,6 +173,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement(
         _ member: (Table) -> (() -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> Void
@@ -181,6 +191,7 @@ extension TypedDelegate {
     /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> R
@@ -191,6 +202,7 @@ extension TypedDelegate {
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> Void
@@ -201,6 +213,7 @@ extension TypedDelegate {
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<R>) -> R
@@ -210,6 +223,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<Void>) -> Void
@@ -333,6 +347,7 @@ extension OverrideThunk {
 extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0) -> R
     ) throws -> Registration {
@@ -341,6 +356,7 @@ extension DynamicDelegate {
 
     /// Implements a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0) -> Void
     ) throws -> Registration {
@@ -349,6 +365,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, R>, A0) -> R
@@ -358,6 +375,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, Void>, A0) -> Void
@@ -367,6 +385,7 @@ extension DynamicDelegate {
 
     /// Observes the calls of `method` (fixed-arity form of the variadic `observe`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observe<A0: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0) -> Void
     ) throws -> ObservationToken {
@@ -390,6 +409,7 @@ extension DynamicDelegate {
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observeResult<A0: CValue, R: CValue>(
         _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0) -> Void
     ) throws -> ObservationToken {
@@ -414,6 +434,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0) -> R
     ) throws -> Registration {
@@ -428,6 +449,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0) -> Void
     ) throws -> Registration {
@@ -444,6 +466,7 @@ extension TypedDelegate {
     /// Implements the member a key path literal names, with the closure's types taken from the member's
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, R: CValue>(
         _ member: (Table) -> ((A0) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> R
@@ -454,6 +477,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue>(
         _ member: (Table) -> ((A0) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> Void
@@ -471,6 +495,7 @@ extension TypedDelegate {
     /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> R
@@ -481,6 +506,7 @@ extension TypedDelegate {
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> Void
@@ -491,6 +517,7 @@ extension TypedDelegate {
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, R>, A0) -> R
@@ -500,6 +527,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, Void>, A0) -> Void
@@ -627,6 +655,7 @@ extension OverrideThunk {
 extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1) -> R
     ) throws -> Registration {
@@ -635,6 +664,7 @@ extension DynamicDelegate {
 
     /// Implements a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1) -> Void
     ) throws -> Registration {
@@ -643,6 +673,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, R>, A0, A1) -> R
@@ -652,6 +683,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, Void>, A0, A1) -> Void
@@ -661,6 +693,7 @@ extension DynamicDelegate {
 
     /// Observes the calls of `method` (fixed-arity form of the variadic `observe`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observe<A0: CValue, A1: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1) -> Void
     ) throws -> ObservationToken {
@@ -685,6 +718,7 @@ extension DynamicDelegate {
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observeResult<A0: CValue, A1: CValue, R: CValue>(
         _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1) -> Void
     ) throws -> ObservationToken {
@@ -710,6 +744,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1) -> R
     ) throws -> Registration {
@@ -724,6 +759,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1) -> Void
     ) throws -> Registration {
@@ -740,6 +776,7 @@ extension TypedDelegate {
     /// Implements the member a key path literal names, with the closure's types taken from the member's
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, R: CValue>(
         _ member: (Table) -> ((A0, A1) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> R
@@ -750,6 +787,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue>(
         _ member: (Table) -> ((A0, A1) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> Void
@@ -767,6 +805,7 @@ extension TypedDelegate {
     /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> R
@@ -777,6 +816,7 @@ extension TypedDelegate {
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> Void
@@ -787,6 +827,7 @@ extension TypedDelegate {
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, R>, A0, A1) -> R
@@ -796,6 +837,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, Void>, A0, A1) -> Void
@@ -927,6 +969,7 @@ extension OverrideThunk {
 extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2) -> R
     ) throws -> Registration {
@@ -935,6 +978,7 @@ extension DynamicDelegate {
 
     /// Implements a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2) -> Void
     ) throws -> Registration {
@@ -943,6 +987,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, R>, A0, A1, A2) -> R
@@ -952,6 +997,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue, A2: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, Void>, A0, A1, A2) -> Void
@@ -961,6 +1007,7 @@ extension DynamicDelegate {
 
     /// Observes the calls of `method` (fixed-arity form of the variadic `observe`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observe<A0: CValue, A1: CValue, A2: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2) -> Void
     ) throws -> ObservationToken {
@@ -986,6 +1033,7 @@ extension DynamicDelegate {
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observeResult<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1, A2) -> Void
     ) throws -> ObservationToken {
@@ -1012,6 +1060,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2) -> R
     ) throws -> Registration {
@@ -1026,6 +1075,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2) -> Void
     ) throws -> Registration {
@@ -1042,6 +1092,7 @@ extension TypedDelegate {
     /// Implements the member a key path literal names, with the closure's types taken from the member's
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ member: (Table) -> ((A0, A1, A2) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> R
@@ -1052,6 +1103,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue>(
         _ member: (Table) -> ((A0, A1, A2) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> Void
@@ -1069,6 +1121,7 @@ extension TypedDelegate {
     /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> R
@@ -1079,6 +1132,7 @@ extension TypedDelegate {
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> Void
@@ -1089,6 +1143,7 @@ extension TypedDelegate {
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, R>, A0, A1, A2) -> R
@@ -1098,6 +1153,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue, A2: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, Void>, A0, A1, A2) -> Void
@@ -1233,6 +1289,7 @@ extension OverrideThunk {
 extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
     ) throws -> Registration {
@@ -1241,6 +1298,7 @@ extension DynamicDelegate {
 
     /// Implements a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
     ) throws -> Registration {
@@ -1249,6 +1307,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
@@ -1258,6 +1317,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, Void>, A0, A1, A2, A3) -> Void
@@ -1267,6 +1327,7 @@ extension DynamicDelegate {
 
     /// Observes the calls of `method` (fixed-arity form of the variadic `observe`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observe<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
     ) throws -> ObservationToken {
@@ -1293,6 +1354,7 @@ extension DynamicDelegate {
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observeResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1, A2, A3) -> Void
     ) throws -> ObservationToken {
@@ -1320,6 +1382,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3) -> R
     ) throws -> Registration {
@@ -1334,6 +1397,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3) -> Void
     ) throws -> Registration {
@@ -1350,6 +1414,7 @@ extension TypedDelegate {
     /// Implements the member a key path literal names, with the closure's types taken from the member's
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ member: (Table) -> ((A0, A1, A2, A3) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
@@ -1360,6 +1425,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ member: (Table) -> ((A0, A1, A2, A3) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
@@ -1377,6 +1443,7 @@ extension TypedDelegate {
     /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
@@ -1387,6 +1454,7 @@ extension TypedDelegate {
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
@@ -1397,6 +1465,7 @@ extension TypedDelegate {
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
@@ -1406,6 +1475,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, Void>, A0, A1, A2, A3) -> Void
@@ -1545,6 +1615,7 @@ extension OverrideThunk {
 extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
@@ -1553,6 +1624,7 @@ extension DynamicDelegate {
 
     /// Implements a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
     ) throws -> Registration {
@@ -1561,6 +1633,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
@@ -1570,6 +1643,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, Void>, A0, A1, A2, A3, A4) -> Void
@@ -1579,6 +1653,7 @@ extension DynamicDelegate {
 
     /// Observes the calls of `method` (fixed-arity form of the variadic `observe`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observe<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
     ) throws -> ObservationToken {
@@ -1606,6 +1681,7 @@ extension DynamicDelegate {
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observeResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1, A2, A3, A4) -> Void
     ) throws -> ObservationToken {
@@ -1634,6 +1710,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
@@ -1648,6 +1725,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> Void
     ) throws -> Registration {
@@ -1664,6 +1742,7 @@ extension TypedDelegate {
     /// Implements the member a key path literal names, with the closure's types taken from the member's
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ member: (Table) -> ((A0, A1, A2, A3, A4) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
@@ -1674,6 +1753,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ member: (Table) -> ((A0, A1, A2, A3, A4) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
@@ -1691,6 +1771,7 @@ extension TypedDelegate {
     /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
@@ -1701,6 +1782,7 @@ extension TypedDelegate {
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
@@ -1711,6 +1793,7 @@ extension TypedDelegate {
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
@@ -1720,6 +1803,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, Void>, A0, A1, A2, A3, A4) -> Void
@@ -1863,6 +1947,7 @@ extension OverrideThunk {
 extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
@@ -1871,6 +1956,7 @@ extension DynamicDelegate {
 
     /// Implements a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
     ) throws -> Registration {
@@ -1879,6 +1965,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
@@ -1888,6 +1975,7 @@ extension DynamicDelegate {
 
     /// Adds a layer on top of a `void` method (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func override<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, Void>, A0, A1, A2, A3, A4, A5) -> Void
@@ -1897,6 +1985,7 @@ extension DynamicDelegate {
 
     /// Observes the calls of `method` (fixed-arity form of the variadic `observe`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observe<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ method: String, _ timing: ObservationTiming, owner: AnyObject? = nil, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
     ) throws -> ObservationToken {
@@ -1925,6 +2014,7 @@ extension DynamicDelegate {
     /// Calls `body` after every call of `method` with the result and the arguments (fixed-arity form of
     /// the variadic `observeResult`).
     @inlinable
+    @_documentation(visibility: internal)
     public func observeResult<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ method: String, owner: AnyObject? = nil, _ body: @escaping @Sendable (R, A0, A1, A2, A3, A4, A5) -> Void
     ) throws -> ObservationToken {
@@ -1954,6 +2044,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
@@ -1968,6 +2059,7 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
 
     /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> Void
     ) throws -> Registration {
@@ -1984,6 +2076,7 @@ extension TypedDelegate {
     /// Implements the member a key path literal names, with the closure's types taken from the member's
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ member: (Table) -> ((A0, A1, A2, A3, A4, A5) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
@@ -1994,6 +2087,7 @@ extension TypedDelegate {
 
     /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ member: (Table) -> ((A0, A1, A2, A3, A4, A5) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
@@ -2011,6 +2105,7 @@ extension TypedDelegate {
     /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
@@ -2021,6 +2116,7 @@ extension TypedDelegate {
     /// Implements a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
+    @_documentation(visibility: internal)
     public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
@@ -2031,6 +2127,7 @@ extension TypedDelegate {
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
     /// The closure must state its parameter types, as for `implement`.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
@@ -2040,6 +2137,7 @@ extension TypedDelegate {
 
     /// Adds a layer on top of a member returning `void` (fixed-arity form).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
+    @_documentation(visibility: internal)
     public func override<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (Next<A0, A1, A2, A3, A4, A5, Void>, A0, A1, A2, A3, A4, A5) -> Void

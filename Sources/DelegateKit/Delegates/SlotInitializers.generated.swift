@@ -9,6 +9,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 0
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<R: CValue>(_ method: String) where Function == () -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -19,6 +20,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 0 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init(_ method: String) where Function == () -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -30,6 +32,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 0 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, R: CValue>(_ member: KeyPath<Table, Member>) where Function == () -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(returning: R.self),
@@ -43,6 +46,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 0
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member>(_ member: KeyPath<Table, Member>) where Function == () -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(returning: Void.self),
@@ -60,6 +64,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 1
     /// argument.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, R: CValue>(_ method: String) where Function == (A0) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -70,6 +75,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 1 argument.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue>(_ method: String) where Function == (A0) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -81,6 +87,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 1 argument. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, returning: R.self),
@@ -94,6 +101,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 1
     /// argument.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, returning: Void.self),
@@ -111,6 +119,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 2
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, R: CValue>(_ method: String) where Function == (A0, A1) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -121,6 +130,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 2 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue>(_ method: String) where Function == (A0, A1) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -132,6 +142,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 2 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: R.self),
@@ -145,6 +156,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 2
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: Void.self),
@@ -162,6 +174,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 3
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -172,6 +185,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 3 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue>(_ method: String) where Function == (A0, A1, A2) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -183,6 +197,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 3 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: R.self),
@@ -196,6 +211,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 3
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: Void.self),
@@ -213,6 +229,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 4
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -223,6 +240,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 4 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ method: String) where Function == (A0, A1, A2, A3) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -234,6 +252,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 4 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: R.self),
@@ -247,6 +266,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 4
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: Void.self),
@@ -264,6 +284,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 5
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -274,6 +295,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 5 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -285,6 +307,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 5 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: R.self),
@@ -298,6 +321,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 5
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: Void.self),
@@ -315,6 +339,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 6
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -325,6 +350,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 6 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -336,6 +362,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 6 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: R.self),
@@ -349,6 +376,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 6
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: Void.self),
@@ -366,6 +394,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 7
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -376,6 +405,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 7 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -387,6 +417,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 7 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, returning: R.self),
@@ -400,6 +431,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 7
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, returning: Void.self),
@@ -417,6 +449,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 8
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -427,6 +460,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 8 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -438,6 +472,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 8 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, returning: R.self),
@@ -451,6 +486,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 8
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, returning: Void.self),
@@ -468,6 +504,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 9
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -478,6 +515,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 9 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -489,6 +527,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 9 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, returning: R.self),
@@ -502,6 +541,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 9
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, returning: Void.self),
@@ -519,6 +559,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 10
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -529,6 +570,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 10 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -540,6 +582,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 10 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, returning: R.self),
@@ -553,6 +596,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 10
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, returning: Void.self),
@@ -570,6 +614,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 11
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -580,6 +625,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 11 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -591,6 +637,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 11 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, returning: R.self),
@@ -604,6 +651,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 11
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, returning: Void.self),
@@ -621,6 +669,7 @@ extension Slot {
     /// A slot for the method named `method`, with the C signature of the property's closure type: 12
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11) -> R {
         self.init(method: method, signature: Result { try CSignature.of(R.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self) }) { closure in
             // The closure runs on the thread C calls from, as every BlockDelegate closure does.
@@ -631,6 +680,7 @@ extension Slot {
 
     /// A slot for a method returning `void`: 12 arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue>(_ method: String) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11) -> Void {
         self.init(method: method, signature: Result { try CSignature.of(CVoid.self, A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self) }) { closure in
             nonisolated(unsafe) let closure = closure
@@ -642,6 +692,7 @@ extension Slot {
     /// with ``BlockDelegate/init(for:file:line:)`` for that struct: 12 arguments. The property's
     /// closure type must be the member's Swift function type exactly (checked when the owner is created).
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11) -> R {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self, returning: R.self),
@@ -655,6 +706,7 @@ extension Slot {
     /// A slot for a function-pointer member returning `void` of a C struct Swift imports: 12
     /// arguments.
     @inlinable
+    @_documentation(visibility: internal)
     public init<Table, Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue>(_ member: KeyPath<Table, Member>) where Function == (A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11) -> Void {
         self.init(
             member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, A6.self, A7.self, A8.self, A9.self, A10.self, A11.self, returning: Void.self),

@@ -31,12 +31,14 @@ extension CClosure {
     /// A C function pointer of a variadic type with 1 argument before `...` (see
     /// ``CVariadicArguments``).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0, CVariadicArguments) -> R) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
 
     /// A C function pointer of a variadic type returning `void`, with 1 argument before `...`.
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue>(_ body: @escaping @Sendable (A0, CVariadicArguments) -> Void) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
@@ -46,6 +48,7 @@ extension DynamicDelegate {
     /// Implements a variadic method with 1 argument before `...`: the closure reads the rest as
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, CVariadicArguments) -> R
@@ -55,6 +58,7 @@ extension DynamicDelegate {
 
     /// Implements a variadic method returning `void`, with 1 argument before `...`.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, CVariadicArguments) -> Void
@@ -91,12 +95,14 @@ extension CClosure {
     /// A C function pointer of a variadic type with 2 arguments before `...` (see
     /// ``CVariadicArguments``).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> R) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
 
     /// A C function pointer of a variadic type returning `void`, with 2 arguments before `...`.
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> Void) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
@@ -106,6 +112,7 @@ extension DynamicDelegate {
     /// Implements a variadic method with 2 arguments before `...`: the closure reads the rest as
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> R
@@ -115,6 +122,7 @@ extension DynamicDelegate {
 
     /// Implements a variadic method returning `void`, with 2 arguments before `...`.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> Void
@@ -152,12 +160,14 @@ extension CClosure {
     /// A C function pointer of a variadic type with 3 arguments before `...` (see
     /// ``CVariadicArguments``).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> R) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
 
     /// A C function pointer of a variadic type returning `void`, with 3 arguments before `...`.
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> Void) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
@@ -167,6 +177,7 @@ extension DynamicDelegate {
     /// Implements a variadic method with 3 arguments before `...`: the closure reads the rest as
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> R
@@ -176,6 +187,7 @@ extension DynamicDelegate {
 
     /// Implements a variadic method returning `void`, with 3 arguments before `...`.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> Void
@@ -214,12 +226,14 @@ extension CClosure {
     /// A C function pointer of a variadic type with 4 arguments before `...` (see
     /// ``CVariadicArguments``).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> R) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
 
     /// A C function pointer of a variadic type returning `void`, with 4 arguments before `...`.
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> Void) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
@@ -229,6 +243,7 @@ extension DynamicDelegate {
     /// Implements a variadic method with 4 arguments before `...`: the closure reads the rest as
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> R
@@ -238,6 +253,7 @@ extension DynamicDelegate {
 
     /// Implements a variadic method returning `void`, with 4 arguments before `...`.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> Void
@@ -277,12 +293,14 @@ extension CClosure {
     /// A C function pointer of a variadic type with 5 arguments before `...` (see
     /// ``CVariadicArguments``).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> R) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
 
     /// A C function pointer of a variadic type returning `void`, with 5 arguments before `...`.
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> Void) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
@@ -292,6 +310,7 @@ extension DynamicDelegate {
     /// Implements a variadic method with 5 arguments before `...`: the closure reads the rest as
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> R
@@ -301,6 +320,7 @@ extension DynamicDelegate {
 
     /// Implements a variadic method returning `void`, with 5 arguments before `...`.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> Void
@@ -341,12 +361,14 @@ extension CClosure {
     /// A C function pointer of a variadic type with 6 arguments before `...` (see
     /// ``CVariadicArguments``).
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
 
     /// A C function pointer of a variadic type returning `void`, with 6 arguments before `...`.
     @inlinable
+    @_documentation(visibility: internal)
     public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> Void) throws {
         try self.init(thunk: CallThunk.variadic(body))
     }
@@ -356,6 +378,7 @@ extension DynamicDelegate {
     /// Implements a variadic method with 6 arguments before `...`: the closure reads the rest as
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R
@@ -365,6 +388,7 @@ extension DynamicDelegate {
 
     /// Implements a variadic method returning `void`, with 6 arguments before `...`.
     @inlinable @discardableResult
+    @_documentation(visibility: internal)
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> Void
