@@ -41,11 +41,11 @@ let cookieIO = ProtocolDescriptor(name: "cookie_io_functions_t", methods: [
     MethodDescriptor(name: "close", signature: CSignature(.int32, [.pointer]), isRequired: true),
 ])
 
-/// The README's tour of ``ProtocolDescriptor`` and ``DynamicDelegate``: a table described by hand, filled,
-/// called through its slot as C would, emptied again; then a table with a data member read from C text
-/// (the Signatures article's example). Returns what the read slot returned and the data member's value.
+/// The README's callback table (and the Delegates article's): a table described by hand, filled and
+/// validated; then called through its slot as C would and emptied again (Delegates); then a table with a
+/// data member read from C text (Signatures). Returns what the read slot returned and the data member's value.
 public func describeAndFillTables() throws -> (read: Int, version: Int32) {
-    // doc:begin tables
+    // doc:begin cookie-io
     let cookieIO = ProtocolDescriptor(name: "cookie_io_functions_t", methods: [
         MethodDescriptor(name: "read",  signature: try CSignature(parsing: "ssize_t (void *, char *, size_t)")),
         MethodDescriptor(name: "write", signature: try CSignature(parsing: "ssize_t (void *, const char *, size_t)")),
@@ -62,12 +62,15 @@ public func describeAndFillTables() throws -> (read: Int, version: Int32) {
     try d.implement("close") { (cookie: UnsafeMutableRawPointer?) -> Int32 in 0 }
     assert(d.responds(to: "read") && !d.responds(to: "seek"))   // "seek"'s slot in d.table is NULL
     try d.validate()                      // throws when a required method has no implementation
+    // doc:end
 
+    // doc:begin implementation-for
     // A slot's current implementation as a typed Swift function (it calls the C pointer, as C would):
     let read = try d.implementation(for: "read", as: ((UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int) -> Int).self)
     var buffer = [CChar](repeating: 0, count: 4)
     let count = read?(nil, &buffer, 4)                            // 4, buffer == "****"
     d.removeImplementation(for: "read")                           // the slot reads NULL again
+    // doc:end
 
     // doc:begin parsing
     // Read a table straight from a header's declarations (typedefs, struct definitions, enums, comments):
@@ -86,22 +89,7 @@ public func describeAndFillTables() throws -> (read: Int, version: Int32) {
                                typedefs: ["sqlite3_int64": .int64])
     assert(plugin.method(named: "xRead")?.signature == xRead)
     // doc:end
-    // doc:end
     return (count ?? -1, try p.field("iVersion", as: Int32.self))
-}
-
-/// The Delegates article's example: a table filled, tested for a NULL slot and validated. Returns whether
-/// the read slot was NULL again at the end (true).
-public func fillAndValidate() throws -> Bool {
-    // doc:begin delegates
-    let d = DynamicDelegate(protocol: cookieIO)
-    try d.implement("read") { (cookie: UnsafeMutableRawPointer?, buffer: UnsafeMutablePointer<CChar>?, n: Int) -> Int in 0 }
-    try d.implement("close") { (cookie: UnsafeMutableRawPointer?) -> Int32 in 0 }
-    assert(!d.responds(to: "seek"))   // its slot is NULL, as C's "is it set?" test sees
-    try d.validate()                  // throws when a required method has no implementation
-    d.removeImplementation(for: "read")
-    // doc:end
-    return d.table.load(as: UnsafeRawPointer?.self) == nil
 }
 
 /// The README's variadic member: a logging table whose `log` is `printf`-like. Returns the delegate and a

@@ -7,11 +7,10 @@ import DelegateKit
 import Glibc
 import Synchronization
 
-/// The README's `TypedDelegate` tour: SQLite's `sqlite3_io_methods` filled by key path and called as
-/// SQLite would, the default VFS wrapped, and a `BlockDelegate` for libxml2's SAX handler. Returns what
-/// the `xRead` slot returned.
+/// The `TypedDelegate` examples: SQLite's `sqlite3_io_methods` filled by key path and called as SQLite
+/// would (Delegates), the default VFS wrapped (Stacks, Wrapping and Observers), and a `BlockDelegate` for
+/// libxml2's SAX handler (Block Delegates). Returns what the `xRead` slot returned.
 public func typedTables() throws -> Int32 {
-    // doc:begin typed
     // doc:begin typed-io
     let io = TypedDelegate(for: sqlite3_io_methods.self)      // a DynamicDelegate subclass
     try io.implement(\.xRead) { (file: UnsafeMutablePointer<sqlite3_file>?, buf: UnsafeMutableRawPointer?,
@@ -20,11 +19,12 @@ public func typedTables() throws -> Int32 {
         return SQLITE_OK
     }
     io.typedTable.pointee.iVersion = 1                        // data members: through the typed pointer
-    // doc:end
     var file = sqlite3_file(pMethods: UnsafePointer(io.typedTable))   // as an xOpen sets it
     var page = [UInt8](repeating: 1, count: 16)
     let status = file.pMethods.pointee.xRead(&file, &page, 16, 0)      // SQLite calls it so
+    // doc:end
 
+    // doc:begin typed-wrapping
     typealias OpenNext = Next<UnsafeMutablePointer<sqlite3_vfs>?, UnsafePointer<CChar>?,
                               UnsafeMutablePointer<sqlite3_file>?, Int32, UnsafeMutablePointer<Int32>?, Int32>
     let wrapped = TypedDelegate(for: sqlite3_vfs.self, wrapping: sqlite3_vfs_find(nil)!)
@@ -33,6 +33,7 @@ public func typedTables() throws -> Int32 {
                                      outFlags: UnsafeMutablePointer<Int32>?) -> Int32 in
         next(vfs, name, file, flags, outFlags)                // the default VFS's own xOpen
     }
+    // doc:end
 
     // doc:begin sax
     final class SAX: BlockDelegate {                          // block delegates, too
@@ -42,23 +43,20 @@ public func typedTables() throws -> Int32 {
     // doc:end
     let sax = try SAX()
     sax.table.assumingMemoryBound(to: xmlSAXHandler.self).pointee.initialized = XML_SAX2_MAGIC
-    // doc:end
     sax.onCharacters = { _, _, _ in }
     precondition(sax.dynamicDelegate.responds(to: "characters") && wrapped.responds(to: "xOpen"))
     return status
 }
 
-/// The README's `BlockDelegate` tour (and the Block Delegates article's first class). Returns whether
+/// The Block Delegates article's first class, set and emptied. Returns whether
 /// "read" responds after its property was set to nil (false).
 public func blockDelegateProperties() throws -> Bool {
     // doc:begin block
-    // doc:begin cookie-stream
     final class CookieStream: BlockDelegate {
         @Slot("read")  var onRead:  ((UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, Int) -> Int)?
         @Slot("close") var onClose: ((UnsafeMutableRawPointer?) -> Int32)?
         init() throws { try super.init(protocol: cookieIO) }
     }
-    // doc:end
     let s = try CookieStream()
     s.onRead = { _, _, n in n }      // implements "read"
     s.onRead = nil                   // empties the slot

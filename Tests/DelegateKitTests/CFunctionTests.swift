@@ -421,9 +421,9 @@ import Testing
         #expect(documented == snprintf.description)
     }
 
-    /// The README's Calling C section and the measured figures in Benchmarks/README.md give one figure
-    /// for a typed call against a direct call.
-    @Test func theReadmeGivesOneCostForATypedCall() throws {
+    /// The DocC article Calling C and the measured figures in Benchmarks/README.md give one figure for a
+    /// typed call against a direct call.
+    @Test func theCallingCArticleGivesOneCostForATypedCall() throws {
         func words(_ path: String) throws -> String {
             try String(contentsOf: DocumentationExamplesTests.root.appendingPathComponent(path), encoding: .utf8)
                 .split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
@@ -434,7 +434,7 @@ import Testing
             guard let stop = rest.range(of: end) else { return nil }
             return String(rest[..<stop.lowerBound]).components(separatedBy: " ").last
         }
-        let callingC = ratio(in: try words("README.md"),
+        let callingC = ratio(in: try words("Sources/DelegateKit/DelegateKit.docc/CallingC.md"),
                              after: "A typed call of a register-only signature is a direct call in registers (about", before: " a direct call")
         let performance = ratio(in: try words("Benchmarks/README.md"),
                                 after: "a direct call in registers after one comparison per argument,", before: "; raw libffi")

@@ -216,7 +216,6 @@ import Testing
         #expect(glob.opened >= 1)
         let tables = try describeAndFillTables()
         #expect(tables.read == 4 && tables.version == 3)
-        #expect(try fillAndValidate())
         #expect(try typedTables() == 0)
         #expect(try blockDelegateProperties() == false)
         #expect(try stacksAndKeys() == 0)
