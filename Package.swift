@@ -45,7 +45,7 @@ let package = Package(
         // setjmp site where a jump lands.
         .target(name: "CDelegateKitExits", dependencies: ["CDelegateKitLibffi"], path: "CFFIShim/Exits"),
         // The per-thread record of calls in progress that lets a removal release what it removed, the slot
-        // stub's guarded entry, the publishing store and the fork gate: the C half of Delegates/Retirement/.
+        // stub's guarded entry, the publishing store and the fork gate: the C half of Delegates/SlotTable/.
         .target(name: "CDelegateKitRetirement", dependencies: ["CDelegateKitExits"], path: "CFFIShim/Retirement"),
         .target(
             name: "DelegateKit", dependencies: ["CDelegateKitLibffi", "CDelegateKitExits", "CDelegateKitRetirement", "CDelegateKitTrampolines"]),

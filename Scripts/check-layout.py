@@ -10,7 +10,7 @@ Rules:
   whose entries call the C inline functions that record a call in their own frames. The compiler then keeps C types out of every other file's public and inlinable
   code, so the C boundary is those files.
 - The steps of a slot change (forgetting abandoned calls, publishing, retiring, settling) run only in
-  `Delegates/Retirement/`: everything else changes a slot through `change(_:)` (SlotChange.swift).
+  `Delegates/SlotTable/`: everything else changes a slot through `change(_:)` (SlotChange.swift).
 - The folders are layers (`LAYERS`, bottom first), and no file names a top-level declaration of a layer
   above its own, so the layers have no cycles. (A textual check: a name counts wherever it appears outside
   comments and string literals, except as an argument label.)
@@ -21,7 +21,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "Sources" / "DelegateKit"
-PROTOCOL = LIBRARY / "Delegates" / "Retirement"
+PROTOCOL = LIBRARY / "Delegates" / "SlotTable"
 SHIM = LIBRARY / "Shim"
 
 # Each C module of the package, and the files of the library that may import it (a folder ends in `/`).
@@ -29,7 +29,7 @@ OWNERS = {
     "CDelegateKitLibffi": {"Shim/LibffiShim.swift"},
     "CDelegateKitExits": {"Shim/CallbackExitShim.swift"},
     # The protocol's entries record calls with the C inline functions themselves, in their own frames.
-    "CDelegateKitRetirement": {"Shim/RetirementShim.swift", "Delegates/Retirement/"},
+    "CDelegateKitRetirement": {"Shim/RetirementShim.swift", "Delegates/SlotTable/"},
     "CDelegateKitTrampolines": {"Closures/RegisterPath/TrampolineShim.swift"},
 }
 # The library's layers, bottom first: the first folder of a file's path names its layer (the generated
@@ -109,13 +109,13 @@ def breaches():
             continue
         for number, line in code_lines(path):
             if re.search(r"\bfunc\s+(republish|settle|applyChange)\b", line):
-                yield f"{path.relative_to(ROOT)}:{number}: a protocol step declared outside Delegates/Retirement/"
+                yield f"{path.relative_to(ROOT)}:{number}: a protocol step declared outside Delegates/SlotTable/"
                 continue
             match = STEPS.search(line)
             # `implementation.retire()` and `stub.retire()` retire one object, a part of step 3 that its
             # owner exposes; the protocol's own `retire(_:slot:_:)` takes the slot.
             if match and not (match.group(1) == "retire" and "slot:" not in line):
-                yield (f"{path.relative_to(ROOT)}:{number}: `{match.group(1)}` outside Delegates/Retirement/; "
+                yield (f"{path.relative_to(ROOT)}:{number}: `{match.group(1)}` outside Delegates/SlotTable/; "
                        "change a slot with `change(_:)`")
 
 
@@ -126,7 +126,7 @@ def main():
     if found:
         sys.exit(1)
     print("layout: each C module is imported only by the files that own it; the slot-change protocol runs only "
-          "in Delegates/Retirement/; no layer names one above it (" + " < ".join(LAYERS) + ")")
+          "in Delegates/SlotTable/; no layer names one above it (" + " < ".join(LAYERS) + ")")
 
 
 if __name__ == "__main__":

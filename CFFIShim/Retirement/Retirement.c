@@ -1,5 +1,5 @@
 /* The records of calls in progress, and what happens to them when calls never return; see Retirement.h
-   and, for the whole protocol, Sources/DelegateKit/Delegates/Retirement/ (SlotChange.swift first). */
+   and, for the whole protocol, Sources/DelegateKit/Delegates/SlotTable/ (SlotChange.swift first). */
 #define _GNU_SOURCE  /* pthread_getattr_np */
 #include <CDelegateKitRetirement/Retirement.h>
 #include <CDelegateKitExits/CallbackExit.h>

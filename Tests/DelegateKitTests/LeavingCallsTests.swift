@@ -351,7 +351,7 @@ enum LeavingScenarios {
         // waits for it, so the child finds the lock free.
         let inside = Gate(), forking = Gate(), done = Gate()
         Thread.detachNewThread {
-            delegate.state.withLock { _ in
+            delegate.slots.state.withLock { _ in
                 inside.open()
                 forking.pass()
                 usleep(100_000)  // still inside while the fork is on its way
@@ -493,7 +493,7 @@ final class Probe {
     private weak var closure: AnyObject?
 
     init(_ delegate: DynamicDelegate, method: String = "transform") {
-        closure = delegate.state.withLock { state -> AnyObject? in
+        closure = delegate.slots.state.withLock { state -> AnyObject? in
             guard let index = try? delegate.descriptor.methodIndex(of: method), let top = state.slots[index].entries.last else { return nil }
             switch top.body {
             case .plain(let closure): return closure

@@ -27,7 +27,7 @@ extension DynamicDelegate {
     @usableFromInline
     func currentSlot(for method: String, checking signature: CSignature) throws -> SlotFunction? {
         let index = try descriptor.methodIndex(of: method)
-        try checkSignature(signature, of: index)
+        try slots.checkSignature(signature, of: index)
         guard loadSlot(index) != nil else { return nil }
         return SlotFunction(delegate: self, offset: descriptor.methods[index].offset,
                             prepared: try PreparedSignature.prepared(descriptor.methods[index].signature))

@@ -8,13 +8,13 @@ extension DynamicDelegate {
     /// using the table: C reads them without synchronization.
     public func setField<T: CValue>(_ field: String, _ value: T) throws {
         let member = try checkedField(field, T.self)
-        state.withLock { _ in (table + member.offset).storeBytes(of: value, as: T.self) }
+        slots.state.withLock { _ in (table + member.offset).storeBytes(of: value, as: T.self) }
     }
 
     /// Reads the data member `field` as a `T` of the same C type.
     public func field<T: CValue>(_ field: String, as type: T.Type = T.self) throws -> T {
         let member = try checkedField(field, T.self)
-        return state.withLock { _ in UnsafeRawPointer(table + member.offset).loadUnaligned(as: T.self) }
+        return slots.state.withLock { _ in UnsafeRawPointer(table + member.offset).loadUnaligned(as: T.self) }
     }
 
     private func checkedField<T: CValue>(_ field: String, _ type: T.Type) throws -> FieldDescriptor {

@@ -44,17 +44,17 @@ extension DynamicDelegate {
     public func observeAll(
         _ timing: ObservationTiming = .after, owner: AnyObject? = nil, _ body: @escaping @Sendable (ObservedCall) -> Void
     ) -> ObservationToken {
-        let observer = Observer(timing: timing, owner: owner, delegate: self, registers: nil) { plan, result, arguments in
+        let observer = Observer(timing: timing, owner: owner, delegate: slots, registers: nil) { plan, result, arguments in
             body(ObservedCall(method: plan.methodName, signature: plan.prepared.signature, result: result, arguments: arguments))
         }
         for index in descriptor.methods.indices {
             do {
-                try ensureDispatcher(index)
+                try slots.ensureDispatcher(index)
             } catch {
                 misuse("observeAll could not make a dispatcher for '\(descriptor.methods[index].name)': \(error)")
             }
         }
-        change { state, changes in
+        slots.change { state, changes in
             for index in descriptor.methods.indices {
                 state.slots[index].observers.append(observer)
                 changes.changed(index)
@@ -71,23 +71,13 @@ extension DynamicDelegate {
         let index = try descriptor.methodIndex(of: method)
         let expected = descriptor.methods[index].signature
         // An observer of a variadic method reads the arguments before `...`.
-        try checkSignature(CSignature(result ?? expected.returnType, arguments, isVariadic: expected.isVariadic), of: index)
-        try ensureDispatcher(index)
-        let observer = Observer(timing: timing, owner: owner, delegate: self, registers: registers, body: body)
-        change { state, changes in
+        try slots.checkSignature(CSignature(result ?? expected.returnType, arguments, isVariadic: expected.isVariadic), of: index)
+        try slots.ensureDispatcher(index)
+        let observer = Observer(timing: timing, owner: owner, delegate: slots, registers: registers, body: body)
+        slots.change { state, changes in
             state.slots[index].observers.append(observer)
             changes.changed(index)
         }
         return ObservationToken([observer])
-    }
-
-    /// Takes the observer out of every slot; the plans that held it are released once no call runs them.
-    func removeObserver(_ observer: Observer) {
-        change { state, changes in
-            for index in state.slots.indices where state.slots[index].observers.contains(where: { $0 === observer }) {
-                state.slots[index].observers.removeAll { $0 === observer }
-                changes.changed(index)
-            }
-        }
     }
 }

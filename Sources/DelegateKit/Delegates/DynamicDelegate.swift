@@ -27,46 +27,14 @@ import Synchronization
 /// change is published with one atomic store, so a call sees the old or the new state, never a torn one,
 /// and a slot being replaced is never NULL in between. Calls take no lock; changes are serialized by one.
 /// Closures are `@Sendable` because C decides which thread runs them.
-public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind `state`; `table` is written atomically.
+public class DynamicDelegate: @unchecked Sendable {  // Its state is its slot table's.
     /// The layout this delegate fills.
-    public let descriptor: ProtocolDescriptor
+    public var descriptor: ProtocolDescriptor { slots.descriptor }
     /// The C table, laid out as ``descriptor`` says, for C to use; valid while the delegate lives. For a
     /// delegate that fills a table in place (``init(protocol:filling:file:line:)``), that table, which C owns.
-    public let table: UnsafeMutableRawPointer
-    /// Whether ``table`` is the delegate's own, freed with it; false for a table C owns.
-    let ownsTable: Bool
-    /// Where the delegate was made, for the message of a call after it is gone (formatted only then).
-    let origin: SourceLocation
-
-    /// One slot's part of ``State``.
-    struct SlotState {
-        /// Bottom to top; the last one is what C calls.
-        var entries: [Implementation] = []
-        var observers: [Observer] = []
-        /// The wrapped table's function, at the bottom of the stack.
-        var original: UnsafeRawPointer?
-        var policy: SlotPolicy = .nullWhenUnimplemented
-        /// Made the first time the slot needs more than one closure per call.
-        var cell: PlanCell?
-        var dispatcher: CClosure?
-        var plan: SlotPlan?
-        /// Plans and implementations a change retired, until it settles them (see Retirement/SlotChange.swift).
-        var retiring: [any Retirable] = []
-        /// Retired objects a call was running when their change settled: the ``Reclaimer`` releases them
-        /// once no call does. Listed here too, so that later removals mark these plans (``retire(_:slot:_:)``).
-        var deferred: [any Retirable] = []
-        /// Stubs no implementation uses, idle and forwarding to the slot, for the next one to take.
-        var freeStubs: [SlotStub] = []
-    }
-
-    struct State {  // Only touched under the lock (`Locked` is what crosses threads).
-        var slots: [SlotState]
-        var forwarding: ForwardingTarget?
-        /// Delegates that forward to this one and must hear when a slot starts or stops responding.
-        var dependents: [WeakDelegate] = []
-        var uniqueKeys = 0
-    }
-    let state: Locked<State>
+    public var table: UnsafeMutableRawPointer { slots.table }
+    /// The slots, their stacks and the protocol that changes them.
+    @usableFromInline let slots: SlotTable
 
     /// An empty table for `descriptor`: every slot NULL, every data member zero.
     ///
@@ -79,26 +47,14 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     /// An empty table of at least `minimumByteCount` bytes: a typed table is as large as its Swift type
     /// even when its descriptor is defective.
     init(protocol descriptor: ProtocolDescriptor, minimumByteCount: Int, origin: SourceLocation) {
-        self.descriptor = descriptor
-        self.origin = origin
-        let alignment = max(descriptor.alignment, MemoryLayout<UnsafeRawPointer>.alignment)
-        let bytes = max(descriptor.size, alignment, minimumByteCount)
-        table = .allocate(byteCount: bytes, alignment: alignment)
-        table.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
-        ownsTable = true
-        state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
+        slots = SlotTable(protocol: descriptor, minimumByteCount: minimumByteCount, origin: origin)
         CallbackScope.adopt(self)
     }
 
     /// A delegate of `table`, which C owns (see ``init(protocol:filling:file:line:)``); its slots' values
     /// are read as the originals unless `readsOriginals` is false (a defective descriptor's offsets).
     init(protocol descriptor: ProtocolDescriptor, filling table: UnsafeMutableRawPointer, readsOriginals: Bool, origin: SourceLocation) {
-        self.descriptor = descriptor
-        self.origin = origin
-        self.table = table
-        ownsTable = false
-        state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
-        if readsOriginals { readOriginals(from: table) }
+        slots = SlotTable(protocol: descriptor, filling: table, readsOriginals: readsOriginals, origin: origin)
         CallbackScope.adopt(self)
     }
 
@@ -144,51 +100,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         protocol descriptor: ProtocolDescriptor, wrapping original: UnsafeRawPointer, file: StaticString = #fileID, line: UInt = #line
     ) {
         self.init(protocol: descriptor, file: file, line: line)
-        copyTable(from: original)
-    }
-
-    /// Makes the new table a copy of `original`, every slot the original function (see ``init(protocol:wrapping:)``).
-    func copyTable(from original: UnsafeRawPointer) {
-        table.copyMemory(from: original, byteCount: descriptor.size)
-        readOriginals(from: original)
-    }
-
-    /// Puts the function pointers of `original` at the bottom of the slots' stacks.
-    private func readOriginals(from original: UnsafeRawPointer) {
-        state.withLock { state in
-            for (index, method) in descriptor.methods.enumerated() {
-                let function = original.load(fromByteOffset: method.offset, as: UnsafeRawPointer?.self)
-                state.slots[index].original = function
-            }
-        }
-    }
-
-    deinit {
-        // A closure of this delegate that dropped the last reference to it runs on: what it runs stays.
-        deferRunningObjects(of: state.withLock { $0 })
-        if let forwarding = state.withLock({ $0.forwarding }) {
-            forwardingDelegates.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: table)) }
-            if case .delegate(let target) = forwarding { target.removeDependent(self) }
-        }
-        #if DEBUG
-        // Every closure learns which method it served, so a late call through a copied pointer says so.
-        state.withLock { state in
-            func message(_ index: Int) -> String {
-                Graveyard.deadCallMessage(method: descriptor.methods[index].name, descriptor: descriptor.name, origin: "\(origin)")
-            }
-            for (index, slot) in state.slots.enumerated() {
-                for implementation in slot.entries { implementation.stub?.epitaph = message(index) }
-                for case let implementation as Implementation in slot.retiring + slot.deferred {
-                    implementation.stub?.epitaph = message(index)
-                }
-                for stub in slot.freeStubs { stub.epitaph = message(index) }
-                slot.dispatcher?.epitaph = message(index)
-            }
-        }
-        if ownsTable { Graveyard.entomb(table: table, descriptor: descriptor, origin: "\(origin)") }
-        #else
-        if ownsTable { table.deallocate() }
-        #endif
+        slots.copyTable(from: original)
     }
 
     // MARK: Implementing
@@ -246,7 +158,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
         let index = try descriptor.methodIndex(of: method)
         var signature = descriptor.methods[index].signature
         signature.isVariadic = true
-        try checkSignature(signature, of: index)  // before the thunk's layout refuses a method that is not variadic
+        try slots.checkSignature(signature, of: index)  // before the thunk's layout refuses a method that is not variadic
         return try push(method, key: key, once: once, .plain(CallThunk.variadic(signature, body)))
     }
 
@@ -271,46 +183,17 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
 
     /// A key no other layer has, for `override(_:key:once:_:)` without one.
     @usableFromInline
-    func uniqueKey() -> any Hashable & Sendable {
-        UniqueKey(value: state.withLock { state in
-            state.uniqueKeys += 1
-            return state.uniqueKeys
-        })
-    }
+    func uniqueKey() -> any Hashable & Sendable { slots.uniqueKey() }
 
+    /// Puts `body` on top of `method`'s stack, replacing the entry of its key.
     @usableFromInline @discardableResult
     func push(
         _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Thunk,
         typed: TypedEntry? = nil
     ) throws -> Registration {
-        let index = try descriptor.methodIndex(of: method)
-        let signature: CSignature
-        switch body {
-        case .plain(let thunk): signature = thunk.signature
-        case .override(let thunk): signature = thunk.signature
-        }
-        try checkSignature(signature, of: index)
-        let erasedKey = key.map { AnyHashable($0) } ?? DefaultKey.erased
-        // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
-        let stub = try Implementation.stubSignature(body, once: once).map { try takeStub(index, prepared: $0) }
-        if stub == nil { try ensureDispatcher(index) }
-        let implementation = Implementation(key: erasedKey, body: body, once: once, typed: typed, stub: stub, index: index)
-        change { state, changes in
-            if let old = state.slots[index].entries.firstIndex(where: { $0.key == erasedKey }) {
-                changes.removed([state.slots[index].entries.remove(at: old)], from: index)
-            }
-            state.slots[index].entries.append(implementation)
-            changes.changed(index)
-        }
-        return Registration(delegate: self, method: method, key: key ?? DefaultKey())
-    }
-
-    func checkSignature(_ signature: CSignature, of index: Int) throws {
-        let method = descriptor.methods[index]
-        guard method.signature.accepts(signature) else {
-            throw DelegateError.signatureMismatch(
-                method: method.name, protocol: descriptor.name, expected: method.signature, actual: signature)
-        }
+        let (index, implementation) = try slots.entry(method, key: key, once: once, body, typed: typed)
+        slots.change { slots.put(implementation, at: index, &$0, &$1) }
+        return Registration(slots: slots, method: method, key: key ?? DefaultKey())
     }
 
     // MARK: Removing and looking up
@@ -320,13 +203,13 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     /// is not an error here: there is nothing to remove.
     @discardableResult
     public func removeImplementation(for method: String) -> Bool {
-        change { removeEntries(method, &$0, &$1) { _ in true } }
+        slots.change { slots.removeEntries(method, &$0, &$1) { _ in true } }
     }
 
     /// Removes the implementation of `method` registered under `key`. Returns whether there was one.
     @discardableResult
     public func removeImplementation(for method: String, key: some Hashable & Sendable) -> Bool {
-        removeImplementation(for: method, matching: AnyHashable(key))
+        slots.removeImplementation(for: method, matching: AnyHashable(key))
     }
 
     /// Waits until no call runs anything removed from this delegate before the wait began: implementations
@@ -349,59 +232,18 @@ public class DynamicDelegate: @unchecked Sendable {  // Mutable state is behind 
     ///   inside such a call (a closure waiting for its own removal): that wait could never end.
     @discardableResult
     public func waitForRemovedCalls(timeout: Duration) throws(DelegateError) -> Bool {
-        try waitForCallsOfRemovedObjects(timeout: timeout)
+        try slots.waitForCallsOfRemovedObjects(timeout: timeout)
     }
 
     /// Whether `method` has an implementation registered under `key`.
     public func hasImplementation(for method: String, key: some Hashable & Sendable) -> Bool {
-        hasImplementation(for: method, matching: AnyHashable(key))
-    }
-
-    func hasImplementation(for method: String, matching key: AnyHashable) -> Bool {
-        guard let index = try? descriptor.methodIndex(of: method) else { return false }
-        return state.withLock { $0.slots[index].entries.contains { $0.key == key && !$0.isSpent } }
-    }
-
-    /// The edit that takes the implementations `matches` accepts out of `method`'s stack; whether there was any.
-    func removeEntries(
-        _ method: String, _ state: inout State, _ changes: inout SlotChanges, where matches: (Implementation) -> Bool
-    ) -> Bool {
-        guard let index = try? descriptor.methodIndex(of: method) else { return false }
-        let doomed = state.slots[index].entries.filter(matches)
-        guard !doomed.isEmpty else { return false }
-        state.slots[index].entries.removeAll(where: matches)
-        changes.removed(doomed, from: index)
-        return true
-    }
-
-    /// Removes one implementation object (a spent `once`, or one removing itself).
-    func remove(_ implementation: Implementation, slot index: Int) {
-        change { state, changes in
-            guard let position = state.slots[index].entries.firstIndex(where: { $0 === implementation }) else { return }
-            changes.removed([state.slots[index].entries.remove(at: position)], from: index)
-        }
+        slots.hasImplementation(for: method, matching: AnyHashable(key))
     }
 
     /// Whether a call of `method` reaches more than a default value: it has an implementation, an
     /// original function, or a forwarding target that responds. Under the default policy this is whether
     /// its slot in ``table`` is non-NULL, which is what C's "is this callback set?" test sees.
     public func responds(to method: String) -> Bool {
-        guard let index = try? descriptor.methodIndex(of: method) else { return false }
-        return state.withLock { responds(index, $0) }
-    }
-
-    private func responds(_ index: Int, _ state: State) -> Bool {
-        let slot = state.slots[index]
-        return slot.entries.contains { !$0.isSpent } || slot.original != nil || forwardRoute(index, state)?.responds == true
-    }
-}
-
-extension DynamicDelegate {
-    /// Removes the implementation of `method` registered under `key`, for ``removeImplementation(for:key:)``
-    /// and `Registration.remove()`. Transparent (in an extension: a class's own methods cannot be), as
-    /// ``change(_:)`` is, so that a registration's `remove()` forgets abandoned calls from its own frame.
-    @_transparent @discardableResult
-    func removeImplementation(for method: String, matching key: AnyHashable) -> Bool {
-        change { removeEntries(method, &$0, &$1) { $0.key == key } }
+        slots.responds(to: method)
     }
 }

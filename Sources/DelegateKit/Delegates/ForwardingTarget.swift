@@ -1,8 +1,8 @@
 import Synchronization
 
-/// Every delegate that has a forwarding target, by table address: what lets a loop through a raw table
+/// The slot table of every delegate that has a forwarding target, by table address: what lets a loop through a raw table
 /// pointer be seen, and the lock that makes chain changes one at a time.
-let forwardingDelegates = Locked<[UInt: WeakDelegate]>([:])
+let forwardingTables = Locked<[UInt: WeakSlotTable]>([:])
 
 /// Where a ``DynamicDelegate`` sends the calls of slots it does not implement (A2DynamicDelegate's
 /// `realDelegate`, a responder chain).

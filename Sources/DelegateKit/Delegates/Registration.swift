@@ -7,10 +7,10 @@ public final class Registration: Sendable {
     public let method: String
     /// Kept as given rather than as an `AnyHashable`, which is not `Sendable`.
     private let sendableKey: any Hashable & Sendable
-    private weak let delegate: DynamicDelegate?
+    private weak let slots: SlotTable?
 
-    init(delegate: DynamicDelegate, method: String, key: any Hashable & Sendable) {
-        self.delegate = delegate
+    init(slots: SlotTable, method: String, key: any Hashable & Sendable) {
+        self.slots = slots
         self.method = method
         sendableKey = key
     }
@@ -20,13 +20,13 @@ public final class Registration: Sendable {
 
     /// Removes the implementation registered under this method and key, if it is still there.
     public func remove() {
-        guard let delegate else { return }
-        delegate.removeImplementation(for: method, matching: key)
+        guard let slots else { return }
+        slots.removeImplementation(for: method, matching: key)
     }
 
     /// Whether an implementation under this method and key is still in the stack.
     public var isActive: Bool {
-        delegate?.hasImplementation(for: method, matching: key) ?? false
+        slots?.hasImplementation(for: method, matching: key) ?? false
     }
 }
 

@@ -86,7 +86,7 @@ public struct Slot<Function> {
                 }
             } else {
                 // Only what the property set: overrides added through the delegate stay.
-                owner.dynamicDelegate.removeImplementation(for: slot.method, matching: DefaultKey.erased)
+                owner.dynamicDelegate.slots.removeImplementation(for: slot.method, matching: DefaultKey.erased)
             }
             owner[keyPath: storageKeyPath].value = newValue
         }

@@ -12,8 +12,8 @@ extension DynamicDelegate {
     /// Sets how `method`'s slot behaves when nothing implements it; see ``SlotPolicy``.
     public func setPolicy(_ policy: SlotPolicy, for method: String) throws {
         let index = try descriptor.methodIndex(of: method)
-        if policy == .stable { try ensureDispatcher(index) }
-        change { state, changes in
+        if policy == .stable { try slots.ensureDispatcher(index) }
+        slots.change { state, changes in
             state.slots[index].policy = policy
             changes.changed(index)
         }

@@ -37,7 +37,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     public init(for table: Table.Type, wrapping original: UnsafePointer<Table>, file: StaticString = #fileID, line: UInt = #line) {
         super.init(protocol: ProtocolDescriptor(for: table), minimumByteCount: MemoryLayout<Table>.stride, origin: SourceLocation(file: file, line: line))
         // A defective descriptor's offsets cannot be trusted; every operation reports it instead.
-        if (try? descriptor.validate()) != nil { copyTable(from: UnsafeRawPointer(original)) }
+        if (try? descriptor.validate()) != nil { slots.copyTable(from: UnsafeRawPointer(original)) }
     }
 
     /// Fills a table of this type that C allocated and owns, in place (see

@@ -3,14 +3,14 @@ import Glibc
 
 /// The C half of retiring what a change removed (`CFFIShim/Retirement/`): the per-thread record
 /// of calls in progress, the reclaimer's lock, the slot stub's guard, the publishing store and the fork
-/// gate. The protocol that uses it is `Delegates/Retirement/` (`SlotChange.swift` first).
+/// gate. The protocol that uses it is `Delegates/SlotTable/` (`SlotChange.swift` first).
 ///
 /// The functions that record a call or judge abandoned ones (`cffi_enter`, `cffi_leave`,
 /// `cffi_forget_abandoned_calls`) are not here: they read the frame of the function they are inlined
 /// into, and a Swift wrapper is not inlined across files in a debug build (not even a `@_transparent`
 /// one: a debug build compiles files in separate jobs), so the wrapper's own frame would be recorded and
 /// a call judged abandoned while it runs. The protocol's entries and changes call them themselves: this
-/// file and the files of `Delegates/Retirement/` are the only ones that import `CDelegateKitRetirement`
+/// file and the files of `Delegates/SlotTable/` are the only ones that import `CDelegateKitRetirement`
 /// (`Scripts/check-layout.py` holds every other file to that).
 @usableFromInline
 enum RetirementShim {

@@ -2,7 +2,7 @@
 #define CDELEGATEKIT_RETIREMENT_H
 
 /* The C half of how a change of a slot lets go of what it removed without waiting for other threads
-   (the Swift half, and the whole protocol in prose, is Sources/DelegateKit/Delegates/Retirement/, SlotChange.swift first).
+   (the Swift half, and the whole protocol in prose, is Sources/DelegateKit/Delegates/SlotTable/, SlotChange.swift first).
 
    Each thread that runs a slot's closure has a record of what its calls in progress run: a stack of
    hazard pointers, pushed by cffi_enter and popped by cffi_leave. A call publishes what it runs with a

@@ -1,7 +1,7 @@
 #ifndef CDELEGATEKIT_SLOT_STUB_H
 #define CDELEGATEKIT_SLOT_STUB_H
 
-/* The C half of a slot's stub (Sources/DelegateKit/Delegates/Retirement/SlotStub.swift), on libffi's path. */
+/* The C half of a slot's stub (Sources/DelegateKit/Delegates/SlotTable/SlotStub.swift), on libffi's path. */
 #include <CDelegateKitLibffi/Libffi.h>
 #include <CDelegateKitRetirement/Retirement.h>
 

@@ -11,7 +11,7 @@ protocol Retirable: AnyObject {
     var runningIdentity: UnsafeRawPointer { get }
 }
 
-extension DynamicDelegate {
+extension SlotTable {
     /// Retires implementations taken out of slot `index` (after the slot stopped pointing at them): their
     /// stubs stop running them, and every plan still holding one skips it from now on, so no call starts
     /// them again. Plans replaced by ``republish(_:_:)`` are retiring already. ``settle(_:)`` follows,

@@ -23,7 +23,7 @@
 //    What no record holds is released at once: the user's closure and captures, and its stub goes back to
 //    the slot for the next implementation. What a record holds is deferred to the `Reclaimer`
 //    (Reclaimer.swift), which marks the records' entries.
-// 5. Notify (`notify`, DynamicDelegate+Forwarding.swift): the delegates forwarding to this one run a
+// 5. Notify (`notify`, Forwarding.swift): the delegates forwarding to this one run a
 //    change of their own for each slot changed here, which may have started or stopped responding.
 //
 // Afterwards, without any change:
@@ -47,7 +47,7 @@
 // through RetirementShim (see there).
 import CDelegateKitRetirement
 
-/// What an edit did, for ``DynamicDelegate/change(_:)`` to publish: the slots it changed, and the
+/// What an edit did, for ``SlotTable/change(_:)`` to publish: the slots it changed, and the
 /// implementations it took out of each.
 struct SlotChanges {
     /// In the order first changed, each once.
@@ -66,7 +66,7 @@ struct SlotChanges {
     }
 }
 
-extension DynamicDelegate {
+extension SlotTable {
     /// Changes slots: runs `edit` under the lock, then the rest of the protocol above for every slot the
     /// edit reported. The only way anything changes a slot. An edit that throws must do so before it
     /// changes anything.

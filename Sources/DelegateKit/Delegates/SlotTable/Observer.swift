@@ -29,10 +29,10 @@ final class Observer: @unchecked Sendable {  // Weak references load safely from
     private let cancelled = Atomic<Bool>(false)
     private let tiedToOwner: Bool
     private weak var owner: AnyObject?
-    private weak var delegate: DynamicDelegate?
+    private weak var delegate: SlotTable?
 
     init(
-        timing: ObservationTiming, owner: AnyObject?, delegate: DynamicDelegate, registers: RegisterBody?,
+        timing: ObservationTiming, owner: AnyObject?, delegate: SlotTable, registers: RegisterBody?,
         body: @escaping ArrayBody
     ) {
         self.timing = timing
@@ -72,5 +72,17 @@ final class Observer: @unchecked Sendable {  // Weak references load safely from
     func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         delegate?.removeObserver(self)
+    }
+}
+
+extension SlotTable {
+    /// Takes the observer out of every slot; the plans that held it are released once no call runs them.
+    func removeObserver(_ observer: Observer) {
+        change { state, changes in
+            for index in state.slots.indices where state.slots[index].observers.contains(where: { $0 === observer }) {
+                state.slots[index].observers.removeAll { $0 === observer }
+                changes.changed(index)
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ final class Reclaimer: @unchecked Sendable {  // `pending` and `releasing` are o
     private struct Pending {
         let object: any Retirable
         /// Nil once the delegate is gone (it handed the object over in its deinitializer).
-        weak var delegate: DynamicDelegate?
+        weak var delegate: SlotTable?
         let slot: Int
     }
 
@@ -31,7 +31,7 @@ final class Reclaimer: @unchecked Sendable {  // `pending` and `releasing` are o
     /// Takes over `objects`, which calls were running at the change's scan, and marks the records running
     /// them, then synchronizes: the caller collects afterwards, so that a call that left between the scan
     /// and the marking (and so did not see its mark) is not missed.
-    func takeOver(_ objects: [any Retirable], from delegate: DynamicDelegate?, slot: Int) {
+    func takeOver(_ objects: [any Retirable], from delegate: SlotTable?, slot: Int) {
         RetirementShim.lockReclaimer()
         for object in objects {
             pending.append(Pending(object: object, delegate: delegate, slot: slot))
@@ -72,7 +72,7 @@ final class Reclaimer: @unchecked Sendable {  // `pending` and `releasing` are o
     /// longjmp and then blocks in the kernel signals nothing, yet makes that call collectable (see
     /// `cffi_is_running`), so the wait also collects itself when it wakes, after sleeps that double from
     /// 10 ms up to a second.
-    func wait(for delegate: DynamicDelegate, timeout: Duration) throws(DelegateError) -> Bool {
+    func wait(for delegate: SlotTable, timeout: Duration) throws(DelegateError) -> Bool {
         collectIfPending()
         let deadline = Self.deadline(after: timeout)
         RetirementShim.lockReclaimer()

@@ -3,7 +3,7 @@ import Glibc
 // Step 2 of the protocol (SlotChange.swift): how a change of a slot reaches C without a lock on the call
 // path; and what publishing needs made beforehand, outside the lock.
 
-extension DynamicDelegate {
+extension SlotTable {
     /// Builds the slot's plan and points the table slot at the cheapest function that serves it.
     /// Runs under the lock; never allocates executable memory or fails (``ensureDispatcher(_:)`` did).
     func republish(_ index: Int, _ state: inout State) {

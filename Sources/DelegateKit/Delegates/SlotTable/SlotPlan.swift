@@ -67,14 +67,14 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     let methodName: String
     /// Weak: a call may still run a retired plan after its delegate is gone (see ``Reclaimer``). Read only
     /// by a layer that removes itself.
-    weak let owner: DynamicDelegate?
+    weak let owner: SlotTable?
 
     /// A plan is retired by being replaced in its cell, which a call checks after it recorded the plan as
     /// running (see ``PlanCell``).
     var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
 
     init(
-        owner: DynamicDelegate, slot: Int, methodName: String, prepared: PreparedSignature, levels: [Implementation],
+        owner: SlotTable, slot: Int, methodName: String, prepared: PreparedSignature, levels: [Implementation],
         before: [Observer], after: [Observer], original: UnsafeRawPointer?, forward: ForwardRoute?
     ) {
         self.owner = owner

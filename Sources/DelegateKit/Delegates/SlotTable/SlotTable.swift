@@ -1,0 +1,214 @@
+import Synchronization
+
+/// The slots of one C table and everything that changes them: what each slot holds (its stack of
+/// implementations, its observers, the original function, its policy), the dispatcher and plan a slot
+/// runs when it needs more than one closure per call, and the protocol by which a change reaches C and
+/// lets go of what it removed (SlotChange.swift, with Publishing.swift, Retirement.swift and
+/// Reclaimer.swift beside it). ``DynamicDelegate`` is the public face of one; nothing outside this folder
+/// edits a slot but through ``change(_:)``.
+///
+/// A slot table lives exactly as long as its delegate, which owns it; what calls hold (a plan's owner, an
+/// observer's, a deferred object's) refers to it weakly.
+@usableFromInline
+final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`; `table` is written atomically.
+    /// The layout of ``table``.
+    let descriptor: ProtocolDescriptor
+    /// The C table, laid out as ``descriptor`` says.
+    let table: UnsafeMutableRawPointer
+    /// Whether ``table`` is this object's own, freed with it; false for a table C owns.
+    let ownsTable: Bool
+    /// Where the delegate was made, for the message of a call after it is gone (formatted only then).
+    let origin: SourceLocation
+
+    /// One slot's part of ``State``.
+    struct SlotState {
+        /// Bottom to top; the last one is what C calls.
+        var entries: [Implementation] = []
+        var observers: [Observer] = []
+        /// The wrapped table's function, at the bottom of the stack.
+        var original: UnsafeRawPointer?
+        var policy: SlotPolicy = .nullWhenUnimplemented
+        /// Made the first time the slot needs more than one closure per call.
+        var cell: PlanCell?
+        var dispatcher: CClosure?
+        var plan: SlotPlan?
+        /// Plans and implementations a change retired, until it settles them (see SlotChange.swift).
+        var retiring: [any Retirable] = []
+        /// Retired objects a call was running when their change settled: the ``Reclaimer`` releases them
+        /// once no call does. Listed here too, so that later removals mark these plans (``retire(_:slot:_:)``).
+        var deferred: [any Retirable] = []
+        /// Stubs no implementation uses, idle and forwarding to the slot, for the next one to take.
+        var freeStubs: [SlotStub] = []
+    }
+
+    struct State {  // Only touched under the lock (`Locked` is what crosses threads).
+        var slots: [SlotState]
+        var forwarding: ForwardingTarget?
+        /// Slot tables that forward to this one and must hear when a slot starts or stops responding.
+        var dependents: [WeakSlotTable] = []
+        var uniqueKeys = 0
+    }
+    let state: Locked<State>
+
+    /// An empty table of at least `minimumByteCount` bytes: every slot NULL, every data member zero. (A
+    /// typed table is as large as its Swift type even when its descriptor is defective.)
+    init(protocol descriptor: ProtocolDescriptor, minimumByteCount: Int, origin: SourceLocation) {
+        self.descriptor = descriptor
+        self.origin = origin
+        let alignment = max(descriptor.alignment, MemoryLayout<UnsafeRawPointer>.alignment)
+        let bytes = max(descriptor.size, alignment, minimumByteCount)
+        table = .allocate(byteCount: bytes, alignment: alignment)
+        table.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        ownsTable = true
+        state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
+    }
+
+    /// The slots of `table`, which C owns; its slots' values are read as the originals unless
+    /// `readsOriginals` is false (a defective descriptor's offsets).
+    init(protocol descriptor: ProtocolDescriptor, filling table: UnsafeMutableRawPointer, readsOriginals: Bool, origin: SourceLocation) {
+        self.descriptor = descriptor
+        self.origin = origin
+        self.table = table
+        ownsTable = false
+        state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
+        if readsOriginals { readOriginals(from: table) }
+    }
+
+    /// Makes the table a copy of `original`, every slot the original function.
+    func copyTable(from original: UnsafeRawPointer) {
+        table.copyMemory(from: original, byteCount: descriptor.size)
+        readOriginals(from: original)
+    }
+
+    /// Puts the function pointers of `original` at the bottom of the slots' stacks.
+    private func readOriginals(from original: UnsafeRawPointer) {
+        state.withLock { state in
+            for (index, method) in descriptor.methods.enumerated() {
+                let function = original.load(fromByteOffset: method.offset, as: UnsafeRawPointer?.self)
+                state.slots[index].original = function
+            }
+        }
+    }
+
+    deinit {
+        // A closure of this table that dropped the last reference to its delegate runs on: what it runs stays.
+        deferRunningObjects(of: state.withLock { $0 })
+        if let forwarding = state.withLock({ $0.forwarding }) {
+            forwardingTables.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: table)) }
+            if case .delegate(let target) = forwarding { target.slots.removeDependent(self) }
+        }
+        #if DEBUG
+        // Every closure learns which method it served, so a late call through a copied pointer says so.
+        state.withLock { state in
+            func message(_ index: Int) -> String {
+                Graveyard.deadCallMessage(method: descriptor.methods[index].name, descriptor: descriptor.name, origin: "\(origin)")
+            }
+            for (index, slot) in state.slots.enumerated() {
+                for implementation in slot.entries { implementation.stub?.epitaph = message(index) }
+                for case let implementation as Implementation in slot.retiring + slot.deferred {
+                    implementation.stub?.epitaph = message(index)
+                }
+                for stub in slot.freeStubs { stub.epitaph = message(index) }
+                slot.dispatcher?.epitaph = message(index)
+            }
+        }
+        if ownsTable { Graveyard.entomb(table: table, descriptor: descriptor, origin: "\(origin)") }
+        #else
+        if ownsTable { table.deallocate() }
+        #endif
+    }
+
+    /// A key no other layer has, for an `override` without one.
+    func uniqueKey() -> any Hashable & Sendable {
+        UniqueKey(value: state.withLock { state in
+            state.uniqueKeys += 1
+            return state.uniqueKeys
+        })
+    }
+
+    /// An entry for `method`'s stack running `body` under `key`, checked against the method's signature,
+    /// with the stub or dispatcher it needs; ``put(_:at:_:_:)`` installs it, inside a change the caller
+    /// runs from its own frame (see ``change(_:)``).
+    func entry(
+        _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Thunk, typed: TypedEntry?
+    ) throws -> (index: Int, implementation: Implementation) {
+        let index = try descriptor.methodIndex(of: method)
+        let signature: CSignature
+        switch body {
+        case .plain(let thunk): signature = thunk.signature
+        case .override(let thunk): signature = thunk.signature
+        }
+        try checkSignature(signature, of: index)
+        let erasedKey = key.map { AnyHashable($0) } ?? DefaultKey.erased
+        // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
+        let stub = try Implementation.stubSignature(body, once: once).map { try takeStub(index, prepared: $0) }
+        if stub == nil { try ensureDispatcher(index) }
+        return (index, Implementation(key: erasedKey, body: body, once: once, typed: typed, stub: stub, index: index))
+    }
+
+    /// The edit that puts `implementation` on top of slot `index`, replacing the entry of its key.
+    func put(_ implementation: Implementation, at index: Int, _ state: inout State, _ changes: inout SlotChanges) {
+        if let old = state.slots[index].entries.firstIndex(where: { $0.key == implementation.key }) {
+            changes.removed([state.slots[index].entries.remove(at: old)], from: index)
+        }
+        state.slots[index].entries.append(implementation)
+        changes.changed(index)
+    }
+
+    /// Throws ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` unless method `index`
+    /// accepts `signature`.
+    func checkSignature(_ signature: CSignature, of index: Int) throws {
+        let method = descriptor.methods[index]
+        guard method.signature.accepts(signature) else {
+            throw DelegateError.signatureMismatch(
+                method: method.name, protocol: descriptor.name, expected: method.signature, actual: signature)
+        }
+    }
+
+    func hasImplementation(for method: String, matching key: AnyHashable) -> Bool {
+        guard let index = try? descriptor.methodIndex(of: method) else { return false }
+        return state.withLock { $0.slots[index].entries.contains { $0.key == key && !$0.isSpent } }
+    }
+
+    /// The edit that takes the implementations `matches` accepts out of `method`'s stack; whether there was any.
+    func removeEntries(
+        _ method: String, _ state: inout State, _ changes: inout SlotChanges, where matches: (Implementation) -> Bool
+    ) -> Bool {
+        guard let index = try? descriptor.methodIndex(of: method) else { return false }
+        let doomed = state.slots[index].entries.filter(matches)
+        guard !doomed.isEmpty else { return false }
+        state.slots[index].entries.removeAll(where: matches)
+        changes.removed(doomed, from: index)
+        return true
+    }
+
+    /// Removes one implementation object (a spent `once`, or one removing itself).
+    func remove(_ implementation: Implementation, slot index: Int) {
+        change { state, changes in
+            guard let position = state.slots[index].entries.firstIndex(where: { $0 === implementation }) else { return }
+            changes.removed([state.slots[index].entries.remove(at: position)], from: index)
+        }
+    }
+
+    /// Whether a call of slot `index` reaches more than a default value (see `DynamicDelegate.responds(to:)`).
+    func responds(_ index: Int, _ state: State) -> Bool {
+        let slot = state.slots[index]
+        return slot.entries.contains { !$0.isSpent } || slot.original != nil || forwardRoute(index, state)?.responds == true
+    }
+
+    /// Whether a call of `method` reaches more than a default value.
+    func responds(to method: String) -> Bool {
+        guard let index = try? descriptor.methodIndex(of: method) else { return false }
+        return state.withLock { responds(index, $0) }
+    }
+}
+
+extension SlotTable {
+    /// Removes the implementation of `method` registered under `key`. Transparent (in an extension: a
+    /// class's own methods cannot be), as ``change(_:)`` is, so that a public removal forgets abandoned
+    /// calls from its own frame.
+    @_transparent @discardableResult
+    func removeImplementation(for method: String, matching key: AnyHashable) -> Bool {
+        change { removeEntries(method, &$0, &$1) { $0.key == key } }
+    }
+}
