@@ -45,10 +45,6 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// ``CSignature/isVariadic``.
     public var signature: CSignature { prepared.signature }
 
-    /// Whether ``address`` is a variadic function, `R (*)(A…, ...)`, whose arguments after ``signature``'s
-    /// the closure reads as ``CVariadicArguments``.
-    public var isVariadic: Bool { prepared.signature.isVariadic }
-
     /// The register entry the code enters with its own context, when it has one (a common shape's, or
     /// `#CClosure`'s): what the spelling matrix checks each shape reaches.
     var ownEntry: RegisterEntry? { directContext?.entry }
