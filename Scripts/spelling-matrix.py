@@ -603,7 +603,7 @@ def write():
     for stale in OUT.glob("*.generated.swift"):
         if stale.name not in written:
             stale.unlink()
-    print(f"{total} cases in {len(by_entry)} entry points, {refused} of them refused by the compiler as the README says")
+    print(f"{total} cases in {len(by_entry)} entry points, {refused} of them refused by the compiler as the documentation says")
     shapes = {shape.name for entry in ENTRY_POINTS for shape in entry.shapes}
     check_claims(total, len(SPELLINGS), len(shapes), len(by_entry))
 
