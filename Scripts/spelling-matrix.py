@@ -214,7 +214,7 @@ class EntryPoint:
                  takes_variadic=False, literal_type="context"):
         self.name, self.body, self.hand, self.prefix = name, body, hand, prefix
         # Where a closure that returns only a literal and states no result type gets its result type:
-        # "context" (a property's type, `Next`'s, `returningOnError:`'s), "member" (the key path literal's
+        # "context" (a property's type, `Next`'s), "member" (the key path literal's
         # member, with Swift 6.3 and later), or "literal" (nothing: Swift's default literal type, so `nil`
         # does not compile); "refusing" is "literal" for an entry point that then refuses the closure with
         # a signature mismatch.
