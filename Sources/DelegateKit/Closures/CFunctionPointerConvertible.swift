@@ -34,15 +34,15 @@ extension CFunctionPointerConvertible {
     /// ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` naming both types when
     /// it does not fit; each type is checked once.
     public func functionPointer<F>(as type: F.Type = F.self) throws -> F {
-        let call = "\(Self.self).functionPointer(as:)"
         if signature.isVariadic {
             throw DelegateError.functionTypeMismatch(
-                call: call, signature: signature, requested: String(reflecting: type),
+                call: "\(Self.self).functionPointer(as:)", signature: signature, requested: String(reflecting: type),
                 reason: "the closure is variadic and Swift has no function type with `...` (it imports one as "
                     + "OpaquePointer): pass OpaquePointer(address)")
         }
         return try FunctionPointerType.checkedPointer(
-            address, as: type, fits: signature, closureType: (self as? any ClosureTypeProviding)?.swiftType, call: call)
+            address, as: type, fits: signature, closureType: (self as? any ClosureTypeProviding)?.swiftType,
+            call: "\(Self.self).functionPointer(as:)")
     }
 
     /// ``address`` as an erased C function pointer type, unchecked against ``signature``: for a C API that

@@ -19,7 +19,10 @@ enum FunctionPointerType {
 
     /// Throws ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` unless `requested`
     /// is a `@convention(c)` function type that fits `signature`.
-    static func check<F>(_ requested: F.Type, fits signature: CSignature, closureType: Any.Type?, call: String) throws {
+    /// `call` is formed only for the error: a fitting type, the common case, costs no string work.
+    static func check<F>(
+        _ requested: F.Type, fits signature: CSignature, closureType: Any.Type?, call: @autoclosure () -> String
+    ) throws {
         let key = Key(requested: ObjectIdentifier(requested), signature: signature, closureType: closureType.map(ObjectIdentifier.init))
         let reason: String?
         if let known = verdicts.withLock({ $0[key] }) {
@@ -30,24 +33,27 @@ enum FunctionPointerType {
         }
         if let reason {
             throw DelegateError.functionTypeMismatch(
-                call: call, signature: signature, requested: String(reflecting: requested), reason: reason)
+                call: call(), signature: signature, requested: String(reflecting: requested), reason: reason)
         }
     }
 
     /// `address` as `F`, after checking that `F` fits `signature` (see ``check(_:fits:closureType:call:)``).
     static func checkedPointer<F>(
-        _ address: UnsafeRawPointer, as type: F.Type, fits signature: CSignature, closureType: Any.Type?, call: String
+        _ address: UnsafeRawPointer, as type: F.Type, fits signature: CSignature, closureType: Any.Type?,
+        call: @autoclosure () -> String
     ) throws -> F {
-        try check(type, fits: signature, closureType: closureType, call: call)
+        try check(type, fits: signature, closureType: closureType, call: call())
         return unsafeBitCast(address, to: F.self)
     }
 
     /// `address` as `F`, any `@convention(c)` function type: the erased form a C API stores and casts back
     /// (GLib's `GCallback`, `void (*)(void)`). Throws, naming both types, when `F` is not a C function
     /// pointer type at all.
-    static func erasedPointer<F>(_ address: UnsafeRawPointer, as type: F.Type, signature: CSignature, call: String) throws -> F {
+    static func erasedPointer<F>(
+        _ address: UnsafeRawPointer, as type: F.Type, signature: CSignature, call: @autoclosure () -> String
+    ) throws -> F {
         guard functionTypeName(type) != nil else {
-            throw DelegateError.functionTypeMismatch(call: call, signature: signature, requested: String(reflecting: type), reason: notAFunctionType)
+            throw DelegateError.functionTypeMismatch(call: call(), signature: signature, requested: String(reflecting: type), reason: notAFunctionType)
         }
         return unsafeBitCast(address, to: F.self)
     }
