@@ -5,7 +5,7 @@ extension DynamicDelegate {
     /// Swift unwinds the closure first, releasing what it holds, and the slot's entry leaves once the call
     /// has returned to it; see ``CallbackExit``. Layers added by `override` above the
     /// implementation, and observers after it, still run to their end, and receive a zero result from it.
-    /// Any other error stops the program with a message naming the method: Swift errors cannot unwind
+    /// Any other error stops the program with a message naming the error: Swift errors cannot unwind
     /// through C, and nothing but the closure knows what C should receive instead. Catch them in the
     /// closure and return that value (cffi's `onerror`):
     ///

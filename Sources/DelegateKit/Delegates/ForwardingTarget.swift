@@ -1,7 +1,7 @@
 import Synchronization
 
-/// The slot table of every delegate that has a forwarding target, by table address: what lets a loop through a raw table
-/// pointer be seen, and the lock that makes chain changes one at a time.
+/// The slot table of every delegate that has a forwarding target, by table address: what lets a loop
+/// through a raw table pointer be seen, and the lock that makes chain changes one at a time.
 let forwardingTables = Locked<[UInt: WeakSlotTable]>([:])
 
 /// Where a ``DynamicDelegate`` sends the calls of slots it does not implement (A2DynamicDelegate's
