@@ -18,7 +18,9 @@
 #endif
 
 _Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec"))) = NULL;
-_Thread_local cffi_thread_calls *cffi_unfenced_calls __attribute__((tls_model("initial-exec"))) = NULL;
+/* Never written: its first entry says a call is in progress, so cffi_enter_fast takes it for a nested call. */
+cffi_thread_calls cffi_no_unfenced_calls = {.running = {&cffi_no_unfenced_calls}};
+_Thread_local cffi_thread_calls *cffi_unfenced_calls __attribute__((tls_model("initial-exec"))) = &cffi_no_unfenced_calls;
 
 /* Every record ever made; records of exited threads are reused, never freed, so a scan needs no lock. */
 static cffi_thread_calls *all_calls = NULL;
@@ -198,7 +200,7 @@ static void release_record(void *record) {
     cffi_thread_calls *calls = record;
     /* A later destructor of this thread that calls a closure registers afresh. */
     cffi_current_calls = NULL;
-    cffi_unfenced_calls = NULL;
+    cffi_unfenced_calls = &cffi_no_unfenced_calls;
     cffi_reclaim_lock();
     int marked = (__atomic_load_n(&calls->reclaim, __ATOMIC_RELAXED) & ~CFFI_RECLAIM_THREAD_BITS) != 0;
     clear_record(calls);
@@ -289,7 +291,7 @@ static cffi_thread_calls *register_thread(void) {
     note_thread(record);
     pthread_setspecific(exit_key, record);
     cffi_current_calls = record;
-    cffi_unfenced_calls = record->fences ? NULL : record;
+    cffi_unfenced_calls = record->fences ? &cffi_no_unfenced_calls : record;
     return record;
 }
 

@@ -56,7 +56,7 @@ typedef struct cffi_thread_calls {
        CFFI_RECLAIM_THREAD_BITS, the thread's own, which it changes by atomic read-modify-writes. */
     unsigned long reclaim;
     /* Whether calls fence themselves (no membarrier here), copied from cffi_calls_need_no_fence when the
-       thread registers. Such a thread's calls all take cffi_enter_slow (cffi_unfenced_calls is NULL). */
+       thread registers. Such a thread's calls all take cffi_enter_slow (cffi_unfenced_calls is cffi_no_unfenced_calls). */
     int fences;
     /* The thread's stack, found when it registers: frames elsewhere (an alternate signal stack, a
        coroutine's) are never judged abandoned. Its kernel thread id, for other threads to see where it
@@ -68,8 +68,10 @@ typedef struct cffi_thread_calls {
 } cffi_thread_calls;
 
 extern _Thread_local cffi_thread_calls *cffi_current_calls __attribute__((tls_model("initial-exec")));
-/* The same record where calls need not fence themselves (see below), NULL where they must: so that
-   cffi_enter_fast's one test of it sends those calls, and a thread's first, to cffi_enter_slow. */
+/* The same record where calls need not fence themselves (see below), else cffi_no_unfenced_calls, a record
+   that always has a call in progress: so that cffi_enter_fast's one test, of the record's first entry,
+   sends those calls, and a thread's first, to cffi_enter_slow. */
+extern cffi_thread_calls cffi_no_unfenced_calls;
 extern _Thread_local cffi_thread_calls *cffi_unfenced_calls __attribute__((tls_model("initial-exec")));
 
 /* Whether removers pay for the ordering calls need (Linux's membarrier(2), registered on first use):
@@ -89,7 +91,7 @@ void cffi_leave_slow(uintptr_t frame);
    (the record) across the closure's call (see SlotStub.swift). */
 static inline __attribute__((always_inline)) cffi_thread_calls *cffi_enter_fast(const void *object) {
     cffi_thread_calls *calls = cffi_unfenced_calls;
-    if (__builtin_expect(calls == NULL || __atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) return NULL;
+    if (__builtin_expect(__atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) return NULL;
     /* Frame and return address before the entry, which publishes them: a remover that sees the entry
        judges it by this call's frame, never by the previous call's (relaxed atomic stores are plain moves). */
     __atomic_store_n(&calls->frames[0], (uintptr_t)__builtin_frame_address(0), __ATOMIC_RELAXED);
