@@ -3,6 +3,18 @@
 
 #include <string.h>
 
+/* Defined in Swift under these names (see SlotStub.h). */
+#define REGISTERS uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, void *, double, double, double, double, double, double, double, double
+uint64_t delegatekit_slot_stub_integer_entry(REGISTERS);
+double delegatekit_slot_stub_floating_entry(REGISTERS);
+uint64_t delegatekit_dispatcher_integer_entry(REGISTERS);
+double delegatekit_dispatcher_floating_entry(REGISTERS);
+
+const cffi_integer_entry cffi_slot_stub_integer_entry = delegatekit_slot_stub_integer_entry;
+const cffi_floating_entry cffi_slot_stub_floating_entry = delegatekit_slot_stub_floating_entry;
+const cffi_integer_entry cffi_dispatcher_integer_entry = delegatekit_dispatcher_integer_entry;
+const cffi_floating_entry cffi_dispatcher_floating_entry = delegatekit_dispatcher_floating_entry;
+
 void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *user_data) {
     cffi_guard *guard = user_data;
     cffi_enter(guard);

@@ -4,6 +4,7 @@
 /* The C half of a slot's stub (Sources/DelegateKit/Delegates/SlotTable/SlotStub.swift), on libffi's path. */
 #include <CDelegateKitLibffi/Libffi.h>
 #include <CDelegateKitRetirement/Retirement.h>
+#include <CDelegateKitTrampolines/Trampolines.h>
 
 /* What a closure C calls directly runs through, so that its removal knows whether it runs: a call marks the
    guard as running, then runs `handler` with `user_data` unless the guard was retired, in which case it
@@ -31,5 +32,15 @@ void cffi_guard_retire(cffi_guard *guard);
 /* Un-retires the guard (sequentially consistent): calls run its handler again. Set the handler and user
    data first; publish before the slot points at the guard's closure. */
 void cffi_guard_publish(cffi_guard *guard);
+
+/* The register entries of a slot's stub and of a slot's dispatcher, in both forms (see Trampolines.h). They
+   are Swift functions (SlotStub.swift, PlanCell.swift), which a register slot enters directly: Swift calls
+   a function whose arguments are 64-bit integers, pointers and doubles, and whose result is one of them,
+   as C calls it, while a C-callable closure would be a function of its own jumping to the Swift one
+   (a frame and a jump more on every call; see RegisterEntry.swift). */
+extern const cffi_integer_entry cffi_slot_stub_integer_entry;
+extern const cffi_floating_entry cffi_slot_stub_floating_entry;
+extern const cffi_integer_entry cffi_dispatcher_integer_entry;
+extern const cffi_floating_entry cffi_dispatcher_floating_entry;
 
 #endif

@@ -16,20 +16,15 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
             registerEntry: registerEntry)
     }
 
-    /// ``entry`` in register form. As in `SlotStub`'s, only the thread's outermost call, on a plan still
-    /// the cell's, is made here; each rare path is a call made last, so that this frame keeps nothing
-    /// across a call but the thread's record.
-    private static let registerEntry = RegisterEntry(
-        integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-            enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
-        },
-        floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-            enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
-        })
+    /// ``entry`` in register form, the cell being the context. Its forms are the functions below
+    /// ``PlanCell``, which C enters by name (`SlotStub.h`).
+    private static let registerEntry = RegisterEntry(integer: cffi_dispatcher_integer_entry, floating: cffi_dispatcher_floating_entry)
 
-    /// ``registerEntry``'s call, inlined into each of its forms.
+    /// Each form of ``registerEntry``'s call. As in `SlotStub`'s, only the thread's outermost call, on a
+    /// plan still the cell's, is made here; each rare path is a call made last, so that this frame keeps
+    /// nothing across a call but the thread's record.
     @inline(__always)
-    private static func enter(
+    fileprivate static func enter(
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
@@ -117,4 +112,23 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
             }
         }
     }
+}
+
+// The forms of a dispatcher's register entry (`PlanCell.registerEntry`). `cffi_enter_fast` records the
+// frame of the function it is inlined into: these, which C enters directly.
+
+@_silgen_name("delegatekit_dispatcher_integer_entry")
+func dispatcherIntegerEntry(
+    _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+    _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+) -> UInt64 {
+    PlanCell.enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
+}
+
+@_silgen_name("delegatekit_dispatcher_floating_entry")
+func dispatcherFloatingEntry(
+    _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+    _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+) -> Double {
+    PlanCell.enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
 }

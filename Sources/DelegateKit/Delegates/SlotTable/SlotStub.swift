@@ -78,26 +78,18 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
 
     var runningIdentity: UnsafeRawPointer { UnsafeRawPointer(guardian) }
 
-    /// `cffi_guarded_entry` in register form: the guard is the context.
+    /// `cffi_guarded_entry` in register form: the guard is the context. Its forms are the functions below
+    /// ``SlotStub``, which C enters by name (`SlotStub.h`).
+    private static let registerEntry = RegisterEntry(integer: cffi_slot_stub_integer_entry, floating: cffi_slot_stub_floating_entry)
+
+    /// Each form of ``registerEntry``'s call.
     ///
     /// Only the common call, the thread's outermost, is made here (`cffi_enter_fast`); every rare path is
     /// a call made last, which needs nothing of this frame afterwards. So this function keeps neither the
     /// arguments nor the result across a call, only the thread's record, and a C library's call costs
     /// little more than a closure's.
-    private static let registerEntry = RegisterEntry(
-        integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-            enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
-        },
-        floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-            enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
-        })
-
-    /// ``registerEntry``'s call, inlined into each of its forms. (Each form's body stays a function of its
-    /// own, which the C-callable function Swift makes of the literal branches to; `cffi_enter_fast` must
-    /// be inlined there to record that frame, and Swift marks the calls of a C-callable function
-    /// `noinline`, so this body must never be small enough to be folded into it.)
     @inline(__always)
-    private static func enter(
+    fileprivate static func enter(
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
@@ -151,4 +143,23 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         guard let function = RetirementShim.load(guardian.pointee.slot) else { return .zero }
         return ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).call(function)
     }
+}
+
+// The forms of a stub's register entry (`SlotStub.registerEntry`). `cffi_enter_fast` records the frame of
+// the function it is inlined into: these, which C enters directly.
+
+@_silgen_name("delegatekit_slot_stub_integer_entry")
+func slotStubIntegerEntry(
+    _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+    _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+) -> UInt64 {
+    SlotStub.enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
+}
+
+@_silgen_name("delegatekit_slot_stub_floating_entry")
+func slotStubFloatingEntry(
+    _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+    _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+) -> Double {
+    SlotStub.enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
 }
