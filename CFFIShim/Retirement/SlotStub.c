@@ -3,12 +3,14 @@
 
 #include <string.h>
 
-/* Defined in Swift under these names (see SlotStub.h). */
+/* Defined in Swift under these names (see SlotStub.h); hidden, so that each copy of the library in a process
+   enters its own. */
 #define REGISTERS uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, void *, double, double, double, double, double, double, double, double
-uint64_t delegatekit_slot_stub_integer_entry(REGISTERS);
-double delegatekit_slot_stub_floating_entry(REGISTERS);
-uint64_t delegatekit_dispatcher_integer_entry(REGISTERS);
-double delegatekit_dispatcher_floating_entry(REGISTERS);
+#define SWIFT_ENTRY __attribute__((visibility("hidden")))
+SWIFT_ENTRY uint64_t delegatekit_slot_stub_integer_entry(REGISTERS);
+SWIFT_ENTRY double delegatekit_slot_stub_floating_entry(REGISTERS);
+SWIFT_ENTRY uint64_t delegatekit_dispatcher_integer_entry(REGISTERS);
+SWIFT_ENTRY double delegatekit_dispatcher_floating_entry(REGISTERS);
 
 const cffi_integer_entry cffi_slot_stub_integer_entry = delegatekit_slot_stub_integer_entry;
 const cffi_floating_entry cffi_slot_stub_floating_entry = delegatekit_slot_stub_floating_entry;
