@@ -155,6 +155,28 @@ import Testing
         #expect(!version.isEmpty && claim?.contains(version) == true, "the README's \(claim ?? "(no claim)") does not name libffi \(version)")
     }
 
+    /// The Call Paths article's cost table repeats rows of the benchmark's own (Benchmarks/README.md,
+    /// "Calls", the `int64(int64,int64)` column), so each of its figures is one the benchmark printed.
+    @Test func theCallPathsArticleQuotesTheBenchmarksFigures() throws {
+        /// A Markdown table row's cells, without the bold marks.
+        func cells(_ line: Substring) -> [String] {
+            line.split(separator: "|").map { $0.replacingOccurrences(of: "**", with: "").trimmingCharacters(in: .whitespaces) }
+        }
+        let article = try Self.read("Sources/DelegateKit/DelegateKit.docc/CallPaths.md").split(separator: "\n")
+        let benchmark = try Self.read("Benchmarks/README.md").split(separator: "\n")
+        guard let header = article.firstIndex(where: { $0.hasPrefix("| per call | ns | instructions |") }) else {
+            Issue.record("CallPaths.md has no cost table")
+            return
+        }
+        let rows = article[(header + 2)...].prefix { $0.hasPrefix("|") }.map(cells)
+        #expect(rows.count >= 4)
+        for row in rows {
+            let quoted = benchmark.map(cells).first { $0.first == row[0] }
+            #expect(quoted?.count ?? 0 >= 2, "Benchmarks/README.md has no row \(row[0])")
+            #expect(quoted.map { $0[1] } == "\(row[1]) (\(row[2]))", "CallPaths.md's \(row[0]): \(row[1]) ns, \(row[2]) instructions; Benchmarks/README.md: \(quoted.map { $0[1] } ?? "none")")
+        }
+    }
+
     @Test func everySwiftBlockOfTheDocsIsCompiledCode() throws {
         let blocks = try Self.allBlocks()
         let regions = try Self.allRegions()
