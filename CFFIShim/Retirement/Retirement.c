@@ -39,6 +39,8 @@ static void register_membarrier(void) {
 #endif
 }
 
+int cffi_removers_use_membarrier(void) { return __atomic_load_n(&cffi_calls_need_no_fence, __ATOMIC_RELAXED); }
+
 void cffi_synchronize_calls(void) {
     /* Every thread that can be running an object registered first, which ran this once too, so callers
        and removers agree on who fences. (A forked child inherits the registration.) */

@@ -588,6 +588,9 @@ const void *fx_function(const char *name) {
 /* ---- A process that may never make memory executable, and what its memory map says ---- */
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int fx_forbid_executable_memory(void) {
     /* Spelled out: glibc's headers predate the kernel's names. */
@@ -596,6 +599,14 @@ int fx_forbid_executable_memory(void) {
 
 int fx_executable_memory_forbiddable(void) {
     return prctl(66 /* PR_GET_MDWE */, 0L, 0L, 0L, 0L) >= 0;
+}
+
+int fx_membarrier_available(void) {
+    /* As DelegateKit asks: the command is known and this process may register for it (registering twice
+       is harmless). */
+    long commands = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    return commands >= 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0
+        && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
 int fx_code_kind(const void *address) {

@@ -22,4 +22,19 @@ import Testing
         #expect(stale(nil, 40) == 42)
         #expect(cffi_calls_in_progress_here() == before)
     }
+
+    /// Where the kernel lets removers order every thread's calls with membarrier(2), a call publishes
+    /// itself with a plain store and removers pay; where it refuses (a kernel without it, a container's
+    /// seccomp profile), every call fences itself. CI runs the whole suite both ways
+    /// (`Scripts/without-membarrier.py`); this says the way taken is the one this process allows, once a
+    /// removal has decided it.
+    @Test func callsFenceThemselvesExactlyWhereMembarrierIsRefused() throws {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value + 1 }
+        let transform = try #require(delegate.table.assumingMemoryBound(to: fx_plugin.self).pointee.transform)
+        #expect(transform(nil, 41) == 42)
+        #expect(delegate.removeImplementation(for: "transform"))
+        let available = fx_membarrier_available() != 0
+        #expect(cffi_removers_use_membarrier() == (available ? 1 : 0), "membarrier available: \(available)")
+    }
 }

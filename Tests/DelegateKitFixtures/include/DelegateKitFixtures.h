@@ -270,6 +270,9 @@ long fx_struct_size(const char *structure);
 int fx_forbid_executable_memory(void);
 /* Whether this kernel (or emulator) knows PR_SET_MDWE: 1 or 0. qemu-user does not pass it on. */
 int fx_executable_memory_forbiddable(void);
+/* Whether this process may order other threads' memory with membarrier(2)'s private expedited command, as
+   DelegateKit's removers ask it to: 1 or 0 (a kernel without it, a seccomp filter that refuses it). */
+int fx_membarrier_available(void);
 
 /* What code at `address` is: 1 a slot of DelegateKit's trampoline table that enters a register entry (either
    kind), 2 one that enters libffi (the static-chain register), 0 anything else. Read from its instructions. */

@@ -78,6 +78,8 @@ extern _Thread_local cffi_thread_calls *cffi_unfenced_calls __attribute__((tls_m
    then a call publishes what it runs with a plain store, and a remover makes every running thread
    execute a full fence before it scans (cffi_synchronize_calls). Otherwise each call fences itself. */
 extern int cffi_calls_need_no_fence;
+/* The same, read once the first removal decided it (for tests). */
+int cffi_removers_use_membarrier(void);
 
 /* The rare paths of cffi_enter and cffi_leave, out of line. */
 void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_address);
