@@ -56,7 +56,8 @@ typedef struct cffi_thread_calls {
        CFFI_RECLAIM_THREAD_BITS, the thread's own, which it changes by atomic read-modify-writes. */
     unsigned long reclaim;
     /* Whether calls fence themselves (no membarrier here), copied from cffi_calls_need_no_fence when the
-       thread registers. Such a thread's calls all take cffi_enter_slow (cffi_unfenced_calls is cffi_no_unfenced_calls). */
+       thread registers. Such a thread's calls all take cffi_enter_slow (its cffi_unfenced_calls is
+       cffi_no_unfenced_calls). */
     int fences;
     /* The thread's stack, found when it registers: frames elsewhere (an alternate signal stack, a
        coroutine's) are never judged abandoned. Its kernel thread id, for other threads to see where it

@@ -37,7 +37,7 @@ void cffi_guard_publish(cffi_guard *guard);
    are Swift functions (SlotStub.swift, PlanCell.swift), which a register slot enters directly: Swift calls
    a function whose arguments are 64-bit integers, pointers and doubles, and whose result is one of them,
    as C calls it, while a C-callable closure would be a function of its own jumping to the Swift one
-   (a frame and a jump more on every call; see RegisterEntry.swift). */
+   (a frame and a jump more on every call; see ARCHITECTURE.md, "The register path"). */
 extern const cffi_integer_entry cffi_slot_stub_integer_entry;
 extern const cffi_floating_entry cffi_slot_stub_floating_entry;
 extern const cffi_integer_entry cffi_dispatcher_integer_entry;

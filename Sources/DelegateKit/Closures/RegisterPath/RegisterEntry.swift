@@ -5,7 +5,11 @@
 /// no instruction between: on AAPCS64 no C function returns an integer and a double register at once.
 ///
 /// Both forms are closures that differ only in the field of a ``RegisterResult`` they return: each maker
-/// writes the call once, in an `@inline(__always)` function, and the two literals around it.
+/// writes the call once, in an `@inline(__always)` function, and the two literals around it. A C-callable
+/// literal whose body Swift does not fold into it is a frame of its own that jumps to the body; the
+/// entries whose bodies are big (a slot's stub and its dispatcher, which record the call in their own
+/// frame) are instead Swift functions with C names that the slot enters directly (`SlotStub.h`): Swift
+/// calls a function of integer, pointer and `Double` arguments returning one of them as C does.
 @usableFromInline
 struct RegisterEntry: Sendable {
     @usableFromInline let integer: TrampolineShim.IntegerEntry
