@@ -2,7 +2,7 @@
 """Runs a command in a process where membarrier(2) fails with ENOSYS, as on a kernel built without it
 (CONFIG_MEMBARRIER off) or under a container's seccomp profile that denies it: a seccomp filter, which
 every process it starts inherits, then exec. DelegateKit then falls back to calls that fence themselves
-(cffi_calls_need_no_fence stays 0), so the whole test suite can run that way.
+(cffi_removers_use_membarrier() says 0), so the whole test suite can run that way.
 
     python3 Scripts/without-membarrier.py swift test --skip-build
 Exits 3 when the filter cannot be installed, or on a CPU it does not know."""

@@ -27,7 +27,8 @@ static cffi_thread_calls *all_calls = NULL;
 
 /* ---- Fences ---- */
 
-int cffi_calls_need_no_fence = 0;
+/* See cffi_removers_use_membarrier. */
+static int cffi_calls_need_no_fence = 0;
 static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
 
 static void register_membarrier(void) {

@@ -3,14 +3,13 @@
 
 #include <string.h>
 
-/* Defined in Swift under these names (see SlotStub.h); hidden, so that each copy of the library in a process
-   enters its own. */
-#define REGISTERS uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, void *, double, double, double, double, double, double, double, double
-#define SWIFT_ENTRY __attribute__((visibility("hidden")))
-SWIFT_ENTRY uint64_t delegatekit_slot_stub_integer_entry(REGISTERS);
-SWIFT_ENTRY double delegatekit_slot_stub_floating_entry(REGISTERS);
-SWIFT_ENTRY uint64_t delegatekit_dispatcher_integer_entry(REGISTERS);
-SWIFT_ENTRY double delegatekit_dispatcher_floating_entry(REGISTERS);
+/* Defined in Swift under these names (see SlotStub.h), of the entry types' own function types; hidden, so
+   that each copy of the library in a process enters its own. */
+#define SWIFT_ENTRY(form) __attribute__((visibility("hidden"))) extern __typeof__(*(cffi_##form##_entry)0)
+SWIFT_ENTRY(integer) delegatekit_slot_stub_integer_entry;
+SWIFT_ENTRY(floating) delegatekit_slot_stub_floating_entry;
+SWIFT_ENTRY(integer) delegatekit_dispatcher_integer_entry;
+SWIFT_ENTRY(floating) delegatekit_dispatcher_floating_entry;
 
 const cffi_integer_entry cffi_slot_stub_integer_entry = delegatekit_slot_stub_integer_entry;
 const cffi_floating_entry cffi_slot_stub_floating_entry = delegatekit_slot_stub_floating_entry;

@@ -55,8 +55,8 @@ typedef struct cffi_thread_calls {
        CFFI_CALL_DEPTH for the calls not listed). Set and cleared only under the reclaimer's lock; but for
        CFFI_RECLAIM_THREAD_BITS, the thread's own, which it changes by atomic read-modify-writes. */
     unsigned long reclaim;
-    /* Whether calls fence themselves (no membarrier here), copied from cffi_calls_need_no_fence when the
-       thread registers. Such a thread's calls all take cffi_enter_slow (its cffi_unfenced_calls is
+    /* Whether calls fence themselves (no membarrier here): !cffi_removers_use_membarrier() when the thread
+       registered. Such a thread's calls all take cffi_enter_slow (its cffi_unfenced_calls is
        cffi_no_unfenced_calls). */
     int fences;
     /* The thread's stack, found when it registers: frames elsewhere (an alternate signal stack, a
@@ -77,9 +77,8 @@ extern _Thread_local cffi_thread_calls *cffi_unfenced_calls __attribute__((tls_m
 
 /* Whether removers pay for the ordering calls need (Linux's membarrier(2), registered on first use):
    then a call publishes what it runs with a plain store, and a remover makes every running thread
-   execute a full fence before it scans (cffi_synchronize_calls). Otherwise each call fences itself. */
-extern int cffi_calls_need_no_fence;
-/* The same, read once the first removal decided it (for tests). */
+   execute a full fence before it scans (cffi_synchronize_calls). Otherwise each call fences itself.
+   Decided by the first removal; 0 before it. */
 int cffi_removers_use_membarrier(void);
 
 /* The rare paths of cffi_enter and cffi_leave, out of line. */
