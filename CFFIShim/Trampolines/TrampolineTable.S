@@ -59,6 +59,27 @@ cffi_trampoline_dead_chain:
         jmp cffi_trampoline_stop
         .size cffi_trampoline_dead_chain, . - cffi_trampoline_dead_chain
 
+        /* cffi_enter_register_body (Trampolines.h) on x86_64: the caller's r13 kept on the stack (which
+           also aligns it for the call), the body's context in r13, its function called with every
+           argument register in place; its result registers are the entry's. */
+        .globl cffi_enter_register_body
+        .hidden cffi_enter_register_body
+        .type cffi_enter_register_body, @function
+cffi_enter_register_body:
+        .cfi_startproc
+        endbr64
+        pushq %r13
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %r13, 0
+        movq 8(%r9), %r13
+        callq *(%r9)
+        popq %r13
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore %r13
+        retq
+        .cfi_endproc
+        .size cffi_enter_register_body, . - cffi_enter_register_body
+
         .section .note.GNU-stack, "", @progbits
 
 #elif defined(__aarch64__) && defined(__linux__)
@@ -107,6 +128,29 @@ cffi_trampoline_dead_chain:
         mov x0, x18
         b cffi_trampoline_stop
         .size cffi_trampoline_dead_chain, . - cffi_trampoline_dead_chain
+
+        /* cffi_enter_register_body (Trampolines.h) on AAPCS64: the caller's x20 and return address kept
+           on the stack, the body's function in x16 and its context in x20, called with every argument
+           register in place; its result registers are the entry's. */
+        .globl cffi_enter_register_body
+        .hidden cffi_enter_register_body
+        .type cffi_enter_register_body, %function
+cffi_enter_register_body:
+        .cfi_startproc
+        BTI_C
+        stp x20, x30, [sp, #-16]!
+        .cfi_def_cfa_offset 16
+        .cfi_offset x20, -16
+        .cfi_offset x30, -8
+        ldp x16, x20, [x5]
+        blr x16
+        ldp x20, x30, [sp], #16
+        .cfi_def_cfa_offset 0
+        .cfi_restore x20
+        .cfi_restore x30
+        ret
+        .cfi_endproc
+        .size cffi_enter_register_body, . - cffi_enter_register_body
 
         /* cffi_call_registers (Trampolines.h) on AAPCS64: the C function in x0, its integer registers in
            x1-x5, its vector registers in place. Calls it with x0-x4 and v0-v7, and returns x0 and d0 as a

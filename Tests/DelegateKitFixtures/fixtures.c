@@ -629,6 +629,24 @@ int fx_code_kind(const void *address) {
 #endif
 }
 
+const void *fx_slot_entry(const void *address) {
+    const unsigned char *bytes = address;
+    const void *const *word = NULL;
+#if defined(__x86_64__)
+    /* jmp *disp32(%rip) at byte 11: the displacement counts from the instruction's end, byte 17. */
+    int32_t displacement;
+    memcpy(&displacement, bytes + 13, sizeof displacement);
+    word = (const void *const *)(bytes + 17 + displacement);
+#elif defined(__aarch64__)
+    /* ldr x16, literal at byte 8: a signed 19-bit word offset from the instruction itself. */
+    uint32_t load;
+    memcpy(&load, bytes + 8, sizeof load);
+    int32_t offset = (int32_t)(load << 8) >> 13;
+    word = (const void *const *)(bytes + 8 + (intptr_t)offset * 4);
+#endif
+    return word == NULL ? NULL : *word;
+}
+
 int fx_mapping_of(const void *address, char *permissions, char *path, size_t path_size) {
     FILE *maps = fopen("/proc/self/maps", "re");
     if (maps == NULL) return -1;

@@ -97,6 +97,36 @@ import Testing
         #expect(fx_call_i64(closure.address, 6, -7) == -42)
     }
 
+    /// A closure's register form is entered by the shared assembly entry (`cffi_enter_register_body`),
+    /// which calls its body with no Swift frame between: what the closures of every kind of register-only
+    /// signature take, and what the libffi path, an exiting closure and a shape with its own entry do not.
+    @Test func closuresEnterTheirBodiesThroughTheSharedEntry() throws {
+        let shared = unsafeBitCast(TrampolineShim.bodyEntry.integer, to: UnsafeRawPointer.self)
+        let bias = Int64(getpid() & 0)  // Not known to the compiler: the closures capture something.
+        let add = try CClosure { (a: Int64, b: Int64) -> Int64 in a &+ b &+ bias }
+        let scale = try CClosure { (a: Double, b: Double) -> Double in a * b + Double(bias) }
+        let mixed = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int64, c: Double, d: Float, q: UnsafeMutableRawPointer?) -> Int32 in
+            a &+ Int32(b) &+ Int32(c) &+ Int32(d) &+ (p == nil && q == nil ? 1 : 0)
+        }
+        let dynamic = try CClosure(signature: CSignature(.int64, [.int64, .int64])) { invocation in
+            invocation.setReturnValue(invocation.argument(0, as: Int64.self) &- invocation.argument(1, as: Int64.self))
+        }
+        for closure in [add, scale, mixed, dynamic] {
+            #expect(fx_code_kind(closure.address) == (RegisterPath.isAvailable ? 1 : 2))
+            #expect((fx_slot_entry(closure.address) == shared) == RegisterPath.isAvailable, "\(closure.signature)")
+        }
+        #expect(fx_call_i64(add.address, 40, 2) == 42)
+        #expect(fx_call_f64(scale.address, 1.5, -4) == -6)
+        #expect(fx_call_mixed6(mixed.address, nil, 1, 2, 3.5, 4.25, nil) == 11)
+        #expect(fx_call_i64(dynamic.address, 50, 8) == 42)
+
+        let exiting = try CClosure { (a: Int64, b: Int64) throws -> Int64 in a &+ b }
+        let comparator = try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in a == b ? 0 : 1 }
+        #expect(fx_code_kind(exiting.address) == (RegisterPath.isAvailable ? 1 : 2))
+        #expect(fx_slot_entry(exiting.address) != shared && fx_slot_entry(comparator.address) != shared)
+        #expect(fx_call_i64(exiting.address, 40, 2) == 42)
+    }
+
     @Test func everyScalarAgrees() throws {
         try agree({ (a: Bool, b: Bool) -> Bool in a != b }, true, false)
         try agree({ (a: Int8, b: Int8) -> Int8 in a &- b }, -100, 27)

@@ -31,6 +31,9 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     private let target: AnyObject?
     /// The closure's own register entry, its context, when its code enters there (see ``_DirectEntry``).
     private let directContext: _DirectEntry?
+    /// ``registers``' two words, the context of a code entering ``TrampolineShim/bodyEntry``; freed with
+    /// the code.
+    private let bodyWords: UnsafeMutablePointer<(code: UnsafeRawPointer, context: UnsafeRawPointer?)>?
     /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
     let swiftType: Any.Type?
     /// What a call after deinitialization reports in a debug build (see ``Graveyard``); a delegate names
@@ -55,13 +58,14 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     convenience init(thunk: CallThunk, joinsScope: Bool = true) throws {
         try self.init(
             prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil,
-            swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: CClosure.registerEntry, direct: thunk.direct)
+            swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: TrampolineShim.bodyEntry, direct: thunk.direct)
         if joinsScope { CallbackScope.adopt(self) }
     }
 
     /// A closure whose calls go to `handler` with `target` (or, without one, this closure) as user data;
     /// or, when the signature takes the register path and `registerEntry` is given, to `registerEntry`
-    /// with the same context; or, given `direct`, to its own entry with its own context.
+    /// with the same context (or ``registers``' words, for an entry that takes them); or, given `direct`,
+    /// to its own entry with its own context.
     init(
         prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: LibffiShim.Handler, target: AnyObject?,
         swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: RegisterEntry? = nil,
@@ -76,9 +80,16 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         address = code.address
         if code.entersInRegisters, let direct {
             directContext = direct
+            bodyWords = nil
             code.setUserData(Unmanaged.passUnretained(direct).toOpaque())
+        } else if code.entersInRegisters, registerEntry?.contextIsBodyWords == true {
+            directContext = nil
+            bodyWords = .allocate(capacity: 1)
+            bodyWords!.initialize(to: registers.words)
+            code.setUserData(UnsafeMutableRawPointer(bodyWords))
         } else {
             directContext = nil
+            bodyWords = nil
             code.setUserData(Unmanaged.passUnretained(target ?? self).toOpaque())  // `self` exists only now
         }
     }
@@ -89,26 +100,6 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         // the signature has no arguments; neither is read beyond what the signature says.
         Unmanaged<CClosure>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.body(result.unsafelyUnwrapped, arguments ?? noArguments)
-        }
-    }
-
-    /// The register path's counterpart of ``entry``.
-    static let registerEntry = RegisterEntry(
-        integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-            call(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
-        },
-        floating: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
-            call(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
-        })
-
-    /// A call in register form: the closure's body, the closure being the context.
-    @inline(__always)
-    private static func call(
-        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
-        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
-    ) -> RegisterResult {
-        Unmanaged<CClosure>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
-            $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
         }
     }
 
@@ -137,6 +128,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         code.free(epitaph: epitaph
             ?? "DelegateKit: a CClosure `\(signature)` was called after it was deinitialized; keep it alive "
                 + "for as long as C may call it")
+        bodyWords?.deallocate()  // The code no longer reads them: freed, or pointed at its epitaph.
     }
 }
 

@@ -278,6 +278,10 @@ int fx_membarrier_available(void);
    kind), 2 one that enters libffi (the static-chain register), 0 anything else. Read from its instructions. */
 int fx_code_kind(const void *address);
 
+/* The entry a slot of the trampoline table at `address` jumps to: its entry word, found from the slot's own
+   jump instruction. Only for code fx_code_kind says is a slot. */
+const void *fx_slot_entry(const void *address);
+
 /* The permissions ("r-xp") and the file (or "" for anonymous memory) of the mapping holding `address`, from
    /proc/self/maps: 0, or -1 when no mapping holds it. `permissions` holds 5 bytes. */
 int fx_mapping_of(const void *address, char *permissions, char *path, size_t path_size);

@@ -21,6 +21,13 @@ struct RegisterBody: Sendable {
         self.call = call
     }
 
+    /// The function value's two words, its code and its context: what `cffi_enter_register_body` reads to
+    /// call it (``TrampolineShim/bodyEntry``). The struct is copied as it is, so the words are the stored
+    /// function's own, in its natural form; they stay valid while this body is alive.
+    var words: (code: UnsafeRawPointer, context: UnsafeRawPointer?) {
+        unsafeBitCast(self, to: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
+    }
+
     /// Stands in where a closure has no register form, so that the form is stored without an optional
     /// (loading an optional function copies it, a retain and a release on every call); never called.
     static let unused = RegisterBody { _, _, _, _, _, _, _, _, _, _, _, _, _ in .zero }

@@ -16,6 +16,14 @@ enum TrampolineShim {
     @usableFromInline typealias IntegerEntry = cffi_integer_entry
     @usableFromInline typealias FloatingEntry = cffi_floating_entry
 
+    /// The entry, of both forms, that calls a ``RegisterBody`` directly: its slot's context points at the
+    /// body's ``RegisterBody/words`` (see `cffi_enter_register_body` in `Trampolines.h` for what it
+    /// assumes of Swift's calling convention).
+    static let bodyEntry = RegisterEntry(
+        integer: cffi_enter_register_body,
+        floating: unsafeBitCast(cffi_enter_register_body as IntegerEntry, to: FloatingEntry.self),
+        contextIsBodyWords: true)
+
     /// Whether the register path runs in this process (decided once; see ``RegisterPath/isAvailable``).
     static var isAvailable: Bool { cffi_register_path_available() != 0 }
 
