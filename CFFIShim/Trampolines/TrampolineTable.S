@@ -65,6 +65,7 @@ cffi_trampoline_dead_chain:
         .globl cffi_enter_register_body
         .hidden cffi_enter_register_body
         .type cffi_enter_register_body, @function
+        .p2align 4
 cffi_enter_register_body:
         .cfi_startproc
         endbr64
@@ -135,6 +136,7 @@ cffi_trampoline_dead_chain:
         .globl cffi_enter_register_body
         .hidden cffi_enter_register_body
         .type cffi_enter_register_body, %function
+        .p2align 4
 cffi_enter_register_body:
         .cfi_startproc
         BTI_C
