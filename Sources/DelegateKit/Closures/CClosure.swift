@@ -31,9 +31,6 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     private let target: AnyObject?
     /// The closure's own register entry, its context, when its code enters there (see ``_DirectEntry``).
     private let directContext: _DirectEntry?
-    /// ``registers``' two words, the context of a code entering ``TrampolineShim/bodyEntry``; freed with
-    /// the code.
-    private let bodyWords: UnsafeMutablePointer<(code: UnsafeRawPointer, context: UnsafeRawPointer?)>?
     /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
     let swiftType: Any.Type?
     /// What a call after deinitialization reports in a debug build (see ``Graveyard``); a delegate names
@@ -80,16 +77,12 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         address = code.address
         if code.entersInRegisters, let direct {
             directContext = direct
-            bodyWords = nil
             code.setUserData(Unmanaged.passUnretained(direct).toOpaque())
         } else if code.entersInRegisters, registerEntry?.contextIsBodyWords == true {
             directContext = nil
-            bodyWords = .allocate(capacity: 1)
-            bodyWords!.initialize(to: registers.words)
-            code.setUserData(UnsafeMutableRawPointer(bodyWords))
+            code.setUserData(toWordsOf: registers)
         } else {
             directContext = nil
-            bodyWords = nil
             code.setUserData(Unmanaged.passUnretained(target ?? self).toOpaque())  // `self` exists only now
         }
     }
@@ -128,7 +121,6 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         code.free(epitaph: epitaph
             ?? "DelegateKit: a CClosure `\(signature)` was called after it was deinitialized; keep it alive "
                 + "for as long as C may call it")
-        bodyWords?.deallocate()  // The code no longer reads them: freed, or pointed at its epitaph.
     }
 }
 

@@ -31,6 +31,14 @@ struct ClosureCode: @unchecked Sendable {  // Pointers to code and to its handle
         address = UnsafeRawPointer(code)
     }
 
+    /// Sets the user data calls receive to `body`'s two words, kept in the slot's own payload words, for
+    /// an entry that takes them (``TrampolineShim/bodyEntry``). Only for code entering in registers.
+    func setUserData(toWordsOf body: RegisterBody) {
+        let words = TrampolineShim.payload(closure).bindMemory(to: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self, capacity: 1)
+        words.initialize(to: body.words)
+        TrampolineShim.setContext(closure, UnsafeMutableRawPointer(words))
+    }
+
     /// Sets the user data calls receive, for an owner that exists only once the code does. Before C can
     /// call the code: nothing orders this write against a call already running.
     func setUserData(_ userData: UnsafeMutableRawPointer?) {

@@ -42,6 +42,11 @@ enum TrampolineShim {
         cffi_trampoline_create(Int32(CFFI_TRAMPOLINE_REGISTERS), entry, context, &code)
     }
 
+    /// Two words that belong to the slot while it is held (see ``RegisterBody/words``).
+    static func payload(_ handle: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        cffi_trampoline_payload(handle)
+    }
+
     /// Changes the context a slot passes, before C can call it.
     static func setContext(_ handle: UnsafeMutableRawPointer, _ context: UnsafeMutableRawPointer?) {
         cffi_trampoline_set_context(handle, context)
