@@ -17,10 +17,10 @@
 ///
 /// Write the closure as for ``CClosure/init(_:)``, with its parameter and result types; the result is the
 /// same `CClosure` (same signature, lifetime and threads). Where its code takes the register path (every
-/// register-only signature on x86_64 System V), a call from C crosses two Swift frames, the closure's
-/// entry and the closure, instead of three, and costs about half of what `CClosure(_:)` adds over a direct C
-/// call (Benchmarks/README.md in DelegateKit's repository has the figures). Elsewhere it runs as
-/// `CClosure(_:)` does.
+/// register-only signature on x86_64 System V), a call from C crosses two frames, the closure's
+/// entry and the closure, instead of three (the shared entry, a conversion and the closure), and costs
+/// about half of what `CClosure(_:)` adds over a direct C call (Benchmarks/README.md in DelegateKit's
+/// repository has the figures). Elsewhere it runs as `CClosure(_:)` does.
 ///
 /// The expansion declares a class, which Swift does not allow inside a generic function or type: there,
 /// use `CClosure(_:)`.

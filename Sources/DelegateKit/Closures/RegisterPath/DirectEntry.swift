@@ -1,7 +1,7 @@
 /// A closure with its own register entry: code formed where the closure's Swift types are concrete, which
 /// C's trampoline enters with this object as its context and which calls the closure itself, so that a
-/// call crosses two Swift frames (the entry and the user's closure) where the shared entry and a
-/// specialized conversion make three (see ``RegisterPath``).
+/// call crosses two frames (the entry and the user's closure) where the shared entry, a specialized
+/// conversion and the closure make three (see ``RegisterPath``).
 ///
 /// Only a non-generic function can be a `@convention(c)` entry that calls a closure of known types, and
 /// only where the closure's types are written can such a function be formed. Two places do: the common
