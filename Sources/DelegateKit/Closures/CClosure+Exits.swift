@@ -60,8 +60,8 @@ extension CClosure {
         CallbackExitShim.takeRequestedExit()
     }
 
-    /// The register entry of a closure that may leave: the body's call (``TrampolineShim/bodyEntry``'s,
-    /// with this closure as the context), then the exit it asked for.
+    /// The register entry of a closure that may leave: it calls the closure's register body (this
+    /// closure is its context), then takes the exit the closure asked for.
     static let exitingRegisterEntry = RegisterEntry(
         integer: { i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7 in
             exitingCall(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer

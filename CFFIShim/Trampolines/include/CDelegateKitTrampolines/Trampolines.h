@@ -32,13 +32,13 @@ typedef double (*cffi_floating_entry)(uint64_t i0, uint64_t i1, uint64_t i2, uin
 
 /* The register path's entry for a Swift function of register form (Sources/DelegateKit/Closures/
    RegisterPath/RegisterBody.swift), in both forms at once (TrampolineTable.S): `context` points at the
-   function value's two words, its code and its context (kept in the slot's payload words), and the entry calls the code with the argument
-   registers in place and the context in Swift's self register (r13; x20). It leans on three properties of
-   Swift's calling convention, stated in ARCHITECTURE.md ("The register path") and proven by the tests of
-   both paths on the whole signature matrix on each architecture: integer and floating arguments travel as
-   in C, the self register is preserved as C's callee-saved registers are, and a struct of a UInt64 and a
-   Double comes back in both result registers at once (rax and xmm0; x0 and d0), so the result is where
-   either form's caller reads it. */
+   function value's two words, its code and its context (kept in the slot's payload words), and the entry
+   calls the code with the argument registers in place and the context in Swift's self register (r13;
+   x20). It leans on three properties of Swift's calling convention, stated in ARCHITECTURE.md ("The
+   register path") and proven by the tests of both paths on the whole signature matrix on each
+   architecture: integer and floating arguments travel as in C, the self register is preserved as C's
+   callee-saved registers are, and a struct of a UInt64 and a Double comes back in both result registers
+   at once (rax and xmm0; x0 and d0), so the result is where either form's caller reads it. */
 uint64_t cffi_enter_register_body(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4, void *context,
                                   double d0, double d1, double d2, double d3, double d4, double d5, double d6,
                                   double d7);
