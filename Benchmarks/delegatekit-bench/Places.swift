@@ -14,9 +14,9 @@ import Foundation
 enum Places {
     /// The rows: of `int64_t (int64_t, int64_t)` and of `double (double, double)`, a `CClosure` of the
     /// global closure the hand-written thunk also calls (what the register-path issue's figures were: one
-    /// addition, as every baseline does), a
-    /// capturing `CClosure` literal (its capture is one more addition on the loop's chain of results,
-    /// 1 cycle for an integer, 3–4 for a `double`), a slot of the integer one, and their baselines.
+    /// addition, as every baseline does), a capturing `CClosure` literal (its capture is one more addition
+    /// on the loop's chain of results, 1 cycle for an integer, 3–4 for a `double`), a slot of the integer
+    /// one, and their baselines.
     static let rows: [(PathKind, BenchSignature)] = [
         (.direct, .i64), (.handWritten, .i64), (.rawLibffi, .i64), (.closure, .i64), (.capturingLiteral, .i64), (.slot, .i64),
         (.handWritten, .f64), (.rawLibffi, .f64), (.closure, .f64), (.capturingLiteral, .f64),
