@@ -135,7 +135,7 @@ final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: _DirectEntry, 
     init(_ closure: @escaping @Sendable ({types}) -> R, _ widening: ReturnWidening) {{
         self.closure = closure
         self.widening = widening
-        super.init(shapeEntry: {shape_lookup(n, "R")})
+        super.init(entry: {shape_lookup(n, "R")})
     }}
 }}
 
@@ -147,7 +147,7 @@ final class CapturedVoid{n}{'<' + types + '>' if n else ''}: _DirectEntry, @unch
     @inlinable
     init(_ closure: @escaping @Sendable ({types}) -> Void) {{
         self.closure = closure
-        super.init(shapeEntry: {shape_lookup(n, "Void")})
+        super.init(entry: {shape_lookup(n, "Void")})
     }}
 }}
 """

@@ -8,8 +8,8 @@ The graph is dumped at the internal level and filtered to public and open symbol
 overloads are hidden from DocC (`@_documentation(visibility: internal)`), which drops them from a
 public-level graph, but a user's code calls them all the same.
 
-Reads the symbol graph of a debug build (`swift package dump-symbol-graph`, about two minutes), or the one
-already in .build with --reuse.
+Reads the symbol graph of a debug build of the library with no package trait (in .build/surface, about two
+minutes the first time), or the one already there with --reuse.
 
 Usage: python3 Scripts/public-surface.py [--reuse] [--names] [--most N]
   --names   every public symbol, one per line (`Type.name(labels:)  file`), to compare two trees with diff
@@ -26,16 +26,18 @@ LIBRARY = "/Sources/DelegateKit/"
 
 
 def symbol_graph(reuse):
-    bin_path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    folder = pathlib.Path(bin_path).parent / "symbolgraph"
+    # The module's own compile emits the graph, in a build of its own: `swift package dump-symbol-graph`
+    # builds with every package trait on (SwiftPM 6.3, whatever trait options it is given), which would
+    # count the `Macros` trait's hooks as every user's surface.
+    folder = ROOT / ".build" / "surface-symbolgraph"
     if not reuse:
-        # The dump fails for the synthesized test-discovery modules, which have no graph to give; only
-        # DelegateKit's matters, so an old one is removed first and its absence is the failure.
         for old in folder.glob("DelegateKit*.symbols.json"):
             old.unlink()
-        subprocess.run(["swift", "package", "dump-symbol-graph", "--minimum-access-level", "internal"], cwd=ROOT,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        folder.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["swift", "build", "--target", "DelegateKit", "--scratch-path", str(ROOT / ".build" / "surface"),
+                        "-Xswiftc", "-emit-symbol-graph", "-Xswiftc", "-emit-symbol-graph-dir", "-Xswiftc", str(folder),
+                        "-Xswiftc", "-symbol-graph-minimum-access-level", "-Xswiftc", "internal"],
+                       cwd=ROOT, stdout=subprocess.DEVNULL, check=True)
     files = sorted(folder.glob("DelegateKit.symbols.json")) + sorted(folder.glob("DelegateKit@*.symbols.json"))
     if not files:
         sys.exit(f"error: no symbol graph of DelegateKit in {folder}: run without --reuse")

@@ -23,7 +23,7 @@ final class Captured0<R>: _DirectEntry, @unchecked Sendable {  // Immutable; the
     init(_ closure: @escaping @Sendable () -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 
@@ -35,7 +35,7 @@ final class CapturedVoid0: _DirectEntry, @unchecked Sendable {  // Immutable; th
     @inlinable
     init(_ closure: @escaping @Sendable () -> Void) {
         self.closure = closure
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 
@@ -138,7 +138,7 @@ final class Captured1<A0, R>: _DirectEntry, @unchecked Sendable {  // Immutable;
     init(_ closure: @escaping @Sendable (A0) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(shapeEntry: CallbackShapes.entry(A0.self, returning: R.self))
+        super.init(entry: CallbackShapes.entry(A0.self, returning: R.self))
     }
 }
 
@@ -150,7 +150,7 @@ final class CapturedVoid1<A0>: _DirectEntry, @unchecked Sendable {  // Immutable
     @inlinable
     init(_ closure: @escaping @Sendable (A0) -> Void) {
         self.closure = closure
-        super.init(shapeEntry: CallbackShapes.entry(A0.self, returning: Void.self))
+        super.init(entry: CallbackShapes.entry(A0.self, returning: Void.self))
     }
 }
 
@@ -257,7 +257,7 @@ final class Captured2<A0, A1, R>: _DirectEntry, @unchecked Sendable {  // Immuta
     init(_ closure: @escaping @Sendable (A0, A1) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(shapeEntry: CallbackShapes.entry(A0.self, A1.self, returning: R.self))
+        super.init(entry: CallbackShapes.entry(A0.self, A1.self, returning: R.self))
     }
 }
 
@@ -269,7 +269,7 @@ final class CapturedVoid2<A0, A1>: _DirectEntry, @unchecked Sendable {  // Immut
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1) -> Void) {
         self.closure = closure
-        super.init(shapeEntry: CallbackShapes.entry(A0.self, A1.self, returning: Void.self))
+        super.init(entry: CallbackShapes.entry(A0.self, A1.self, returning: Void.self))
     }
 }
 
@@ -378,7 +378,7 @@ final class Captured3<A0, A1, A2, R>: _DirectEntry, @unchecked Sendable {  // Im
     init(_ closure: @escaping @Sendable (A0, A1, A2) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 
@@ -390,7 +390,7 @@ final class CapturedVoid3<A0, A1, A2>: _DirectEntry, @unchecked Sendable {  // I
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2) -> Void) {
         self.closure = closure
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 
@@ -501,7 +501,7 @@ final class Captured4<A0, A1, A2, A3, R>: _DirectEntry, @unchecked Sendable {  /
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 
@@ -513,7 +513,7 @@ final class CapturedVoid4<A0, A1, A2, A3>: _DirectEntry, @unchecked Sendable {  
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> Void) {
         self.closure = closure
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 
@@ -626,7 +626,7 @@ final class Captured5<A0, A1, A2, A3, A4, R>: _DirectEntry, @unchecked Sendable 
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 
@@ -638,7 +638,7 @@ final class CapturedVoid5<A0, A1, A2, A3, A4>: _DirectEntry, @unchecked Sendable
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) {
         self.closure = closure
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 
@@ -753,7 +753,7 @@ final class Captured6<A0, A1, A2, A3, A4, A5, R>: _DirectEntry, @unchecked Senda
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 
@@ -765,7 +765,7 @@ final class CapturedVoid6<A0, A1, A2, A3, A4, A5>: _DirectEntry, @unchecked Send
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) {
         self.closure = closure
-        super.init(shapeEntry: nil)
+        super.init(entry: nil)
     }
 }
 

@@ -1,3 +1,4 @@
+#if Macros
 /// A closure with its own register entry: code formed where the closure's Swift types are concrete, which
 /// C's trampoline enters with this object as its context and which calls the closure itself, so that a
 /// call crosses two frames (the entry and the user's closure) where the shared entry, a specialized
@@ -11,14 +12,21 @@
 /// module for the literal's signature. A ``CClosure`` whose code enters in registers uses it; every other
 /// user of a thunk (slot stubs, plans, one-shots, libffi's path) ignores it.
 ///
-/// - Important: Unstable. Public only for `#CClosure`'s expansion, as ``_DirectRegisters`` and
-///   ``CClosure/init(_:_direct:)`` are: not API to use by hand, and free to change in any release, with
-///   the macro that writes the calls. Their signatures name only Swift types (the entry's two forms are
-///   ``IntegerForm`` and ``FloatingForm``), so no C module of the package reaches a user's code.
+/// - Important: Unstable. Public only for `#CClosure`'s expansion, and only with the package trait
+///   `Macros` (without it the class is internal, and the hooks are absent from the package's surface), as ``_DirectRegisters`` and ``CClosure/init(_:_direct:)`` are: not API to use by hand, and
+///   free to change in any release, with the macro that writes the calls. Their signatures name only
+///   Swift types (the entry's two forms are ``IntegerForm`` and ``FloatingForm``), so no C module of the
+///   package reaches a user's code.
 open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`s: a @Sendable closure.
     /// Entered by the trampoline with this object as its context pointer; none for a typed thunk's
     /// captured closure whose types are not one of the shapes.
     @usableFromInline let entry: RegisterEntry?
+
+    /// An entry of its own, or none.
+    @usableFromInline
+    init(entry: RegisterEntry?) {
+        self.entry = entry
+    }
 
     /// An entry in its two forms (see `RegisterEntry`), which C's trampoline calls with the argument
     /// registers and this object as `context` (between the fifth integer register and the first SSE
@@ -42,13 +50,21 @@ open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add onl
         UInt64, UInt64, UInt64, UInt64, UInt64, UnsafeMutableRawPointer?,
         Double, Double, Double, Double, Double, Double, Double, Double
     ) -> Double
+}
+#else
+// The same class without the trait, internal: the common shapes' captured closures are its only subclasses.
+@usableFromInline
+class _DirectEntry: @unchecked Sendable {  // Immutable, as above.
+    @usableFromInline let entry: RegisterEntry?
 
-    /// A typed thunk's captured closure, whose entry is its shape's (see ``CallbackShapes``), if any.
     @usableFromInline
-    init(shapeEntry: RegisterEntry?) {
-        entry = shapeEntry
+    init(entry: RegisterEntry?) {
+        self.entry = entry
     }
+}
+#endif
 
+extension _DirectEntry {
     /// This object as a ``CallThunk``'s direct entry: when it has an entry and the register path is on.
     @inlinable
     var directEntry: _DirectEntry? {
@@ -56,6 +72,28 @@ open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add onl
     }
 }
 
+extension CallThunk {
+    /// The thunk of `body` entering `entry` when it takes the register path, and otherwise running `body`
+    /// as ``typed(_:)`` does: where the closure's Swift types say which register each value travels in.
+    @inlinable
+    static func typed<each A: CValue, R: CValue>(
+        _ body: @escaping @Sendable (repeat each A) -> R, entering entry: _DirectEntry
+    ) throws -> CallThunk {
+        let thunk = try typed(body)
+        return registerClassesAgree(thunk.signature, R.self, repeat (each A).self) ? thunk.entering(entry) : thunk
+    }
+
+    /// ``typed(_:entering:)`` for a closure that returns nothing.
+    @inlinable
+    static func typed<each A: CValue>(
+        _ body: @escaping @Sendable (repeat each A) -> Void, entering entry: _DirectEntry
+    ) throws -> CallThunk {
+        let thunk = try typed(body)
+        return registerClassesAgree(thunk.signature, CVoid.self, repeat (each A).self) ? thunk.entering(entry) : thunk
+    }
+}
+
+#if Macros
 /// The argument registers as a direct entry receives them, read in argument order by type: what
 /// `#CClosure`'s expansion converts C's arguments and result with. Every method folds to a register move
 /// where the types are concrete.
@@ -107,16 +145,13 @@ extension CClosure {
     public convenience init<each A: CValue, R: CValue>(
         _ body: @escaping @Sendable (repeat each A) -> R, _direct entry: _DirectEntry
     ) throws {
-        let thunk = try CallThunk.typed(body)
-        let agrees = registerClassesAgree(thunk.signature, R.self, repeat (each A).self)
-        try self.init(thunk: agrees ? thunk.entering(entry) : thunk)
+        try self.init(thunk: CallThunk.typed(body, entering: entry))
     }
 
     /// ``init(_:_direct:)`` for a closure that returns nothing.
     @inlinable
     public convenience init<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void, _direct entry: _DirectEntry) throws {
-        let thunk = try CallThunk.typed(body)
-        let agrees = registerClassesAgree(thunk.signature, CVoid.self, repeat (each A).self)
-        try self.init(thunk: agrees ? thunk.entering(entry) : thunk)
+        try self.init(thunk: CallThunk.typed(body, entering: entry))
     }
 }
+#endif
