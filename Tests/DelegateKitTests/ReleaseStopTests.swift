@@ -26,6 +26,10 @@ import Testing
          "argument 1 of `int64_t (void *, int64_t)` has C type `int64_t`, not `double` (Double)"),
         ("argument-out-of-range",
          "argument index 2 is out of range for C signature `int64_t (void *, int64_t)`"),
+        // The first call's type passed and was noted; the second's must still be checked.
+        ("struct-argument-of-another-type-after-its-own",
+         "argument 0 of `struct { int32_t; float; } (struct { int32_t; float; }, struct { int32_t; float; })` "
+            + "has C type `struct { int32_t; float; }`, not `struct { float; float; }` (SFF)"),
         ("return-value-of-another-type",
          "`int64_t (void *, int64_t)` returns `int64_t`, not `int32_t` (Int32)"),
         ("return-bytes-of-another-size",

@@ -36,9 +36,13 @@ public struct CInvocation {
     }
 
     /// The full check of ``argument(_:as:)``, for what the quick one does not settle (a struct, `Int` for
-    /// `size_t`, a mistake).
+    /// `size_t`, a mistake) the first time: a type that passes is noted, and not checked again.
     @usableFromInline
     func checkArgument<T: CValue>(_ index: Int, as type: T.Type) {
+        let noted = layout._withUnsafeGuaranteedRef { layout in
+            index >= 0 && index < layout.argumentCodes.count && layout.hasChecked(index, as: T.self)
+        }
+        if noted { return }
         let signature = signature
         require(
             signature.argumentTypes.indices.contains(index),
@@ -46,6 +50,7 @@ public struct CInvocation {
         require(
             signature.argumentTypes[index].accepts(T.cType),
             "argument \(index) of `\(signature)` has C type `\(signature.argumentTypes[index])`, not `\(T.cType)` (\(T.self))")
+        layout._withUnsafeGuaranteedRef { $0.noteChecked(index, as: T.self) }
     }
 
     /// The address of the argument at `index`, for reading it as raw bytes.
@@ -97,13 +102,20 @@ public struct CInvocation {
         storeResult(value, to: result, widening ?? checkedReturnWidening(T.self))
     }
 
-    /// The full check of ``setReturnValue(_:)``; returns the widening when the type fits.
+    /// The full check of ``setReturnValue(_:)``, noted as ``checkArgument(_:as:)`` notes it; returns the
+    /// widening when the type fits.
     @usableFromInline
     func checkedReturnWidening<T: CValue>(_ type: T.Type) -> ReturnWidening {
+        if let widening = layout._withUnsafeGuaranteedRef({ $0.hasChecked($0.argumentCodes.count, as: T.self) ? $0.widening : nil }) {
+            return widening
+        }
         let signature = signature
         require(
             signature.returnType.accepts(T.cType),
             "`\(signature)` returns `\(signature.returnType)`, not `\(T.cType)` (\(T.self))")
-        return signature.returnType.widening
+        return layout._withUnsafeGuaranteedRef { layout in
+            layout.noteChecked(layout.argumentCodes.count, as: T.self)
+            return layout.widening
+        }
     }
 }

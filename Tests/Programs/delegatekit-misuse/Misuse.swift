@@ -7,6 +7,8 @@ enum Misuse: String, CaseIterable {
     case configuration
     case argumentOfAnotherType = "argument-of-another-type"
     case argumentOutOfRange = "argument-out-of-range"
+    /// A struct read as its own type first, which is noted and not checked again, then as another.
+    case structArgumentOfAnotherTypeAfterItsOwn = "struct-argument-of-another-type-after-its-own"
     case returnValueOfAnotherType = "return-value-of-another-type"
     case returnBytesOfAnotherSize = "return-bytes-of-another-size"
     case jumpWithNoCallArmed = "jump-with-no-call-armed"
@@ -23,6 +25,17 @@ enum Misuse: String, CaseIterable {
             try callTransform { call in _ = call.argument(1, as: Double.self) }
         case .argumentOutOfRange:
             try callTransform { call in _ = call.argument(2, as: Int64.self) }
+        case .structArgumentOfAnotherTypeAfterItsOwn:
+            nonisolated(unsafe) var calls = 0
+            let closure = try CClosure(signature: CSignature(S8.cType, [S8.cType, S8.cType])) { call in
+                calls += 1
+                if calls == 1 {
+                    call.setReturnValue(call.argument(0, as: S8.self))
+                } else {
+                    call.setReturnValue(call.argument(0, as: SFF.self))
+                }
+            }
+            for _ in 0..<2 { _ = fx_call_S8(closure.address, S8(a: 1, b: 2), S8(a: 3, b: 4)) }
         case .returnValueOfAnotherType:
             try callTransform { call in call.setReturnValue(Int32(1)) }
         case .returnBytesOfAnotherSize:
@@ -41,3 +54,6 @@ private func callTransform(_ body: @escaping @Sendable (CInvocation) -> Void) th
     _ = fx_plugin_transform(plugin.table.assumingMemoryBound(to: fx_plugin.self), nil, 20, &called)
     withExtendedLifetime(plugin) {}
 }
+
+extension S8: CValue { public static var cType: CType { .structure([.int32, .float]) } }
+extension SFF: CValue { public static var cType: CType { .structure([.float, .float]) } }
