@@ -13,16 +13,17 @@
 /// user of a thunk (slot stubs, plans, one-shots, libffi's path) ignores it.
 ///
 /// - Important: Unstable. Public only for `#CClosure`'s expansion, and only with the package trait
-///   `Macros` (without it the class is internal, and the hooks are absent from the package's surface), as ``_DirectRegisters`` and ``CClosure/init(_:_direct:)`` are: not API to use by hand, and
-///   free to change in any release, with the macro that writes the calls. Their signatures name only
-///   Swift types (the entry's two forms are ``IntegerForm`` and ``FloatingForm``), so no C module of the
-///   package reaches a user's code.
+///   `Macros`, as ``_DirectRegisters`` and ``CClosure/init(_:_direct:)`` are (without the trait this class
+///   is internal and the other two do not exist): not API to use by hand, and free to change in any
+///   release, with the macro that writes the calls. Their signatures name only Swift types (the entry's
+///   two forms are ``IntegerForm`` and ``FloatingForm``), so no C module of the package reaches a user's
+///   code.
 open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`s: a @Sendable closure.
     /// Entered by the trampoline with this object as its context pointer; none for a typed thunk's
     /// captured closure whose types are not one of the shapes.
     @usableFromInline let entry: RegisterEntry?
 
-    /// An entry of its own, or none.
+    /// An entry of its own (a common shape's), or none.
     @usableFromInline
     init(entry: RegisterEntry?) {
         self.entry = entry
