@@ -29,7 +29,7 @@ import Testing
         // The first call's type passed and was noted; the second's must still be checked.
         ("struct-argument-of-another-type-after-its-own",
          "argument 0 of `struct { int32_t; float; } (struct { int32_t; float; }, struct { int32_t; float; })` "
-            + "has C type `struct { int32_t; float; }`, not `struct { float; float; }` (SFF)"),
+            + "has C type `struct { int32_t; float; }`, not `struct { float; float; }` (TwoFloats)"),
         ("return-value-of-another-type",
          "`int64_t (void *, int64_t)` returns `int64_t`, not `int32_t` (Int32)"),
         ("return-bytes-of-another-size",

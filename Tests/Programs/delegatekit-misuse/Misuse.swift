@@ -27,12 +27,13 @@ enum Misuse: String, CaseIterable {
             try callTransform { call in _ = call.argument(2, as: Int64.self) }
         case .structArgumentOfAnotherTypeAfterItsOwn:
             nonisolated(unsafe) var calls = 0
-            let closure = try CClosure(signature: CSignature(S8.cType, [S8.cType, S8.cType])) { call in
+            let s8 = IntAndFloat.cType
+            let closure = try CClosure(signature: CSignature(s8, [s8, s8])) { call in
                 calls += 1
                 if calls == 1 {
-                    call.setReturnValue(call.argument(0, as: S8.self))
+                    call.setReturnValue(call.argument(0, as: IntAndFloat.self))
                 } else {
-                    call.setReturnValue(call.argument(0, as: SFF.self))
+                    _ = call.argument(0, as: TwoFloats.self)
                 }
             }
             for _ in 0..<2 { _ = fx_call_S8(closure.address, S8(a: 1, b: 2), S8(a: 3, b: 4)) }
@@ -55,5 +56,17 @@ private func callTransform(_ body: @escaping @Sendable (CInvocation) -> Void) th
     withExtendedLifetime(plugin) {}
 }
 
-extension S8: CValue { public static var cType: CType { .structure([.int32, .float]) } }
-extension SFF: CValue { public static var cType: CType { .structure([.float, .float]) } }
+/// The fixture's `S8`, `struct { int32_t a; float b; }`, as a Swift type of this program's own (the test
+/// target conforms the imported `S8` itself; a second conformance of a C type would be one more to keep).
+struct IntAndFloat: CValue {
+    var a: Int32
+    var b: Float
+    static var cType: CType { .structure([.int32, .float]) }
+}
+
+/// `struct { float a, b; }`: as large as `S8`, of another C type.
+struct TwoFloats: CValue {
+    var a: Float
+    var b: Float
+    static var cType: CType { .structure([.float, .float]) }
+}
