@@ -38,7 +38,8 @@ SCRIPT = pathlib.Path(__file__).resolve().relative_to(ROOT).as_posix()
 # Where each file goes: the folder of the layer that holds what it declares (ARCHITECTURE.md, "The layers").
 FOLDERS = {
     "TypedThunks": "Closures", "CallbackShapes": "Closures/RegisterPath", "CFunctionCalls": "CallingC",
-    "DelegateEntryPoints": "Delegates", "SlotInitializers": "Delegates", "VariadicClosures": "Delegates",
+    "DelegateEntryPoints": "Delegates", "SlotInitializers": "Delegates", "VariadicThunks": "Closures",
+    "VariadicEntryPoints": "Delegates",
 }
 
 
@@ -800,6 +801,15 @@ Swift does not unroll parameter-pack expansions, so the variadic forms load each
 generic call; the compiler prefers these straight-line overloads, which make a call cost about what
 libffi costs."""
 
+# Why the variadic closures have one overload per count of fixed arguments: a closure type may put a pack
+# before `CVariadicArguments`, but Swift 6.3 cannot call such a closure ("cannot pass value pack expansion to
+# non-pack parameter"), so no thunk could run it.
+VARIADIC_WHY = """
+
+A closure type may put a parameter pack before `CVariadicArguments`, but Swift cannot call such a
+closure with the pack expanded ("cannot pass value pack expansion to non-pack parameter"), so each count
+of fixed arguments has its own overload."""
+
 # What each file holds, said at its top under the line that names the script.
 DESCRIPTIONS = {
     "TypedThunks": f"""The typed thunks of closures of 0 to {MAX} arguments, `CallThunk.typed`, with the `Captured` objects
@@ -813,18 +823,19 @@ layers (`Plain`, `Override`) and `forward` functions with which a `Next` calls t
 closure type cannot be a parameter pack.""",
     "CFunctionCalls": f"""`CFunction.call` with 0 to {CALL_MAX} typed arguments, and a variadic function's `variadicCall`:
 checks that fold to constants, then a direct call in registers or libffi's `ffi_call`.""" + WHY,
-    "VariadicClosures": """The closures of variadic C function types, one set per count of fixed arguments: the typed thunk,
-`CClosure`'s initializers and `DynamicDelegate`'s `implement` for a variadic method. A pack cannot be
-followed by the `CVariadicArguments` parameter in a closure's type.""",
+    "VariadicThunks": """The closures of variadic C function types, one set per count of fixed arguments: the typed thunk
+and `CClosure`'s initializers (`DynamicDelegate`'s `implement` for a variadic method is in
+Delegates/VariadicEntryPoints.generated.swift).""" + VARIADIC_WHY,
+    "VariadicEntryPoints": """`DynamicDelegate`'s `implement` for a variadic method, one per count of fixed arguments, over the
+typed thunks of Closures/VariadicThunks.generated.swift.""" + VARIADIC_WHY,
     "CallbackShapes": """`CallbackShapes`: the callback shapes C libraries use most, each with a register entry of its own,
 which the `Captured` objects of TypedThunks.generated.swift find by their types.""",
 }
 
 
 def variadic_block(n):
-    """The variadic forms for n fixed arguments: the typed thunk, `CClosure`'s initializers and
-    `DynamicDelegate`'s `implement`. Swift lets no parameter follow a pack in a closure's type, so
-    `(repeat each A, CVariadicArguments) -> R` cannot be written."""
+    """The variadic forms for n fixed arguments, by layer: the typed thunk and `CClosure`'s initializers,
+    then `DynamicDelegate`'s `implement` (VARIADIC_WHY says why each count has its own)."""
     generics, types, _, _, params, names = arity(n)
     closure_types = ", ".join(types + ["CVariadicArguments"])
     loads = "".join(f"            let a{i}: A{i} = nextArgument(&cursor)\n" for i in range(n))
@@ -832,7 +843,7 @@ def variadic_block(n):
     void_generics = f"<{', '.join(generics)}>" if generics else ""
     value_generics = f"<{', '.join(generics + ['R: CValue'])}>"
     void_params = ", ".join([f"a{i}: A{i}" for i in range(n)] + ["rest: CVariadicArguments"])
-    return mark(n) + f"""
+    closures = mark(n) + f"""
 extension CallThunk {{
     @inlinable
     static func variadic{value_generics}(_ body: @escaping @Sendable ({closure_types}) -> R) throws -> CallThunk {{
@@ -867,7 +878,8 @@ extension CClosure {{
         try self.init(thunk: CallThunk.variadic(body))
     }}
 }}
-
+"""
+    delegates = mark(n) + f"""
 extension DynamicDelegate {{
     /// Implements a variadic method with {counted(n)} before `...`: the closure reads the rest as
     /// ``CVariadicArguments``.
@@ -889,6 +901,7 @@ extension DynamicDelegate {{
     }}
 }}
 """
+    return closures, delegates
 
 
 def hidden_from_documentation(body):
@@ -920,13 +933,15 @@ def write(name, body):
 
 def main():
     blocks = [block(n) for n in range(MAX + 1)]
+    variadic = [variadic_block(n) for n in range(1, VARIADIC_MAX + 1)]
     written = {
         write("TypedThunks", "".join(thunks for thunks, _ in blocks)),
         write("DelegateEntryPoints", "".join(delegates for _, delegates in blocks)),
         write("SlotInitializers", "".join(slot_block(n) for n in range(SLOT_MAX + 1))),
         write("CFunctionCalls", "".join(call_block(n) for n in range(CALL_MAX + 1))),
         write("CallbackShapes", shapes_block()),
-        write("VariadicClosures", "".join(variadic_block(n) for n in range(1, VARIADIC_MAX + 1))),
+        write("VariadicThunks", "".join(closures for closures, _ in variadic)),
+        write("VariadicEntryPoints", "".join(delegates for _, delegates in variadic)),
     }
     for stale in LIBRARY.rglob("*.generated.swift"):
         if stale not in written:

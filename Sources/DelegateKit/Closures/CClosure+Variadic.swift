@@ -17,7 +17,8 @@
 extension CClosure {
     // The typed forms, `CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?,
     // arguments: CVariadicArguments) in … }`, one per count of fixed arguments, are generated
-    // (VariadicClosures.generated.swift): Swift lets no parameter follow a pack in a closure's type.
+    // (VariadicThunks.generated.swift): Swift cannot call a closure whose pack of parameters comes
+    // before another parameter, so no single variadic-generic form could run the closure.
 
     /// A C function pointer of the variadic type whose fixed arguments and result `signature` gives (the
     /// part before `...`, variadic or not); the closure reads the fixed arguments and sets the result
