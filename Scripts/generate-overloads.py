@@ -801,9 +801,7 @@ Swift does not unroll parameter-pack expansions, so the variadic forms load each
 generic call; the compiler prefers these straight-line overloads, which make a call cost about what
 libffi costs."""
 
-# Why the variadic closures have one overload per count of fixed arguments: a closure type may put a pack
-# before `CVariadicArguments`, but Swift 6.3 cannot call such a closure ("cannot pass value pack expansion to
-# non-pack parameter"), so no thunk could run it.
+# Why the variadic closures have no variadic-generic form, said in both files that hold them.
 VARIADIC_WHY = """
 
 A closure type may put a parameter pack before `CVariadicArguments`, but Swift cannot call such a
