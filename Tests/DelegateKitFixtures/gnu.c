@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -26,4 +27,9 @@ bool fx_process_vm_readv_works(void) {
     long source = 42, copy = 0;
     struct iovec local = {&copy, sizeof copy}, remote = {&source, sizeof source};
     return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof copy && copy == source;
+}
+
+size_t fx_heap_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
 }

@@ -263,6 +263,9 @@ int fx_pipe_cloexec(int fds[2]);
 const char *fx_loaded_path(const char *library, const char *symbol);
 /* Whether process_vm_readv can read this process's own memory (qemu-user answers ENOSYS). */
 bool fx_process_vm_readv_works(void);
+/* The bytes malloc has handed out and not had back, its own mappings included (mallinfo2): what a leak
+   grows byte for byte, where resident memory moves by pages and with the allocator's caches. */
+size_t fx_heap_in_use(void);
 long fx_struct_size(const char *structure);
 
 /* prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN): from now on no mapping of this process may become

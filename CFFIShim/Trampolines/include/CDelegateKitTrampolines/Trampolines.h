@@ -12,6 +12,7 @@
    left them. No page is ever writable and executable, and no page becomes executable after being written,
    so slots work in a process under PR_SET_MDWE, systemd's MemoryDenyWriteExecute= and SELinux without
    execmem, whatever libffi was built with. */
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- The register path (x86_64 System V, AAPCS64) ----
@@ -89,6 +90,9 @@ void cffi_trampoline_bury(void *handle, const char *message);
 /* Hands the slot back; a later call through its address stops the process with a message until the slot
    is handed out again. Thread-safe. */
 void cffi_trampoline_free(void *handle);
+
+/* How many slots live code holds: handed out, neither freed nor buried. What a leak of slots grows. */
+size_t cffi_trampolines_live(void);
 
 /* Calls `function`, a C function of a register-only signature, with the registers of a call of that
    signature: a direct call, the same registers in, the same registers out. */
