@@ -25,6 +25,10 @@ done
 wanted() { printf '%s\n' "${places[@]}" | grep -qx "$1"; }
 
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+# A virtual machine's model name can be as bare as "AMD EPYC": its family and model tell two apart.
+family=$(grep -m1 "^cpu family" /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
+model=$(grep -m1 "^model[[:space:]]*:" /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
+[ -n "$family" ] && cpu="$cpu (family $family, model $model)"
 host_libffi=$(pkg-config --modversion libffi)
 host_swift=$(swift --version 2>&1 | grep -o 'Swift version [0-9.]*' | head -n 1)
 mkdir -p Benchmarks/places

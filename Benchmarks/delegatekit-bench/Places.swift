@@ -8,8 +8,8 @@ import Foundation
 /// what it gains, against the same run's direct call, hand-written context thunk and raw libffi.
 ///
 /// `delegatekit-bench --place NAME --describe TEXT [--mdwe] [--counter callgrind|none|qemu=PATH] [--quick]
-/// [--results-dir DIR]` measures this process's paths (and, in a child, the same with
-/// `DELEGATEKIT_FAST_PATH=0`), writes `DIR/places/NAME.md` and puts every place's table into
+/// [--results-dir DIR]` measures the paths in pairs of child processes, one on each path (see
+/// ``measure(calls:rounds:pairs:mdwe:)``), writes `DIR/places/NAME.md` and puts every place's table into
 /// `DIR/results.md` between its markers. `Scripts/bench-places.sh` runs it in each place.
 enum Places {
     /// The rows: of `int64_t (int64_t, int64_t)` and of `double (double, double)`, a `CClosure` of the
@@ -28,32 +28,101 @@ enum Places {
 
     /// What one process measured: ns per call by row, and the writable+executable mappings after making
     /// DelegateKit's closures.
-    struct Measurement: Codable {
+    struct Measurement {
         var nanoseconds: [Double]
         var writableExecutable: Int
         var registerPath: Bool
     }
 
-    /// Measures every row in this process.
-    static func measure(calls: Int64, rounds: Int) throws -> Measurement {
-        var prepared: [Int: PreparedPath] = [:]
-        for (index, row) in rows.enumerated() where isDelegateKit(row.0) { prepared[index] = try PreparedPath(row.0, row.1) }
-        let writableExecutable = Int(fx_writable_executable_mappings(nil, 0))
-        for (index, row) in rows.enumerated() where !isDelegateKit(row.0) { prepared[index] = try PreparedPath(row.0, row.1) }
-        let paths = rows.indices.map { prepared[$0]! }
-        for path in paths { path.run(calls / 10) }  // warm up
-        let times = interleavedMedians(count: paths.count, calls: calls, rounds: rounds) { paths[$0].run($1) }
-        let closure = paths[rows.firstIndex { $0.0 == .capturingLiteral }!]
-        return Measurement(nanoseconds: times, writableExecutable: writableExecutable,
-                           registerPath: fx_code_kind(closure.function) == 1)
+    /// Every row's path made in one process, and what making them left in its memory.
+    struct Prepared {
+        let paths: [PreparedPath]
+        let state: State
+
+        /// What a process's closures found: sent by the child as its first line.
+        struct State: Codable {
+            var writableExecutable: Int
+            var registerPath: Bool
+        }
+
+        init() throws {
+            var prepared: [Int: PreparedPath] = [:]
+            for (index, row) in rows.enumerated() where isDelegateKit(row.0) { prepared[index] = try PreparedPath(row.0, row.1) }
+            let writableExecutable = Int(fx_writable_executable_mappings(nil, 0))
+            for (index, row) in rows.enumerated() where !isDelegateKit(row.0) { prepared[index] = try PreparedPath(row.0, row.1) }
+            paths = rows.indices.map { prepared[$0]! }
+            let closure = paths[rows.firstIndex { $0.0 == .capturingLiteral }!]
+            state = State(writableExecutable: writableExecutable, registerPath: fx_code_kind(closure.function) == 1)
+        }
+
+        func warmUp(calls: Int64) {
+            for path in paths { path.run(calls / 10) }
+        }
+
+        /// One round: every row's nanoseconds per call over `calls` calls, in row order.
+        func round(calls: Int64) -> [Double] {
+            paths.map { path in nanosecondsPerCall(calls) { path.run($0) } }
+        }
     }
 
-    /// `--place-child CALLS ROUNDS`: ``measure(calls:rounds:)`` as JSON, for the parent's libffi-path column.
+    /// Measures every row on both paths, each in children of this program: `pairs` times a child on the
+    /// register path and one on libffi's, started together and taking their rounds in turn (one round of
+    /// every row in one, then in the other), so that a shared machine's drift falls on both columns of a
+    /// row alike. Medians over every round of every pair: where a process's code and closures land
+    /// matters as much as drift (between two processes of the same binary, the same row's time has moved
+    /// by half), so one process of each kind would be a draw.
+    static func measure(calls: Int64, rounds: Int, pairs: Int, mdwe: Bool) throws -> (here: Measurement, libffi: Measurement) {
+        var samples: [[[Double]]] = [[], []], states: [Prepared.State] = []
+        for _ in 0..<pairs {
+            let children = try [["DELEGATEKIT_FAST_PATH": "1"], LibffiPathChild.environment].map { environment in
+                guard let child = ChildProcess.startSelf(["--place-child", String(calls)] + (mdwe ? ["--mdwe"] : []),
+                                                         environment: environment)
+                else { throw LibffiPathChild.Failure.notStarted }
+                return child
+            }
+            states = try children.map { try answer(Prepared.State.self, from: $0) }
+            for _ in 0..<rounds {
+                for (index, child) in children.enumerated() {
+                    child.send("round")
+                    samples[index].append(try answer([Double].self, from: child))
+                }
+            }
+            for child in children {
+                guard child.finish() == 0 else { throw LibffiPathChild.Failure.failed(exitCode: nil) }
+            }
+        }
+        func measurement(_ index: Int) -> Measurement {
+            Measurement(nanoseconds: rows.indices.map { row in median(samples[index].map { $0[row] }) },
+                        writableExecutable: states[index].writableExecutable, registerPath: states[index].registerPath)
+        }
+        return (measurement(0), measurement(1))
+    }
+
+    /// A child's next line, decoded.
+    private static func answer<T: Decodable>(_ type: T.Type, from child: ChildProcess.Conversation) throws -> T {
+        guard let line = child.readLine() else { throw LibffiPathChild.Failure.failed(exitCode: child.finish()) }
+        do { return try JSONDecoder().decode(T.self, from: Data(line.utf8)) } catch {
+            throw LibffiPathChild.Failure.unreadable(String(describing: error))
+        }
+    }
+
+    /// `--place-child CALLS [--mdwe]`: the rows made (on the path the environment picks), their ``Prepared/State`` printed as
+    /// JSON, then one round's times, a JSON array, for each line `round` on standard input, until its end.
     static func child(_ arguments: [String]) {
-        guard arguments.count >= 2, let calls = Int64(arguments[0]), let rounds = Int(arguments[1]) else { exit(2) }
+        guard let calls = arguments.first.flatMap({ Int64($0) }) else { exit(2) }
         if arguments.contains("--mdwe"), fx_forbid_executable_memory() != 0 { exit(3) }
+        func say<T: Encodable>(_ value: T) throws {
+            // Unbuffered: the parent waits for this line.
+            FileHandle.standardOutput.write(try JSONEncoder().encode(value) + Data("\n".utf8))
+        }
         do {
-            print(String(decoding: try JSONEncoder().encode(measure(calls: calls, rounds: rounds)), as: UTF8.self))
+            let prepared = try Prepared()
+            try say(prepared.state)
+            prepared.warmUp(calls: calls)
+            while let line = readLine() {
+                guard line == "round" else { exit(2) }
+                try say(prepared.round(calls: calls))
+            }
         } catch {
             FileHandle.standardError.write(Data("place child failed: \(error)\n".utf8))
             exit(1)
@@ -71,22 +140,18 @@ enum Places {
         let mdwe = arguments.contains("--mdwe")
         let quick = arguments.contains("--quick")
         let calls: Int64 = quick ? 200_000 : 2_000_000
-        let rounds = quick ? 5 : 9
+        let rounds = 5
+        let pairs = quick ? 1 : 9
         let counter = value("--counter") ?? "callgrind"
         if mdwe, fx_forbid_executable_memory() != 0 {
             print("PR_SET_MDWE refused: errno \(errno)")
             exit(3)
         }
         do {
-            let here = try measure(calls: calls, rounds: rounds)
-            guard let outcome = ChildProcess.runSelf(
-                ["--place-child", String(calls), String(rounds)] + (mdwe ? ["--mdwe"] : []), environment: LibffiPathChild.environment),
-                outcome.exitCode == 0
-            else { throw LibffiPathChild.Failure.failed(exitCode: nil) }
-            let libffi = try JSONDecoder().decode(Measurement.self, from: Data(outcome.output))
+            let (here, libffi) = try measure(calls: calls, rounds: rounds, pairs: pairs, mdwe: mdwe)
             let instructions = count(with: counter, mdwe: mdwe)
             let text = table(name: name, description: description, here: here, libffi: libffi, instructions: instructions,
-                             calls: calls, rounds: rounds)
+                             calls: calls, rounds: rounds, pairs: pairs)
             print(text)
             let directory = value("--results-dir").map { URL(fileURLWithPath: $0) }
                 ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -125,13 +190,14 @@ enum Places {
 
     static func table(
         name: String, description: String, here: Measurement, libffi: Measurement, instructions: [(Double?, Double?)],
-        calls: Int64, rounds: Int
+        calls: Int64, rounds: Int, pairs: Int
     ) -> String {
         let day = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withFullDate])
         var lines = [
             "### \(name)", "",
             "\(day): \(description). Register path \(here.registerPath ? "taken" : "not taken"); median of \(rounds) rounds "
-                + "of \(calls) calls; the libffi path is the same binary with `DELEGATEKIT_FAST_PATH=0`.", "",
+                + "of \(calls) calls in each of \(pairs) pairs of processes, one on each path (the libffi path: "
+                + "`DELEGATEKIT_FAST_PATH=0`), the two of a pair taking their rounds in turn.", "",
             "| path | ns/call | libffi path ns/call | libffi path ÷ this | instructions/call | instructions, libffi path | instructions × hand-written thunk |",
             "|---|---:|---:|---:|---:|---:|---:|",
         ]
@@ -160,7 +226,10 @@ enum Places {
         let sorted = names.sorted { (order.firstIndex(of: $0) ?? order.count, $0) < (order.firstIndex(of: $1) ?? order.count, $1) }
         let tables = try sorted.map { try String(contentsOf: places.appendingPathComponent("\($0).md"), encoding: .utf8) }
         let section = [begin, "## Where it runs", "",
-                       "The same few paths in each place users run, each table from one run there (`Scripts/bench-places.sh`).", ""]
+                       "The same few paths in each place users run, each table from one run there (`Scripts/bench-places.sh`). "
+                           + "Each names its day and machine: shared machines differ from one session to the next (the same "
+                           + "binary's direct call took 1.4 ns on one and 2.3 ns on another, raw libffi 19 and 46 ns), so compare "
+                           + "rows within a table, not across tables or with the tables above.", ""]
             .joined(separator: "\n") + "\n" + tables.joined(separator: "\n") + end + "\n"
         var text = (try? String(contentsOf: results, encoding: .utf8)) ?? ""
         if let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex) {

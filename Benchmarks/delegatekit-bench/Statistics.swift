@@ -30,11 +30,14 @@ extension Double {
 func interleavedMedians(count: Int, calls: Int64, rounds: Int, _ run: (Int, Int64) -> Void) -> [Double] {
     var samples = Array(repeating: [Double](), count: count)
     for _ in 0..<rounds {
-        for index in 0..<count {
-            let elapsed = ContinuousClock().measure { run(index, calls) }
-            let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
-            samples[index].append(nanoseconds / Double(calls))
-        }
+        for index in 0..<count { samples[index].append(nanosecondsPerCall(calls) { run(index, $0) }) }
     }
     return samples.map(median)
+}
+
+/// Nanoseconds per call of `run(calls)`, which makes `calls` calls.
+func nanosecondsPerCall(_ calls: Int64, _ run: (Int64) -> Void) -> Double {
+    let elapsed = ContinuousClock().measure { run(calls) }
+    let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+    return nanoseconds / Double(calls)
 }
