@@ -170,6 +170,7 @@ enum Benchmark {
         let directory = arguments.firstIndex(of: "--results-dir").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
             .map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("Benchmarks")
         do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let markdownFile = directory.appendingPathComponent("results.md"), jsonFile = directory.appendingPathComponent("results.json")
             try markdown.write(to: markdownFile, atomically: true, encoding: .utf8)
             try Places.embed(into: markdownFile)  // the places' tables, which their own runs wrote
