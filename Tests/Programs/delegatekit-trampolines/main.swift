@@ -3,7 +3,8 @@
 //
 //   delegatekit-trampolines table   each kind of closure through C: its slot's kind, where its code is
 //                                   mapped, its answer; then the writable+executable mappings of the
-//                                   process; then the same in a forked child
+//                                   process, and the slots still held once all of them are gone; then
+//                                   the same in a forked child
 //   delegatekit-trampolines mdwe    the same under PR_SET_MDWE (no memory may become executable)
 //   delegatekit-trampolines fork    forks again and again while another thread makes and frees slots:
 //                                   each child makes, calls and frees one (the slots' lock must not be
@@ -89,6 +90,12 @@ func exercise() throws -> [String] {
     return lines
 }
 
+/// ``exercise()``, then the slots still held once every closure and delegate it made is gone: a release
+/// build frees a slot when its holder goes (no graveyard), so anything but 0 is a slot lost.
+func exerciseAndRelease() throws -> [String] {
+    try exercise() + ["slots held afterwards: \(cffi_trampolines_live())"]
+}
+
 /// Counts from any thread.
 final class Counter: Sendable {
     private let count = Atomic<Int>(0)
@@ -156,12 +163,12 @@ if arguments[1] == "mdwe" {
         exit(3)
     }
 }
-for line in try exercise() { print(line) }
+for line in try exerciseAndRelease() { print(line) }
 fflush(nil)
 // A forked child has the table's mappings too (private, copied).
 let child = fork()
 if child == 0 {
-    let again = (try? exercise()) ?? []
+    let again = (try? exerciseAndRelease()) ?? []
     print("child: " + again.joined(separator: " | "))
     fflush(nil)
     _exit(0)
