@@ -29,7 +29,10 @@ enum ChildProcess {
     /// on pipes, for a conversation in lines: the parent asks, the child answers, and only one of them
     /// works at a time. Nil when it could not be started.
     static func startSelf(_ arguments: [String], environment: [String: String]) -> Conversation? {
-        Spawned(arguments, environment: environment, talking: true).map(Conversation.init)
+        // A child that died leaves a pipe whose write would end this process by SIGPIPE; ignored, the
+        // write fails instead and the next read finds the end of its output.
+        signal(SIGPIPE, SIG_IGN)
+        return Spawned(arguments, environment: environment, talking: true).map(Conversation.init)
     }
 
     /// A child that answers each line written to it with one line.
