@@ -34,9 +34,10 @@ enum LibffiPathChild {
 
         var description: String {
             switch self {
-            case .notStarted: return "the libffi-path child could not be started"
-            case .failed(let code): return "the libffi-path child failed (\(code.map { "exit code \($0)" } ?? "killed by a signal"))"
-            case .unreadable(let error): return "the libffi-path child's output is not the expected JSON: \(error)"
+            // Also a place's children, one of which runs on the register path.
+            case .notStarted: return "a child process of the benchmark could not be started"
+            case .failed(let code): return "a child process of the benchmark failed (\(code.map { "exit code \($0)" } ?? "killed by a signal"))"
+            case .unreadable(let error): return "a child process's output is not the expected JSON: \(error)"
             }
         }
     }

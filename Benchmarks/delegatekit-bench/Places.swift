@@ -26,12 +26,10 @@ enum Places {
     /// trampolines).
     static func isDelegateKit(_ kind: PathKind) -> Bool { kind != .direct && kind != .handWritten && kind != .rawLibffi }
 
-    /// What one process measured: ns per call by row, and the writable+executable mappings after making
-    /// DelegateKit's closures.
+    /// What one path's processes measured: ns per call by row, and what making DelegateKit's closures left.
     struct Measurement {
         var nanoseconds: [Double]
-        var writableExecutable: Int
-        var registerPath: Bool
+        var state: Prepared.State
     }
 
     /// Every row's path made in one process, and what making them left in its memory.
@@ -88,12 +86,12 @@ enum Places {
                 }
             }
             for child in children {
-                guard child.finish() == 0 else { throw LibffiPathChild.Failure.failed(exitCode: nil) }
+                let exitCode = child.finish()
+                guard exitCode == 0 else { throw LibffiPathChild.Failure.failed(exitCode: exitCode) }
             }
         }
         func measurement(_ index: Int) -> Measurement {
-            Measurement(nanoseconds: rows.indices.map { row in median(samples[index].map { $0[row] }) },
-                        writableExecutable: states[index].writableExecutable, registerPath: states[index].registerPath)
+            Measurement(nanoseconds: rows.indices.map { row in median(samples[index].map { $0[row] }) }, state: states[index])
         }
         return (measurement(0), measurement(1))
     }
@@ -195,7 +193,7 @@ enum Places {
         let day = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withFullDate])
         var lines = [
             "### \(name)", "",
-            "\(day): \(description). Register path \(here.registerPath ? "taken" : "not taken"); median of \(rounds) rounds "
+            "\(day): \(description). Register path \(here.state.registerPath ? "taken" : "not taken"); median of \(rounds) rounds "
                 + "of \(calls) calls in each of \(pairs) pairs of processes, one on each path (the libffi path: "
                 + "`DELEGATEKIT_FAST_PATH=0`), the two of a pair taking their rounds in turn.", "",
             "| path | ns/call | libffi path ns/call | libffi path ÷ this | instructions/call | instructions, libffi path | instructions × hand-written thunk |",
@@ -210,8 +208,8 @@ enum Places {
                 + "\(instructions[index].0.map { $0.formatted(0) } ?? "—") | \(instructions[index].1.map { $0.formatted(0) } ?? "") | "
                 + "\(own ? (instructions[index].0.flatMap { value in thunk.map { (value / $0).formatted(2) + "×" } } ?? "—") : "") |")
         }
-        lines += ["", "Writable+executable mappings after making these closures: \(here.writableExecutable) on this path, "
-            + "\(libffi.writableExecutable) on libffi's."]
+        lines += ["", "Writable+executable mappings after making these closures: \(here.state.writableExecutable) on this path, "
+            + "\(libffi.state.writableExecutable) on libffi's."]
         return lines.joined(separator: "\n") + "\n"
     }
 
