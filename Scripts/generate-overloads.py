@@ -161,6 +161,8 @@ def block(n):
     g_r = ", ".join(generics + ["R: CValue"])
     g_v = ", ".join(generics)
     g_v_decl = f"<{g_v}>" if g_v else ""
+    g_any = ", ".join(generics + ["R"])
+    g_m_any = ", ".join(["Member"] + generics + ["R"])
     t = ", ".join(types)
     fn_r = f"({t}) -> R"
     fn_v = f"({t}) -> Void"
@@ -169,7 +171,8 @@ def block(n):
     comma_names = (", " + names) if names else ""
     comma_t = (", " + t) if t else ""
     fwd_literal = forward_call(n)
-    typed_plain = f", typed: Plain{n}(body)" if n > 0 else ""
+    # A void closure has no typed layer: an override above forwards to it as to any C function.
+    typed_plain = f", typed: R.self == Void.self ? nil : Plain{n}(body)" if n > 0 else ""
     typed_override = f", typed: Override{n}(body)" if n > 0 else ""
     g_m_r = ", ".join(["Member"] + generics + ["R: CValue"])
     g_m_v = ", ".join(["Member"] + generics)
@@ -196,6 +199,14 @@ extension CallThunk {{
     @inlinable
     static func typed{g_v_decl}(_ closure: @escaping @Sendable {fn_v}) throws -> CallThunk {{
 {typed_thunk_body(n, True)}
+    }}
+
+    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func typed<{g_any}>(checkingResult closure: @escaping @Sendable {fn_r}, of call: @autoclosure () -> String) throws -> CallThunk {{
+        if R.self == Void.self {{ return try typed(closure as! @Sendable {fn_v}) }}
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {{ try CallThunk.typed(closure as! @Sendable ({t}) -> Result) }}
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ({fn_r}).self))
     }}
 }}
 
@@ -279,18 +290,10 @@ extension OverrideThunk {{
 extension DynamicDelegate {{
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
-    public func implement<{g_r}>(
+    public func implement<{g_any}>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable {fn_r}
     ) throws -> Registration {{
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)){typed_plain})
-    }}
-
-    /// Implements a `void` method (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement{g_v_decl}(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable {fn_v}
-    ) throws -> Registration {{
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))){typed_plain})
     }}
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -356,28 +359,16 @@ extension BlockDelegateProtocol where Self: BlockDelegate {{
     /// Implements `method` with a closure that receives this object first (fixed-arity form of the
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
-    public func implement<{g_r}>(
+    public func implement<{g_any}>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self{comma_t}) -> R
     ) throws -> Registration {{
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed {{ ({params}) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: {{ ({params}) -> R in
             body(owner{comma_names})
-        }}))
-    }}
-
-    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable @discardableResult
-    public func implement{g_v_decl}(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self{comma_t}) -> Void
-    ) throws -> Registration {{
-        nonisolated(unsafe) unowned(unsafe) let owner = self
-        nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed {{ ({params}) in
-            body(owner{comma_names})
-        }}))
+        }}, of: dynamicDelegate.implementCall(method))))
     }}
 }}
 
@@ -386,22 +377,12 @@ extension TypedDelegate {{
     /// Implements the member a key path literal names, with the closure's types taken from the member's
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    public func implement<{g_r}>(
+    public func implement<{g_any}>(
         _ member: (Table) -> ({fn_r})?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable {fn_r}
     ) throws -> Registration {{
         try implement(
             methodName(readingNonNull: {{ member($0) != nil }}, closureType: SwiftTypeName.functionType({metatypes}returning: R.self)), key: key, once: once, body)
-    }}
-
-    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    public func implement{g_v_decl}(
-        _ member: (Table) -> ({fn_v})?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable {fn_v}
-    ) throws -> Registration {{
-        try implement(
-            methodName(readingNonNull: {{ member($0) != nil }}, closureType: SwiftTypeName.functionType({metatypes}returning: Void.self)), key: key, once: once, body)
     }}
 }}
 #endif
@@ -413,21 +394,11 @@ extension TypedDelegate {{
     /// literal takes the form above with Swift 6.3 and later.
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
-    public func implement<{g_m_r}>(
+    public func implement<{g_m_any}>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable {fn_r}
     ) throws -> Registration {{
         try implement(methodName(member, closureType: SwiftTypeName.functionType({metatypes}returning: R.self)), key: key, once: once, body)
-    }}
-
-    /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_disfavoredOverload  // As in TypedDelegate.swift.
-    public func implement<{g_m_v}>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable {fn_v}
-    ) throws -> Registration {{
-        try implement(methodName(member, closureType: SwiftTypeName.functionType({metatypes}returning: Void.self)), key: key, once: once, body)
     }}
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
@@ -840,6 +811,7 @@ def variadic_block(n):
     call_names = ", ".join([f"a{i}" for i in range(n)] + ["rest"])
     void_generics = f"<{', '.join(generics)}>" if generics else ""
     value_generics = f"<{', '.join(generics + ['R: CValue'])}>"
+    any_generics = f"<{', '.join(generics + ['R'])}>"
     void_params = ", ".join([f"a{i}: A{i}" for i in range(n)] + ["rest: CVariadicArguments"])
     closures = mark(n) + f"""
 extension CallThunk {{
@@ -859,6 +831,14 @@ extension CallThunk {{
             body({call_names})
             return CVoid()
         }}
+    }}
+
+    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func variadic{any_generics}(checkingResult body: @escaping @Sendable ({closure_types}) -> R, of call: @autoclosure () -> String) throws -> CallThunk {{
+        if R.self == Void.self {{ return try variadic(body as! @Sendable ({closure_types}) -> Void) }}
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {{ try CallThunk.variadic(body as! @Sendable ({closure_types}) -> Result) }}
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: (({closure_types}) -> R).self))
     }}
 }}
 
@@ -882,20 +862,11 @@ extension DynamicDelegate {{
     /// Implements a variadic method with {counted(n)} before `...`: the closure reads the rest as
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
-    public func implement{value_generics}(
+    public func implement{any_generics}(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable ({closure_types}) -> R
     ) throws -> Registration {{
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
-    }}
-
-    /// Implements a variadic method returning `void`, with {counted(n)} before `...`.
-    @inlinable @discardableResult
-    public func implement{void_generics}(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable ({closure_types}) -> Void
-    ) throws -> Registration {{
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
     }}
 }}
 """

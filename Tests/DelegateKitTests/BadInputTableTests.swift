@@ -330,6 +330,33 @@ let misuses: [Misuse] = [
         message: "method 'log' of logger has C signature `void (void *, void *, ...)`, "
             + "but the closure has C signature `void (void *, void *)`"),
     Misuse(
+        name: "a closure returning a type C cannot receive",
+        action: { try DynamicDelegate(protocol: pluginProtocol).implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) in "\(value)" } },
+        expected: .unsupportedResult(
+            call: "implement(\"transform\") of fx_plugin (C signature `int64_t (void *, int64_t)`)",
+            closureType: "(Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.String"),
+        message: "implement(\"transform\") of fx_plugin (C signature `int64_t (void *, int64_t)`): the closure "
+            + "`(Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.String` returns a type C cannot receive; "
+            + "return Void or a CValue type (an integer, floating-point, pointer or imported C struct type)"),
+    Misuse(
+        name: "a throwing closure returning a type C cannot receive, for a method the table lacks",
+        action: { try DynamicDelegate(protocol: pluginProtocol).implement("render") { (_: UnsafeMutableRawPointer?) throws in [1] } },
+        expected: .unsupportedResult(call: "implement(\"render\")", closureType: "(Swift.Optional<Swift.UnsafeMutableRawPointer>) -> Swift.Array<Swift.Int>"),
+        message: "implement(\"render\"): the closure `(Swift.Optional<Swift.UnsafeMutableRawPointer>) -> Swift.Array<Swift.Int>` "
+            + "returns a type C cannot receive; return Void or a CValue type (an integer, floating-point, pointer or imported C struct type)"),
+    Misuse(
+        name: "a variadic closure returning a type C cannot receive",
+        action: {
+            let logger = try ProtocolDescriptor(parsing: "struct logger { int (*log)(const char *, ...); };", name: "logger")
+            try DynamicDelegate(protocol: logger).implement("log") { (_: UnsafeRawPointer?, _: CVariadicArguments) in "1" as String? }
+        },
+        expected: .unsupportedResult(
+            call: "implement(\"log\") of logger (C signature `int32_t (void *, ...)`)",
+            closureType: "(Swift.Optional<Swift.UnsafeRawPointer>, DelegateKit.CVariadicArguments) -> Swift.Optional<Swift.String>"),
+        message: "implement(\"log\") of logger (C signature `int32_t (void *, ...)`): the closure "
+            + "`(Swift.Optional<Swift.UnsafeRawPointer>, DelegateKit.CVariadicArguments) -> Swift.Optional<Swift.String>` "
+            + "returns a type C cannot receive; return Void or a CValue type (an integer, floating-point, pointer or imported C struct type)"),
+    Misuse(
         name: "a variadic closure with a struct before the dots",
         action: { _ = try CClosure(signature: CSignature(.void, [.structure([.int32])], isVariadic: true)) { _ in } },
         expected: .invalidSignature(

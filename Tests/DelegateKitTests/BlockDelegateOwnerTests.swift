@@ -78,4 +78,23 @@ private final class Scaling: BlockDelegate {
         #expect(called & UInt32(FX_CALLED_LOG) == 0)
         #expect(plugin.messages.count == 1)
     }
+
+    /// One form takes closures of every result type; one C cannot receive is refused when given, by the
+    /// fixed-arity form and by the variadic one (eight arguments), and the slot stays as it was.
+    @Test func aResultCCannotReceiveIsRefusedNamingTheMethod() throws {
+        let plugin = try Scaling()
+        let error = #expect(throws: DelegateError.self) {
+            try plugin.implement("transform") { (_: Scaling, _: UnsafeMutableRawPointer?, value: Int64) in "\(value)" }
+        }
+        #expect(error == .unsupportedResult(
+            call: "implement(\"transform\") of fx_plugin (C signature `int64_t (void *, int64_t)`)",
+            closureType: "(Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.String"))
+        let wide = #expect(throws: DelegateError.self) {
+            try plugin.implement("wide") { (_: Scaling, a: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in [a] }
+        }
+        #expect(wide == .unsupportedResult(
+            call: "implement(\"wide\")",
+            closureType: "(Swift.Int32, Swift.Int32, Swift.Int32, Swift.Int32, Swift.Int32, Swift.Int32, Swift.Int32) -> Swift.Array<Swift.Int32>"))
+        #expect(plugin.transform(3) == (3, false))
+    }
 }

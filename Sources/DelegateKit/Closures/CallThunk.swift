@@ -85,6 +85,27 @@ struct CallThunk: Sendable {
         }
     }
 
+    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``). A
+    /// function type with a pack cannot be cast, so the closure is wrapped rather than cast; its result
+    /// is already known to be of `Result`'s type.
+    @inlinable
+    static func typed<each A: CValue, R>(
+        checkingResult closure: @escaping @Sendable (repeat each A) -> R, of call: @autoclosure () -> String
+    ) throws -> CallThunk {
+        if R.self == Void.self {
+            return try typed { (argument: repeat each A) -> CVoid in
+                _ = closure(repeat each argument)
+                return CVoid()
+            }
+        }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed { (argument: repeat each A) -> Result in
+                unsafeBitCast(closure(repeat each argument), to: Result.self)
+            }
+        }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((repeat each A) -> R).self))
+    }
+
     /// The thunk for a closure that reads its arguments through a ``CInvocation``.
     static func dynamic(_ signature: CSignature, _ closure: @escaping @Sendable (CInvocation) -> Void) throws -> CallThunk {
         let layout = InvocationLayout(signature)

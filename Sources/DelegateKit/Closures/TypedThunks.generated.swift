@@ -72,6 +72,14 @@ extension CallThunk {
             captured.closure()
         }
     }
+
+    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func typed<R>(checkingResult closure: @escaping @Sendable () -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try typed(closure as! @Sendable () -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable () -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: (() -> R).self))
+    }
 }
 
 extension CClosure {
@@ -190,6 +198,14 @@ extension CallThunk {
         return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0))
         }
+    }
+
+    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func typed<A0: CValue, R>(checkingResult closure: @escaping @Sendable (A0) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try typed(closure as! @Sendable (A0) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0) -> R).self))
     }
 }
 
@@ -311,6 +327,14 @@ extension CallThunk {
         return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1))
         }
+    }
+
+    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1) -> R).self))
     }
 }
 
@@ -434,6 +458,14 @@ extension CallThunk {
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
+    }
+
+    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1, A2) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2) -> R).self))
     }
 }
 
@@ -559,6 +591,14 @@ extension CallThunk {
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
+    }
+
+    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1, A2, A3) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2, A3) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3) -> R).self))
     }
 }
 
@@ -686,6 +726,14 @@ extension CallThunk {
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
+    }
+
+    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2, A3, A4) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, A4) -> R).self))
     }
 }
 
@@ -815,6 +863,14 @@ extension CallThunk {
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
+    }
+
+    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, A4, A5) -> R).self))
     }
 }
 

@@ -29,6 +29,14 @@ extension CallThunk {
             return CVoid()
         }
     }
+
+    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func variadic<A0: CValue, R>(checkingResult body: @escaping @Sendable (A0, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try variadic(body as! @Sendable (A0, CVariadicArguments) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, CVariadicArguments) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, CVariadicArguments) -> R).self))
+    }
 }
 
 extension CClosure {
@@ -69,6 +77,14 @@ extension CallThunk {
             body(a0, a1, rest)
             return CVoid()
         }
+    }
+
+    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func variadic<A0: CValue, A1: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, CVariadicArguments) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, CVariadicArguments) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, CVariadicArguments) -> R).self))
     }
 }
 
@@ -112,6 +128,14 @@ extension CallThunk {
             return CVoid()
         }
     }
+
+    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func variadic<A0: CValue, A1: CValue, A2: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, A2, CVariadicArguments) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, A2, CVariadicArguments) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, CVariadicArguments) -> R).self))
+    }
 }
 
 extension CClosure {
@@ -154,6 +178,14 @@ extension CallThunk {
             body(a0, a1, a2, a3, rest)
             return CVoid()
         }
+    }
+
+    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func variadic<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, A2, A3, CVariadicArguments) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, A2, A3, CVariadicArguments) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, CVariadicArguments) -> R).self))
     }
 }
 
@@ -199,6 +231,14 @@ extension CallThunk {
             return CVoid()
         }
     }
+
+    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func variadic<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, A4, CVariadicArguments) -> R).self))
+    }
 }
 
 extension CClosure {
@@ -243,6 +283,14 @@ extension CallThunk {
             body(a0, a1, a2, a3, a4, a5, rest)
             return CVoid()
         }
+    }
+
+    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    @inlinable
+    static func variadic<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+        if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> Void) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> Result) }
+        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R).self))
     }
 }
 

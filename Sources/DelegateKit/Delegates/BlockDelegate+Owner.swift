@@ -13,28 +13,16 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     ///
     /// The slot is filled directly; a `@Slot` property for the same method does not see this closure.
     /// `key` and `once` mean what they mean for `DynamicDelegate.implement(_:key:once:_:)`, which this
-    /// throws like.
+    /// throws like; the closure returns a ``CValue`` type, or nothing for a `void` method.
     @discardableResult
-    public func implement<each A: CValue, R: CValue>(
+    public func implement<each A: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, repeat each A) -> R
     ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make.
         unowned(unsafe) let owner = self
         let call = AssumedSendable { (argument: repeat each A) -> R in body(owner, repeat each argument) }
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (argument: repeat each A) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (argument: repeat each A) -> R in
             call.call(repeat each argument)
-        }))
-    }
-
-    /// Implements a method returning `void` with a closure that receives this object first.
-    @discardableResult
-    public func implement<each A: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, repeat each A) -> Void
-    ) throws -> Registration {
-        unowned(unsafe) let owner = self
-        let call = AssumedSendable { (argument: repeat each A) in body(owner, repeat each argument) }
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (argument: repeat each A) in
-            call.call(repeat each argument)
-        }))
+        }, of: dynamicDelegate.implementCall(method))))
     }
 }

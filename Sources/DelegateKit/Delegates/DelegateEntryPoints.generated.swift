@@ -48,19 +48,10 @@ extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<R: CValue>(
+    public func implement<R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable () -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
-    }
-
-    /// Implements a `void` method (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable () -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -131,29 +122,16 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<R: CValue>(
+    public func implement<R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self) -> R
     ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { () -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { () -> R in
             body(owner)
-        }))
-    }
-
-    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self) -> Void
-    ) throws -> Registration {
-        nonisolated(unsafe) unowned(unsafe) let owner = self
-        nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { () in
-            body(owner)
-        }))
+        }, of: dynamicDelegate.implementCall(method))))
     }
 }
 
@@ -163,23 +141,12 @@ extension TypedDelegate {
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_documentation(visibility: internal)
-    public func implement<R: CValue>(
+    public func implement<R>(
         _ member: (Table) -> (() -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> R
     ) throws -> Registration {
         try implement(
             methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_documentation(visibility: internal)
-    public func implement(
-        _ member: (Table) -> (() -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable () -> Void
-    ) throws -> Registration {
-        try implement(
-            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(returning: Void.self)), key: key, once: once, body)
     }
 }
 #endif
@@ -192,22 +159,11 @@ extension TypedDelegate {
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
     @_documentation(visibility: internal)
-    public func implement<Member, R: CValue>(
+    public func implement<Member, R>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable () -> R
     ) throws -> Registration {
         try implement(methodName(member, closureType: SwiftTypeName.functionType(returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_disfavoredOverload  // As in TypedDelegate.swift.
-    @_documentation(visibility: internal)
-    public func implement<Member>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable () -> Void
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType(returning: Void.self)), key: key, once: once, body)
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
@@ -348,19 +304,10 @@ extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, R: CValue>(
+    public func implement<A0: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain1(body))
-    }
-
-    /// Implements a `void` method (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain1(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -435,29 +382,16 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, R: CValue>(
+    public func implement<A0: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0) -> R
     ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0) -> R in
             body(owner, a0)
-        }))
-    }
-
-    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0) -> Void
-    ) throws -> Registration {
-        nonisolated(unsafe) unowned(unsafe) let owner = self
-        nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0) in
-            body(owner, a0)
-        }))
+        }, of: dynamicDelegate.implementCall(method))))
     }
 }
 
@@ -467,23 +401,12 @@ extension TypedDelegate {
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, R: CValue>(
+    public func implement<A0: CValue, R>(
         _ member: (Table) -> ((A0) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> R
     ) throws -> Registration {
         try implement(
             methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue>(
-        _ member: (Table) -> ((A0) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0) -> Void
-    ) throws -> Registration {
-        try implement(
-            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, returning: Void.self)), key: key, once: once, body)
     }
 }
 #endif
@@ -496,22 +419,11 @@ extension TypedDelegate {
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
     @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, R: CValue>(
+    public func implement<Member, A0: CValue, R>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0) -> R
     ) throws -> Registration {
         try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_disfavoredOverload  // As in TypedDelegate.swift.
-    @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0) -> Void
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, returning: Void.self)), key: key, once: once, body)
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
@@ -656,19 +568,10 @@ extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain2(body))
-    }
-
-    /// Implements a `void` method (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain2(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -745,29 +648,16 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1) -> R
     ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1) -> R in
             body(owner, a0, a1)
-        }))
-    }
-
-    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1) -> Void
-    ) throws -> Registration {
-        nonisolated(unsafe) unowned(unsafe) let owner = self
-        nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1) in
-            body(owner, a0, a1)
-        }))
+        }, of: dynamicDelegate.implementCall(method))))
     }
 }
 
@@ -777,23 +667,12 @@ extension TypedDelegate {
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, R>(
         _ member: (Table) -> ((A0, A1) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> R
     ) throws -> Registration {
         try implement(
             methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue>(
-        _ member: (Table) -> ((A0, A1) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1) -> Void
-    ) throws -> Registration {
-        try implement(
-            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: Void.self)), key: key, once: once, body)
     }
 }
 #endif
@@ -806,22 +685,11 @@ extension TypedDelegate {
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
     @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue, R: CValue>(
+    public func implement<Member, A0: CValue, A1: CValue, R>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1) -> R
     ) throws -> Registration {
         try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_disfavoredOverload  // As in TypedDelegate.swift.
-    @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1) -> Void
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, returning: Void.self)), key: key, once: once, body)
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
@@ -970,19 +838,10 @@ extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain3(body))
-    }
-
-    /// Implements a `void` method (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain3(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1061,29 +920,16 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2) -> R
     ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1, a2: A2) -> R in
             body(owner, a0, a1, a2)
-        }))
-    }
-
-    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2) -> Void
-    ) throws -> Registration {
-        nonisolated(unsafe) unowned(unsafe) let owner = self
-        nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2) in
-            body(owner, a0, a1, a2)
-        }))
+        }, of: dynamicDelegate.implementCall(method))))
     }
 }
 
@@ -1093,23 +939,12 @@ extension TypedDelegate {
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, R>(
         _ member: (Table) -> ((A0, A1, A2) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> R
     ) throws -> Registration {
         try implement(
             methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue>(
-        _ member: (Table) -> ((A0, A1, A2) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2) -> Void
-    ) throws -> Registration {
-        try implement(
-            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: Void.self)), key: key, once: once, body)
     }
 }
 #endif
@@ -1122,22 +957,11 @@ extension TypedDelegate {
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
     @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, R>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2) -> R
     ) throws -> Registration {
         try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_disfavoredOverload  // As in TypedDelegate.swift.
-    @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue, A2: CValue>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2) -> Void
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, returning: Void.self)), key: key, once: once, body)
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
@@ -1290,19 +1114,10 @@ extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain4(body))
-    }
-
-    /// Implements a `void` method (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain4(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1383,29 +1198,16 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3) -> R
     ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
             body(owner, a0, a1, a2, a3)
-        }))
-    }
-
-    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3) -> Void
-    ) throws -> Registration {
-        nonisolated(unsafe) unowned(unsafe) let owner = self
-        nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3) in
-            body(owner, a0, a1, a2, a3)
-        }))
+        }, of: dynamicDelegate.implementCall(method))))
     }
 }
 
@@ -1415,23 +1217,12 @@ extension TypedDelegate {
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(
         _ member: (Table) -> ((A0, A1, A2, A3) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
     ) throws -> Registration {
         try implement(
             methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
-        _ member: (Table) -> ((A0, A1, A2, A3) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
-    ) throws -> Registration {
-        try implement(
-            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: Void.self)), key: key, once: once, body)
     }
 }
 #endif
@@ -1444,22 +1235,11 @@ extension TypedDelegate {
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
     @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
     ) throws -> Registration {
         try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_disfavoredOverload  // As in TypedDelegate.swift.
-    @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, A3) -> Void
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, returning: Void.self)), key: key, once: once, body)
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
@@ -1616,19 +1396,10 @@ extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain5(body))
-    }
-
-    /// Implements a `void` method (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain5(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1711,29 +1482,16 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
             body(owner, a0, a1, a2, a3, a4)
-        }))
-    }
-
-    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4) -> Void
-    ) throws -> Registration {
-        nonisolated(unsafe) unowned(unsafe) let owner = self
-        nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in
-            body(owner, a0, a1, a2, a3, a4)
-        }))
+        }, of: dynamicDelegate.implementCall(method))))
     }
 }
 
@@ -1743,23 +1501,12 @@ extension TypedDelegate {
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(
         _ member: (Table) -> ((A0, A1, A2, A3, A4) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
         try implement(
             methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
-        _ member: (Table) -> ((A0, A1, A2, A3, A4) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
-    ) throws -> Registration {
-        try implement(
-            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: Void.self)), key: key, once: once, body)
     }
 }
 #endif
@@ -1772,22 +1519,11 @@ extension TypedDelegate {
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
     @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
         try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_disfavoredOverload  // As in TypedDelegate.swift.
-    @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, returning: Void.self)), key: key, once: once, body)
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).
@@ -1948,19 +1684,10 @@ extension DynamicDelegate {
     /// Implements `method` (fixed-arity form of the variadic `implement`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)), typed: Plain6(body))
-    }
-
-    /// Implements a `void` method (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain6(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -2045,29 +1772,16 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
     /// variadic `implement(_:key:once:_:)`).
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
         // The object owns the delegate that owns this closure, so it outlives every call C may make; the
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
             body(owner, a0, a1, a2, a3, a4, a5)
-        }))
-    }
-
-    /// Implements a method returning `void` with a closure that receives this object first (fixed-arity form).
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping (Self, A0, A1, A2, A3, A4, A5) -> Void
-    ) throws -> Registration {
-        nonisolated(unsafe) unowned(unsafe) let owner = self
-        nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in
-            body(owner, a0, a1, a2, a3, a4, a5)
-        }))
+        }, of: dynamicDelegate.implementCall(method))))
     }
 }
 
@@ -2077,23 +1791,12 @@ extension TypedDelegate {
     /// (fixed-arity form of the variadic key-path `implement`).
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(
         _ member: (Table) -> ((A0, A1, A2, A3, A4, A5) -> R)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
         try implement(
             methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void`, with the closure's types taken from the member's (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
-        _ member: (Table) -> ((A0, A1, A2, A3, A4, A5) -> Void)?, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
-    ) throws -> Registration {
-        try implement(
-            methodName(readingNonNull: { member($0) != nil }, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: Void.self)), key: key, once: once, body)
     }
 }
 #endif
@@ -2106,22 +1809,11 @@ extension TypedDelegate {
     @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
     @_disfavoredOverload  // As in TypedDelegate.swift.
     @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
         try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: R.self)), key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void` (fixed-arity form).
-    @inlinable @discardableResult @_nonoverride  // As in TypedDelegate.swift (6.2.3 +assertions).
-    @_disfavoredOverload  // As in TypedDelegate.swift.
-    @_documentation(visibility: internal)
-    public func implement<Member, A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void
-    ) throws -> Registration {
-        try implement(methodName(member, closureType: SwiftTypeName.functionType(A0.self, A1.self, A2.self, A3.self, A4.self, A5.self, returning: Void.self)), key: key, once: once, body)
     }
 
     /// Adds a layer on top of the member `member` (fixed-arity form of the variadic key-path `override`).

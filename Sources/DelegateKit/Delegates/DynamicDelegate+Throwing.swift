@@ -16,33 +16,18 @@ extension DynamicDelegate {
     /// ```
     ///
     /// Calls of the slot's other implementations pay nothing for being able to leave.
+    /// The closure returns a ``CValue`` type, or nothing for a `void` method.
     @inlinable @discardableResult
-    public func implement<each A: CValue, R: CValue>(
+    public func implement<each A: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (repeat each A) throws -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed { (argument: repeat each A) -> R in
+        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (argument: repeat each A) -> R in
             do {
                 return try body(repeat each argument)
             } catch {
                 return CallbackExit.record(error, returning: R.self)
             }
-        }))
-    }
-
-    /// Implements a method that returns `void` with a closure that may leave the call by throwing a
-    /// ``CallbackExit``.
-    @inlinable @discardableResult
-    public func implement<each A: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (repeat each A) throws -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed { (argument: repeat each A) in
-            do {
-                try body(repeat each argument)
-            } catch {
-                CallbackExit.record(error, returning: Void.self)
-            }
-        }))
+        }, of: implementCall(method))))
     }
 }

@@ -109,22 +109,11 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     /// function-pointer member; otherwise as `DynamicDelegate.implement(_:key:once:_:)`.
     @inlinable @discardableResult @_nonoverride  // 6.2.3 +assertions crashes without (pack overloads vs. the superclass's).
     @_disfavoredOverload  // The literal's forms (generated), where they exist, wherever both fit.
-    public func implement<Member, each A: CValue, R: CValue>(
+    public func implement<Member, each A: CValue, R>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (repeat each A) -> R
     ) throws -> Registration {
         let name = try methodName(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: R.self))
-        return try implement(name, key: key, once: once, body)
-    }
-
-    /// Implements a member returning `void`.
-    @inlinable @discardableResult @_nonoverride  // As above.
-    @_disfavoredOverload  // As above.
-    public func implement<Member, each A: CValue>(
-        _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (repeat each A) -> Void
-    ) throws -> Registration {
-        let name = try methodName(member, closureType: SwiftTypeName.functionType(repeat (each A).self, returning: Void.self))
         return try implement(name, key: key, once: once, body)
     }
 

@@ -14,21 +14,11 @@ extension DynamicDelegate {
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, R: CValue>(
+    public func implement<A0: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
-    }
-
-    /// Implements a variadic method returning `void`, with 1 argument before `...`.
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, CVariadicArguments) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
     }
 }
 
@@ -39,21 +29,11 @@ extension DynamicDelegate {
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
-    }
-
-    /// Implements a variadic method returning `void`, with 2 arguments before `...`.
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
     }
 }
 
@@ -64,21 +44,11 @@ extension DynamicDelegate {
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
-    }
-
-    /// Implements a variadic method returning `void`, with 3 arguments before `...`.
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
     }
 }
 
@@ -89,21 +59,11 @@ extension DynamicDelegate {
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
-    }
-
-    /// Implements a variadic method returning `void`, with 4 arguments before `...`.
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
     }
 }
 
@@ -114,21 +74,11 @@ extension DynamicDelegate {
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
-    }
-
-    /// Implements a variadic method returning `void`, with 5 arguments before `...`.
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
     }
 }
 
@@ -139,20 +89,10 @@ extension DynamicDelegate {
     /// ``CVariadicArguments``.
     @inlinable @discardableResult
     @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(
+    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
-    }
-
-    /// Implements a variadic method returning `void`, with 6 arguments before `...`.
-    @inlinable @discardableResult
-    @_documentation(visibility: internal)
-    public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(
-        _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
-        _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> Void
-    ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(body)))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
     }
 }
