@@ -171,8 +171,9 @@ def block(n):
     comma_names = (", " + names) if names else ""
     comma_t = (", " + t) if t else ""
     fwd_literal = forward_call(n)
-    # A void closure has no typed layer: an override above forwards to it as to any C function.
-    typed_plain = f", typed: R.self == Void.self ? nil : Plain{n}(body)" if n > 0 else ""
+    # Only a closure whose result C receives has a typed layer (the constrained form's, as before the
+    # forms were one): an override above forwards to any other as to a C function.
+    typed_plain = f", typed: ResultCheck.cValue(R.self) == nil ? nil : Plain{n}(body)" if n > 0 else ""
     typed_override = f", typed: Override{n}(body)" if n > 0 else ""
     g_m_r = ", ".join(["Member"] + generics + ["R: CValue"])
     g_m_v = ", ".join(["Member"] + generics)
@@ -201,12 +202,13 @@ extension CallThunk {{
 {typed_thunk_body(n, True)}
     }}
 
-    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func typed<{g_any}>(checkingResult closure: @escaping @Sendable {fn_r}, of call: @autoclosure () -> String) throws -> CallThunk {{
+    static func typed<{g_any}>(anyResult closure: @escaping @Sendable {fn_r}) throws -> CallThunk {{
         if R.self == Void.self {{ return try typed(closure as! @Sendable {fn_v}) }}
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {{ try CallThunk.typed(closure as! @Sendable ({t}) -> Result) }}
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ({fn_r}).self))
+        guard let result = ResultCheck.cValue(R.self) else {{ return try typed {{ ({params}) in _ = closure({names}) }} }}
+        return try thunk(returning: result)
     }}
 }}
 
@@ -214,42 +216,24 @@ extension CClosure {{
     /// A C function pointer whose signature comes from the closure's Swift types (fixed-arity form of
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
-    public convenience init<{g_r}>(_ body: @escaping @Sendable {fn_r}) throws {{
-        try self.init(thunk: CallThunk.typed(body))
-    }}
-
-    /// A C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    public convenience init{g_v_decl}(_ body: @escaping @Sendable {fn_v}) throws {{
-        try self.init(thunk: CallThunk.typed(body))
+    public convenience init<{g_any}>(_ body: @escaping @Sendable {fn_r}) throws {{
+        try self.init(thunk: CallThunk.typed(anyResult: body))
     }}
 }}
 
 extension CCallback {{
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
-    public static func oneShot<{g_r}>(_ body: @escaping @Sendable {fn_r}) throws -> CCallback {{
-        try OneShot.make(CallThunk.typed(body))
-    }}
-
-    /// A one-shot C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    public static func oneShot{g_v_decl}(_ body: @escaping @Sendable {fn_v}) throws -> CCallback {{
-        try OneShot.make(CallThunk.typed(body))
+    public static func oneShot<{g_any}>(_ body: @escaping @Sendable {fn_r}) throws -> CCallback {{
+        try OneShot.make(CallThunk.typed(anyResult: body))
     }}
 }}
 
 extension NotifiedCallback {{
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
-    public init<{g_r}>(_ body: @escaping @Sendable {fn_r}) throws {{
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }}
-
-    /// A C function pointer returning `void` released by C (fixed-arity form).
-    @inlinable
-    public init{g_v_decl}(_ body: @escaping @Sendable {fn_v}) throws {{
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<{g_any}>(_ body: @escaping @Sendable {fn_r}) throws {{
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(anyResult: body), joinsScope: false))
     }}
 }}
 '''
@@ -293,7 +277,7 @@ extension DynamicDelegate {{
     public func implement<{g_any}>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable {fn_r}
     ) throws -> Registration {{
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))){typed_plain})
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)){typed_plain})
     }}
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -366,9 +350,9 @@ extension BlockDelegateProtocol where Self: BlockDelegate {{
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: {{ ({params}) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: {{ ({params}) -> R in
             body(owner{comma_names})
-        }}, of: dynamicDelegate.implementCall(method))))
+        }})))
     }}
 }}
 
@@ -833,12 +817,13 @@ extension CallThunk {{
         }}
     }}
 
-    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `variadic` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func variadic{any_generics}(checkingResult body: @escaping @Sendable ({closure_types}) -> R, of call: @autoclosure () -> String) throws -> CallThunk {{
+    static func variadic{any_generics}(anyResult body: @escaping @Sendable ({closure_types}) -> R) throws -> CallThunk {{
         if R.self == Void.self {{ return try variadic(body as! @Sendable ({closure_types}) -> Void) }}
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {{ try CallThunk.variadic(body as! @Sendable ({closure_types}) -> Result) }}
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: (({closure_types}) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else {{ return try variadic {{ ({void_params}) in _ = body({call_names}) }} }}
+        return try thunk(returning: result)
     }}
 }}
 
@@ -846,14 +831,8 @@ extension CClosure {{
     /// A C function pointer of a variadic type with {counted(n)} before `...` (see
     /// ``CVariadicArguments``).
     @inlinable
-    public convenience init{value_generics}(_ body: @escaping @Sendable ({closure_types}) -> R) throws {{
-        try self.init(thunk: CallThunk.variadic(body))
-    }}
-
-    /// A C function pointer of a variadic type returning `void`, with {counted(n)} before `...`.
-    @inlinable
-    public convenience init{void_generics}(_ body: @escaping @Sendable ({closure_types}) -> Void) throws {{
-        try self.init(thunk: CallThunk.variadic(body))
+    public convenience init{any_generics}(_ body: @escaping @Sendable ({closure_types}) -> R) throws {{
+        try self.init(thunk: CallThunk.variadic(anyResult: body))
     }}
 }}
 """
@@ -866,7 +845,7 @@ extension DynamicDelegate {{
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable ({closure_types}) -> R
     ) throws -> Registration {{
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(anyResult: body)))
     }}
 }}
 """

@@ -330,32 +330,12 @@ let misuses: [Misuse] = [
         message: "method 'log' of logger has C signature `void (void *, void *, ...)`, "
             + "but the closure has C signature `void (void *, void *)`"),
     Misuse(
-        name: "a closure returning a type C cannot receive",
+        name: "a closure whose value C cannot receive, for a method returning a value",
         action: { try DynamicDelegate(protocol: pluginProtocol).implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) in "\(value)" } },
-        expected: .unsupportedResult(
-            call: "implement(\"transform\") of fx_plugin (C signature `int64_t (void *, int64_t)`)",
-            closureType: "(Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.String"),
-        message: "implement(\"transform\") of fx_plugin (C signature `int64_t (void *, int64_t)`): the closure "
-            + "`(Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.String` returns a type C cannot receive; "
-            + "return Void or a CValue type (an integer, floating-point, pointer or imported C struct type)"),
-    Misuse(
-        name: "a throwing closure returning a type C cannot receive, for a method the table lacks",
-        action: { try DynamicDelegate(protocol: pluginProtocol).implement("render") { (_: UnsafeMutableRawPointer?) throws in [1] } },
-        expected: .unsupportedResult(call: "implement(\"render\")", closureType: "(Swift.Optional<Swift.UnsafeMutableRawPointer>) -> Swift.Array<Swift.Int>"),
-        message: "implement(\"render\"): the closure `(Swift.Optional<Swift.UnsafeMutableRawPointer>) -> Swift.Array<Swift.Int>` "
-            + "returns a type C cannot receive; return Void or a CValue type (an integer, floating-point, pointer or imported C struct type)"),
-    Misuse(
-        name: "a variadic closure returning a type C cannot receive",
-        action: {
-            let logger = try ProtocolDescriptor(parsing: "struct logger { int (*log)(const char *, ...); };", name: "logger")
-            try DynamicDelegate(protocol: logger).implement("log") { (_: UnsafeRawPointer?, _: CVariadicArguments) in "1" as String? }
-        },
-        expected: .unsupportedResult(
-            call: "implement(\"log\") of logger (C signature `int32_t (void *, ...)`)",
-            closureType: "(Swift.Optional<Swift.UnsafeRawPointer>, DelegateKit.CVariadicArguments) -> Swift.Optional<Swift.String>"),
-        message: "implement(\"log\") of logger (C signature `int32_t (void *, ...)`): the closure "
-            + "`(Swift.Optional<Swift.UnsafeRawPointer>, DelegateKit.CVariadicArguments) -> Swift.Optional<Swift.String>` "
-            + "returns a type C cannot receive; return Void or a CValue type (an integer, floating-point, pointer or imported C struct type)"),
+        expected: .signatureMismatch(
+            method: "transform", protocol: "fx_plugin", expected: transformSignature, actual: CSignature(.void, [.pointer, .int64])),
+        message: "method 'transform' of fx_plugin has C signature `int64_t (void *, int64_t)`, "
+            + "but the closure has C signature `void (void *, int64_t)`"),
     Misuse(
         name: "a variadic closure with a struct before the dots",
         action: { _ = try CClosure(signature: CSignature(.void, [.structure([.int32])], isVariadic: true)) { _ in } },
@@ -559,6 +539,24 @@ final class MisnamedStream: BlockDelegate {
             let text = misuse.expected.description
             #expect(!text.isEmpty && !text.contains("DelegateError"), "\(misuse.name): \(text)")
         }
+    }
+
+    /// A closure whose value C cannot receive makes a function returning `void`, its value discarded, as
+    /// Swift discards a one-expression closure's where `Void` is expected: in the fixed-arity forms, the
+    /// parameter-pack form (eight arguments) and the variadic one.
+    @Test func aValueCCannotReceiveIsDiscarded() throws {
+        let seen = Mutex<Set<Int32>>([])
+        let insert = try CClosure { (value: Int32) in seen.withLock { $0.insert(value) } }
+        #expect(insert.signature == CSignature(.void, [.int32]))
+        try insert.functionPointer(as: (@convention(c) (Int32) -> Void).self)(7)
+        let wide = try CClosure { (a: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in
+            seen.withLock { $0.insert(a) }
+        }
+        #expect(wide.signature == CSignature(.void, Array(repeating: .int32, count: 8)))
+        try wide.functionPointer(as: (@convention(c) (Int32, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void).self)(8, 0, 0, 0, 0, 0, 0, 0)
+        let variadic = try CClosure { (value: Int32, _: CVariadicArguments) in seen.withLock { $0.insert(value) } }
+        #expect(variadic.signature == CSignature(.void, [.int32], isVariadic: true))
+        #expect(seen.withLock { $0 } == [7, 8])
     }
 
     /// What a closure may differ in from the C signature and still fill a slot; the table has what it may not.

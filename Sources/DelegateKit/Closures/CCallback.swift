@@ -27,15 +27,12 @@ public struct CCallback: CFunctionPointerConvertible, ClosureTypeProviding, @unc
     ///
     /// A second call is a bug in the C code: while the code is still mapped it runs nothing and returns
     /// the default value; after it is freed, anything can happen.
+    ///
+    /// The closure returns a ``CValue`` type, or nothing for a C function returning `void`; throws as
+    /// `CClosure.init(_:)` does.
     @inlinable
-    public static func oneShot<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-
-    /// A one-shot C function pointer returning `void`.
-    @inlinable
-    public static func oneShot<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
+    public static func oneShot<each A: CValue, R>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(anyResult: body))
     }
 
     /// Releases a one-shot callback that C will never call, with its code and everything its closure

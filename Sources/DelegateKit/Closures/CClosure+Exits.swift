@@ -3,29 +3,17 @@ extension CClosure {
     /// leave the call by throwing a ``CallbackExit``.
     ///
     /// Any other error stops the program with a message. A closure that does not throw takes the
-    /// initializers without `throws` in its type, whose calls cost nothing for leaving.
+    /// initializers without `throws` in its type, whose calls cost nothing for leaving. The closure
+    /// returns a ``CValue`` type, or nothing for a C function returning `void`.
     @inlinable
-    public convenience init<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) throws -> R) throws {
-        try self.init(exiting: CallThunk.typed { (argument: repeat each A) -> R in
+    public convenience init<each A: CValue, R>(_ body: @escaping @Sendable (repeat each A) throws -> R) throws {
+        try self.init(exiting: CallThunk.typed(anyResult: { (argument: repeat each A) -> R in
             do {
                 return try body(repeat each argument)
             } catch {
                 return CallbackExit.record(error, returning: R.self)
             }
-        })
-    }
-
-    /// A C function pointer returning `void`, for a closure that may leave the call by throwing a
-    /// ``CallbackExit``.
-    @inlinable
-    public convenience init<each A: CValue>(_ body: @escaping @Sendable (repeat each A) throws -> Void) throws {
-        try self.init(exiting: CallThunk.typed { (argument: repeat each A) in
-            do {
-                try body(repeat each argument)
-            } catch {
-                CallbackExit.record(error, returning: Void.self)
-            }
-        })
+        }))
     }
 
     /// A C function pointer for a signature known only at run time, for a closure that may leave the

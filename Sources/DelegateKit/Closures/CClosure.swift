@@ -98,17 +98,15 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
 
     /// A C function pointer whose signature comes from the closure's Swift types.
     ///
+    /// A closure that returns a ``CValue`` type makes a C function returning that type's C type; any
+    /// other closure, one returning nothing, a C function returning `void` (a one-expression closure's
+    /// value C cannot receive is discarded, as Swift discards it where `Void` is expected).
+    ///
     /// Throws ``DelegateError/layoutMismatch(type:cType:swiftSize:swiftAlignment:)`` or
     /// ``DelegateError/notTrivial(type:)`` when a ``CValue`` type's stated C layout cannot be right.
     @inlinable
-    public convenience init<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-
-    /// A C function pointer returning `void`, whose argument types come from the closure's Swift types.
-    @inlinable
-    public convenience init<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
+    public convenience init<each A: CValue, R>(_ body: @escaping @Sendable (repeat each A) -> R) throws {
+        try self.init(thunk: CallThunk.typed(anyResult: body))
     }
 
     /// A C function pointer for a signature known only at run time; the closure reads its arguments and

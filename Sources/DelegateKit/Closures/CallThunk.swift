@@ -85,14 +85,12 @@ struct CallThunk: Sendable {
         }
     }
 
-    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``). A
-    /// function type with a pack cannot be cast, so the closure is wrapped rather than cast; its result
-    /// is already known to be of `Result`'s type.
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``). A function type with
+    /// a pack cannot be cast, so the closure is wrapped rather than cast; its result is known to be of
+    /// `Result`'s type.
     @inlinable
-    static func typed<each A: CValue, R>(
-        checkingResult closure: @escaping @Sendable (repeat each A) -> R, of call: @autoclosure () -> String
-    ) throws -> CallThunk {
-        if R.self == Void.self {
+    static func typed<each A: CValue, R>(anyResult closure: @escaping @Sendable (repeat each A) -> R) throws -> CallThunk {
+        guard let result = ResultCheck.cValue(R.self) else {
             return try typed { (argument: repeat each A) -> CVoid in
                 _ = closure(repeat each argument)
                 return CVoid()
@@ -103,7 +101,7 @@ struct CallThunk: Sendable {
                 unsafeBitCast(closure(repeat each argument), to: Result.self)
             }
         }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((repeat each A) -> R).self))
+        return try thunk(returning: result)
     }
 
     /// The thunk for a closure that reads its arguments through a ``CInvocation``.

@@ -61,16 +61,12 @@ public struct NotifiedCallback: CFunctionPointerConvertible, ClosureTypeProvidin
 }
 
 extension NotifiedCallback {
-    /// A C function pointer whose closure lives until C calls ``destroyNotify`` with ``userData``.
+    /// A C function pointer whose closure lives until C calls ``destroyNotify`` with ``userData``. The
+    /// closure returns a ``CValue`` type, or nothing for a C function returning `void`; throws as
+    /// `CClosure.init(_:)` does.
     @inlinable
-    public init<each A: CValue, R: CValue>(_ body: @escaping @Sendable (repeat each A) -> R) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-
-    /// A C function pointer returning `void` whose closure lives until C calls the destroy notification.
-    @inlinable
-    public init<each A: CValue>(_ body: @escaping @Sendable (repeat each A) -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<each A: CValue, R>(_ body: @escaping @Sendable (repeat each A) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(anyResult: body), joinsScope: false))
     }
 
     /// Hands `closure` to C: one reference, released by ``destroyNotify``.

@@ -73,12 +73,13 @@ extension CallThunk {
         }
     }
 
-    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func typed<R>(checkingResult closure: @escaping @Sendable () -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func typed<R>(anyResult closure: @escaping @Sendable () -> R) throws -> CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable () -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable () -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: (() -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try typed { () in _ = closure() } }
+        return try thunk(returning: result)
     }
 }
 
@@ -87,15 +88,8 @@ extension CClosure {
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<R: CValue>(_ body: @escaping @Sendable () -> R) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-
-    /// A C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init(_ body: @escaping @Sendable () -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
+    public convenience init<R>(_ body: @escaping @Sendable () -> R) throws {
+        try self.init(thunk: CallThunk.typed(anyResult: body))
     }
 }
 
@@ -103,15 +97,8 @@ extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public static func oneShot<R: CValue>(_ body: @escaping @Sendable () -> R) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-
-    /// A one-shot C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public static func oneShot(_ body: @escaping @Sendable () -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
+    public static func oneShot<R>(_ body: @escaping @Sendable () -> R) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(anyResult: body))
     }
 }
 
@@ -119,15 +106,8 @@ extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public init<R: CValue>(_ body: @escaping @Sendable () -> R) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-
-    /// A C function pointer returning `void` released by C (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public init(_ body: @escaping @Sendable () -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<R>(_ body: @escaping @Sendable () -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(anyResult: body), joinsScope: false))
     }
 }
 
@@ -200,12 +180,13 @@ extension CallThunk {
         }
     }
 
-    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func typed<A0: CValue, R>(checkingResult closure: @escaping @Sendable (A0) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func typed<A0: CValue, R>(anyResult closure: @escaping @Sendable (A0) -> R) throws -> CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0) in _ = closure(a0) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -214,15 +195,8 @@ extension CClosure {
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-
-    /// A C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
+    public convenience init<A0: CValue, R>(_ body: @escaping @Sendable (A0) -> R) throws {
+        try self.init(thunk: CallThunk.typed(anyResult: body))
     }
 }
 
@@ -230,15 +204,8 @@ extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-
-    /// A one-shot C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
+    public static func oneShot<A0: CValue, R>(_ body: @escaping @Sendable (A0) -> R) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(anyResult: body))
     }
 }
 
@@ -246,15 +213,8 @@ extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public init<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0) -> R) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-
-    /// A C function pointer returning `void` released by C (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public init<A0: CValue>(_ body: @escaping @Sendable (A0) -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<A0: CValue, R>(_ body: @escaping @Sendable (A0) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(anyResult: body), joinsScope: false))
     }
 }
 
@@ -329,12 +289,13 @@ extension CallThunk {
         }
     }
 
-    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func typed<A0: CValue, A1: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1) -> R) throws -> CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1) in _ = closure(a0, a1) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -343,15 +304,8 @@ extension CClosure {
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-
-    /// A C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
+    public convenience init<A0: CValue, A1: CValue, R>(_ body: @escaping @Sendable (A0, A1) -> R) throws {
+        try self.init(thunk: CallThunk.typed(anyResult: body))
     }
 }
 
@@ -359,15 +313,8 @@ extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-
-    /// A one-shot C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
+    public static func oneShot<A0: CValue, A1: CValue, R>(_ body: @escaping @Sendable (A0, A1) -> R) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(anyResult: body))
     }
 }
 
@@ -375,15 +322,8 @@ extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-
-    /// A C function pointer returning `void` released by C (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1) -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<A0: CValue, A1: CValue, R>(_ body: @escaping @Sendable (A0, A1) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(anyResult: body), joinsScope: false))
     }
 }
 
@@ -460,12 +400,13 @@ extension CallThunk {
         }
     }
 
-    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1, A2) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2) -> R) throws -> CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2) in _ = closure(a0, a1, a2) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -474,15 +415,8 @@ extension CClosure {
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-
-    /// A C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
+    public convenience init<A0: CValue, A1: CValue, A2: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws {
+        try self.init(thunk: CallThunk.typed(anyResult: body))
     }
 }
 
@@ -490,15 +424,8 @@ extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-
-    /// A one-shot C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
+    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(anyResult: body))
     }
 }
 
@@ -506,15 +433,8 @@ extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-
-    /// A C function pointer returning `void` released by C (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2) -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<A0: CValue, A1: CValue, A2: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(anyResult: body), joinsScope: false))
     }
 }
 
@@ -593,12 +513,13 @@ extension CallThunk {
         }
     }
 
-    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1, A2, A3) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2, A3) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2, a3: A3) in _ = closure(a0, a1, a2, a3) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -607,15 +528,8 @@ extension CClosure {
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-
-    /// A C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
+    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws {
+        try self.init(thunk: CallThunk.typed(anyResult: body))
     }
 }
 
@@ -623,15 +537,8 @@ extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-
-    /// A one-shot C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
+    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(anyResult: body))
     }
 }
 
@@ -639,15 +546,8 @@ extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-
-    /// A C function pointer returning `void` released by C (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(anyResult: body), joinsScope: false))
     }
 }
 
@@ -728,12 +628,13 @@ extension CallThunk {
         }
     }
 
-    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2, A3, A4) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, A4) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in _ = closure(a0, a1, a2, a3, a4) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -742,15 +643,8 @@ extension CClosure {
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-
-    /// A C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
+    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws {
+        try self.init(thunk: CallThunk.typed(anyResult: body))
     }
 }
 
@@ -758,15 +652,8 @@ extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-
-    /// A one-shot C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
+    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(anyResult: body))
     }
 }
 
@@ -774,15 +661,8 @@ extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-
-    /// A C function pointer returning `void` released by C (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(anyResult: body), joinsScope: false))
     }
 }
 
@@ -865,12 +745,13 @@ extension CallThunk {
         }
     }
 
-    /// `typed` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(checkingResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, A4, A5) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in _ = closure(a0, a1, a2, a3, a4, a5) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -879,15 +760,8 @@ extension CClosure {
     /// the variadic initializer, chosen by the compiler for speed).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws {
-        try self.init(thunk: CallThunk.typed(body))
-    }
-
-    /// A C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws {
-        try self.init(thunk: CallThunk.typed(body))
+    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws {
+        try self.init(thunk: CallThunk.typed(anyResult: body))
     }
 }
 
@@ -895,15 +769,8 @@ extension CCallback {
     /// A one-shot C function pointer (fixed-arity form of `oneShot(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
-    }
-
-    /// A one-shot C function pointer returning `void` (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws -> CCallback {
-        try OneShot.make(CallThunk.typed(body))
+    public static func oneShot<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> CCallback {
+        try OneShot.make(CallThunk.typed(anyResult: body))
     }
 }
 
@@ -911,14 +778,7 @@ extension NotifiedCallback {
     /// A C function pointer released by C (fixed-arity form of `init(_:)`).
     @inlinable
     @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
-    }
-
-    /// A C function pointer returning `void` released by C (fixed-arity form).
-    @inlinable
-    @_documentation(visibility: internal)
-    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws {
-        self.init(releasing: try CClosure(thunk: CallThunk.typed(body), joinsScope: false))
+    public init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws {
+        self.init(releasing: try CClosure(thunk: CallThunk.typed(anyResult: body), joinsScope: false))
     }
 }

@@ -30,12 +30,13 @@ extension CallThunk {
         }
     }
 
-    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `variadic` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func variadic<A0: CValue, R>(checkingResult body: @escaping @Sendable (A0, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func variadic<A0: CValue, R>(anyResult body: @escaping @Sendable (A0, CVariadicArguments) -> R) throws -> CallThunk {
         if R.self == Void.self { return try variadic(body as! @Sendable (A0, CVariadicArguments) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, CVariadicArguments) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, CVariadicArguments) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try variadic { (a0: A0, rest: CVariadicArguments) in _ = body(a0, rest) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -44,15 +45,8 @@ extension CClosure {
     /// ``CVariadicArguments``).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, R: CValue>(_ body: @escaping @Sendable (A0, CVariadicArguments) -> R) throws {
-        try self.init(thunk: CallThunk.variadic(body))
-    }
-
-    /// A C function pointer of a variadic type returning `void`, with 1 argument before `...`.
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue>(_ body: @escaping @Sendable (A0, CVariadicArguments) -> Void) throws {
-        try self.init(thunk: CallThunk.variadic(body))
+    public convenience init<A0: CValue, R>(_ body: @escaping @Sendable (A0, CVariadicArguments) -> R) throws {
+        try self.init(thunk: CallThunk.variadic(anyResult: body))
     }
 }
 
@@ -79,12 +73,13 @@ extension CallThunk {
         }
     }
 
-    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `variadic` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func variadic<A0: CValue, A1: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func variadic<A0: CValue, A1: CValue, R>(anyResult body: @escaping @Sendable (A0, A1, CVariadicArguments) -> R) throws -> CallThunk {
         if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, CVariadicArguments) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, CVariadicArguments) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, CVariadicArguments) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try variadic { (a0: A0, a1: A1, rest: CVariadicArguments) in _ = body(a0, a1, rest) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -93,15 +88,8 @@ extension CClosure {
     /// ``CVariadicArguments``).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> R) throws {
-        try self.init(thunk: CallThunk.variadic(body))
-    }
-
-    /// A C function pointer of a variadic type returning `void`, with 2 arguments before `...`.
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue>(_ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> Void) throws {
-        try self.init(thunk: CallThunk.variadic(body))
+    public convenience init<A0: CValue, A1: CValue, R>(_ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> R) throws {
+        try self.init(thunk: CallThunk.variadic(anyResult: body))
     }
 }
 
@@ -129,12 +117,13 @@ extension CallThunk {
         }
     }
 
-    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `variadic` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func variadic<A0: CValue, A1: CValue, A2: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func variadic<A0: CValue, A1: CValue, A2: CValue, R>(anyResult body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> R) throws -> CallThunk {
         if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, A2, CVariadicArguments) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, A2, CVariadicArguments) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, CVariadicArguments) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try variadic { (a0: A0, a1: A1, a2: A2, rest: CVariadicArguments) in _ = body(a0, a1, a2, rest) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -143,15 +132,8 @@ extension CClosure {
     /// ``CVariadicArguments``).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> R) throws {
-        try self.init(thunk: CallThunk.variadic(body))
-    }
-
-    /// A C function pointer of a variadic type returning `void`, with 3 arguments before `...`.
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue>(_ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> Void) throws {
-        try self.init(thunk: CallThunk.variadic(body))
+    public convenience init<A0: CValue, A1: CValue, A2: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> R) throws {
+        try self.init(thunk: CallThunk.variadic(anyResult: body))
     }
 }
 
@@ -180,12 +162,13 @@ extension CallThunk {
         }
     }
 
-    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `variadic` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func variadic<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func variadic<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(anyResult body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> R) throws -> CallThunk {
         if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, A2, A3, CVariadicArguments) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, A2, A3, CVariadicArguments) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, CVariadicArguments) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try variadic { (a0: A0, a1: A1, a2: A2, a3: A3, rest: CVariadicArguments) in _ = body(a0, a1, a2, a3, rest) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -194,15 +177,8 @@ extension CClosure {
     /// ``CVariadicArguments``).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> R) throws {
-        try self.init(thunk: CallThunk.variadic(body))
-    }
-
-    /// A C function pointer of a variadic type returning `void`, with 4 arguments before `...`.
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> Void) throws {
-        try self.init(thunk: CallThunk.variadic(body))
+    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> R) throws {
+        try self.init(thunk: CallThunk.variadic(anyResult: body))
     }
 }
 
@@ -232,12 +208,13 @@ extension CallThunk {
         }
     }
 
-    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `variadic` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func variadic<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func variadic<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(anyResult body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> R) throws -> CallThunk {
         if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, A4, CVariadicArguments) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try variadic { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, rest: CVariadicArguments) in _ = body(a0, a1, a2, a3, a4, rest) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -246,15 +223,8 @@ extension CClosure {
     /// ``CVariadicArguments``).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> R) throws {
-        try self.init(thunk: CallThunk.variadic(body))
-    }
-
-    /// A C function pointer of a variadic type returning `void`, with 5 arguments before `...`.
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> Void) throws {
-        try self.init(thunk: CallThunk.variadic(body))
+    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> R) throws {
+        try self.init(thunk: CallThunk.variadic(anyResult: body))
     }
 }
 
@@ -285,12 +255,13 @@ extension CallThunk {
         }
     }
 
-    /// `variadic` for a closure whose result type is checked when it is made (see ``ResultCheck``).
+    /// `variadic` for a closure whose result type is left open (see ``ResultCheck``).
     @inlinable
-    static func variadic<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(checkingResult body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R, of call: @autoclosure () -> String) throws -> CallThunk {
+    static func variadic<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(anyResult body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R) throws -> CallThunk {
         if R.self == Void.self { return try variadic(body as! @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.variadic(body as! @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> Result) }
-        return try thunk(returning: ResultCheck.cValue(R.self, of: call(), closureType: ((A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R).self))
+        guard let result = ResultCheck.cValue(R.self) else { return try variadic { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, rest: CVariadicArguments) in _ = body(a0, a1, a2, a3, a4, a5, rest) } }
+        return try thunk(returning: result)
     }
 }
 
@@ -299,14 +270,7 @@ extension CClosure {
     /// ``CVariadicArguments``).
     @inlinable
     @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R) throws {
-        try self.init(thunk: CallThunk.variadic(body))
-    }
-
-    /// A C function pointer of a variadic type returning `void`, with 6 arguments before `...`.
-    @inlinable
-    @_documentation(visibility: internal)
-    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> Void) throws {
-        try self.init(thunk: CallThunk.variadic(body))
+    public convenience init<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R) throws {
+        try self.init(thunk: CallThunk.variadic(anyResult: body))
     }
 }

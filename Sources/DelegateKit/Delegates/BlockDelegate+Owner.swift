@@ -21,8 +21,8 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
         // The object owns the delegate that owns this closure, so it outlives every call C may make.
         unowned(unsafe) let owner = self
         let call = AssumedSendable { (argument: repeat each A) -> R in body(owner, repeat each argument) }
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (argument: repeat each A) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: { (argument: repeat each A) -> R in
             call.call(repeat each argument)
-        }, of: dynamicDelegate.implementCall(method))))
+        })))
     }
 }

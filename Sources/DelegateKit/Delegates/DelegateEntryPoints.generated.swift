@@ -51,7 +51,7 @@ extension DynamicDelegate {
     public func implement<R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable () -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -129,9 +129,9 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { () -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: { () -> R in
             body(owner)
-        }, of: dynamicDelegate.implementCall(method))))
+        })))
     }
 }
 
@@ -307,7 +307,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain1(body))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain1(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -389,9 +389,9 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: { (a0: A0) -> R in
             body(owner, a0)
-        }, of: dynamicDelegate.implementCall(method))))
+        })))
     }
 }
 
@@ -571,7 +571,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain2(body))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain2(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -655,9 +655,9 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: { (a0: A0, a1: A1) -> R in
             body(owner, a0, a1)
-        }, of: dynamicDelegate.implementCall(method))))
+        })))
     }
 }
 
@@ -841,7 +841,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain3(body))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain3(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -927,9 +927,9 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1, a2: A2) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: { (a0: A0, a1: A1, a2: A2) -> R in
             body(owner, a0, a1, a2)
-        }, of: dynamicDelegate.implementCall(method))))
+        })))
     }
 }
 
@@ -1117,7 +1117,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain4(body))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain4(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1205,9 +1205,9 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: { (a0: A0, a1: A1, a2: A2, a3: A3) -> R in
             body(owner, a0, a1, a2, a3)
-        }, of: dynamicDelegate.implementCall(method))))
+        })))
     }
 }
 
@@ -1399,7 +1399,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain5(body))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain5(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1489,9 +1489,9 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) -> R in
             body(owner, a0, a1, a2, a3, a4)
-        }, of: dynamicDelegate.implementCall(method))))
+        })))
     }
 }
 
@@ -1687,7 +1687,7 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))), typed: R.self == Void.self ? nil : Plain6(body))
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain6(body))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1779,9 +1779,9 @@ extension BlockDelegateProtocol where Self: BlockDelegate {
         // closure runs on the thread C calls from, as every BlockDelegate closure does.
         nonisolated(unsafe) unowned(unsafe) let owner = self
         nonisolated(unsafe) let body = body
-        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
+        return try dynamicDelegate.push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) -> R in
             body(owner, a0, a1, a2, a3, a4, a5)
-        }, of: dynamicDelegate.implementCall(method))))
+        })))
     }
 }
 

@@ -22,12 +22,12 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (repeat each A) throws -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: { (argument: repeat each A) -> R in
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: { (argument: repeat each A) -> R in
             do {
                 return try body(repeat each argument)
             } catch {
                 return CallbackExit.record(error, returning: R.self)
             }
-        }, of: implementCall(method))))
+        })))
     }
 }

@@ -107,29 +107,22 @@ public class DynamicDelegate: @unchecked Sendable {  // Its state is its slot ta
 
     /// Implements `method` with a closure whose Swift types give its C signature.
     ///
-    /// The closure returns a ``CValue`` type, or nothing for a `void` method. Without a `key`, this
-    /// replaces the slot's previous plain implementation (the slot's default key); with a `key` already
-    /// in the slot's stack, the old entry is removed and the new one goes on top. `once` makes the
-    /// implementation serve exactly one call and then remove itself.
+    /// The closure returns a ``CValue`` type, or nothing for a `void` method (as for ``CClosure``, a
+    /// one-expression closure's value C cannot receive is discarded). Without a `key`, this replaces the
+    /// slot's previous plain implementation (the slot's default key); with a `key` already in the slot's
+    /// stack, the old entry is removed and the new one goes on top. `once` makes the implementation serve
+    /// exactly one call and then remove itself.
     ///
     /// Throws ``DelegateError/unknownMethod(_:protocol:suggestions:)`` (with the nearest method names),
-    /// ``DelegateError/notAMethod(_:protocol:type:)`` for a data member's name,
+    /// ``DelegateError/notAMethod(_:protocol:type:)`` for a data member's name, or
     /// ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` naming both signatures when the
-    /// closure's C signature is not the method's, or ``DelegateError/unsupportedResult(call:closureType:)``
-    /// when its result type is neither `Void` nor a `CValue`. A failed call changes nothing.
+    /// closure's C signature is not the method's. A failed call changes nothing.
     @inlinable @discardableResult
     public func implement<each A: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (repeat each A) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(checkingResult: body, of: implementCall(method))))
-    }
-
-    /// How errors name a call of `implement(method)`: with the method's C signature, where the table has it.
-    @usableFromInline
-    func implementCall(_ method: String) -> String {
-        guard let signature = descriptor.method(named: method)?.signature else { return "implement(\"\(method)\")" }
-        return "implement(\"\(method)\") of \(descriptor.name) (C signature `\(signature)`)"
+        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)))
     }
 
     /// Implements `method` with a closure that reads its arguments and sets its result through a

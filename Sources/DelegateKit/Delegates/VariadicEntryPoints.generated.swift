@@ -18,7 +18,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(anyResult: body)))
     }
 }
 
@@ -33,7 +33,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(anyResult: body)))
     }
 }
 
@@ -48,7 +48,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(anyResult: body)))
     }
 }
 
@@ -63,7 +63,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(anyResult: body)))
     }
 }
 
@@ -78,7 +78,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(anyResult: body)))
     }
 }
 
@@ -93,6 +93,6 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false,
         _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, CVariadicArguments) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.variadic(checkingResult: body, of: implementCall(method))))
+        try push(method, key: key, once: once, .plain(CallThunk.variadic(anyResult: body)))
     }
 }

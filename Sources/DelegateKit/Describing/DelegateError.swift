@@ -72,12 +72,6 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>`` was given a ``JumpTarget`` that another call
     /// catching jumps still uses; a jump would reach only one of them. Carries the function's name.
     case jumpTargetInUse(function: String)
-    /// A closure returns a type that is neither `Void` nor a ``CValue``, so C cannot receive its result.
-    /// `implement` takes closures of every result type in one form (`Void` cannot conform to a protocol,
-    /// so a constraint would need a second form of every overload) and checks it when the closure is
-    /// given. Carries the call (`implement("compare")`, with the method's C signature when the table has
-    /// the method) and the closure's type as the Swift runtime spells it.
-    case unsupportedResult(call: String, closureType: String)
 }
 
 extension DelegateError: CustomStringConvertible {
@@ -144,9 +138,6 @@ extension DelegateError: CustomStringConvertible {
             return "argument \(argument) of \(function) has C type `\(type)`, which cannot hold the value \(value)"
         case let .variadicArgument(function, argument, type, reason):
             return "argument \(argument) of \(function) is variadic, and C never passes `\(type)` through `...`: \(reason)"
-        case let .unsupportedResult(call, closureType):
-            return "\(call): the closure `\(closureType)` returns a type C cannot receive; return Void or a CValue "
-                + "type (an integer, floating-point, pointer or imported C struct type)"
         case let .jumpTargetInUse(function):
             return "\(function) cannot be called catching jumps to a JumpTarget that another call still uses: "
                 + "give each call in progress a target of its own"
