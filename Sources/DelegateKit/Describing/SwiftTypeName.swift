@@ -4,12 +4,13 @@
 @usableFromInline
 enum SwiftTypeName {
     /// The Swift function type of a closure with these parameter and result types, spelled as the
-    /// runtime spells a `@convention(c)` member of that type.
+    /// runtime spells a `@convention(c)` member of that type. A result C cannot receive (`Never`, a
+    /// discarded value) makes a function returning `void` (see `ResultCheck`), so it reads `()`.
     @usableFromInline
     static func functionType<each A, R>(_ parameters: repeat (each A).Type, returning result: R.Type) -> String {
         var names: [String] = []
         for parameter in repeat each parameters { names.append(String(reflecting: parameter)) }
-        let resultName = R.self == Void.self ? "()" : String(reflecting: result)
+        let resultName = result is any CValue.Type ? String(reflecting: result) : "()"
         return "@convention(c) (\(names.joined(separator: ", "))) -> \(resultName)"
     }
 
