@@ -34,10 +34,16 @@ def symbol_graph(reuse):
         for old in folder.glob("DelegateKit*.symbols.json"):
             old.unlink()
         folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["swift", "build", "--target", "DelegateKit", "--scratch-path", str(ROOT / ".build" / "surface"),
+        # The graph is written only when the module compiles: a build that finds it up to date would
+        # leave none, so the compiled module goes first (the build's own bookkeeping stays).
+        for module in (ROOT / ".build" / "surface").glob("*/Modules/DelegateKit.swiftmodule"):
+            module.unlink()
+        build = subprocess.run(["swift", "build", "--target", "DelegateKit", "--scratch-path", str(ROOT / ".build" / "surface"),
                         "-Xswiftc", "-emit-symbol-graph", "-Xswiftc", "-emit-symbol-graph-dir", "-Xswiftc", str(folder),
                         "-Xswiftc", "-symbol-graph-minimum-access-level", "-Xswiftc", "internal"],
-                       cwd=ROOT, stdout=subprocess.DEVNULL, check=True)
+                       cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if build.returncode != 0:
+            sys.exit(f"error: the library's build failed:\n{build.stdout}")
     files = sorted(folder.glob("DelegateKit.symbols.json")) + sorted(folder.glob("DelegateKit@*.symbols.json"))
     if not files:
         sys.exit(f"error: no symbol graph of DelegateKit in {folder}: run without --reuse")
