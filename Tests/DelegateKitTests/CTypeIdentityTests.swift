@@ -19,6 +19,33 @@ import Testing
         #expect(Set([CSignature(.size, [.size]), CSignature(.uint64, [.uint64])]).count == 1)
     }
 
+    /// Swift's numbers take their C type from their width and format: the same type the parser makes of
+    /// the C spelling.
+    @Test func swiftsNumbersAreTheCTypesOfTheirWidth() throws {
+        var pairs: [(any CValue.Type, String)] = [
+            (Int8.self, "signed char"), (UInt8.self, "unsigned char"), (Int16.self, "short"), (UInt16.self, "unsigned short"),
+            (Int32.self, "int"), (UInt32.self, "unsigned int"), (Int64.self, "long long"), (UInt64.self, "unsigned long long"),
+            (Int.self, "long"), (UInt.self, "unsigned long"), (Int128.self, "__int128"), (UInt128.self, "unsigned __int128"),
+            (Float.self, "float"), (Double.self, "double"), (Bool.self, "_Bool"),
+            (UnsafeRawPointer.self, "const void *"), (Optional<UnsafeMutablePointer<CChar>>.self, "char *"),
+        ]
+        #if arch(x86_64)
+        pairs.append((Float80.self, "long double"))
+        #endif
+        for (type, spelling) in pairs {
+            #expect(type.cType == (try CSignature(parsing: "\(spelling) (void)").returnType), "\(type)")
+        }
+    }
+
+    /// A floating-point type of a format no ``CType`` describes is refused when a closure is made, not
+    /// passed as something else: C's `_Float16` travels in floating-point registers.
+    @Test func aNumberOfAnotherFormatIsRefused() {
+        #expect(Float16.cType == .structure([]))
+        #expect(throws: DelegateError.layoutMismatch(type: "Swift.Float16", cType: .structure([]), swiftSize: 2, swiftAlignment: 2)) {
+            _ = try CClosure { (x: Float16) in _ = x }
+        }
+    }
+
     @Test func glibcsCookieTableEqualsOneWrittenWithFixedWidthTypes() throws {
         // Parsed from glibc's own header: `ssize_t` and `size_t` in it, `int64_t`/`uint64_t` below.
         let header = try String(contentsOfFile: Multiarch.includeDirectory + "/bits/types/cookie_io_functions_t.h", encoding: .utf8)
@@ -64,3 +91,5 @@ import Testing
         #expect(increment(41) == 42)
     }
 }
+
+extension Float16: CValue {}

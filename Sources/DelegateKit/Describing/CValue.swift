@@ -51,38 +51,63 @@ struct CVoid: CValue {
 
 extension Bool: CValue { /// `bool` (C's `_Bool`).
     @inlinable public static var cType: CType { .bool } }
-extension Int8: CValue { /// `int8_t`.
-    @inlinable public static var cType: CType { .int8 } }
-extension UInt8: CValue { /// `uint8_t`.
-    @inlinable public static var cType: CType { .uint8 } }
-extension Int16: CValue { /// `int16_t`.
-    @inlinable public static var cType: CType { .int16 } }
-extension UInt16: CValue { /// `uint16_t`.
-    @inlinable public static var cType: CType { .uint16 } }
-extension Int32: CValue { /// `int32_t`.
-    @inlinable public static var cType: CType { .int32 } }
-extension UInt32: CValue { /// `uint32_t`.
-    @inlinable public static var cType: CType { .uint32 } }
-extension Int64: CValue { /// `int64_t`.
-    @inlinable public static var cType: CType { .int64 } }
-extension UInt64: CValue { /// `uint64_t`.
-    @inlinable public static var cType: CType { .uint64 } }
-extension Int: CValue { /// `long` / `ssize_t` (64 bits on LP64).
-    @inlinable public static var cType: CType { MemoryLayout<Int>.size == 8 ? .int64 : .int32 } }
-extension UInt: CValue { /// `unsigned long` / `size_t` (64 bits on LP64).
-    @inlinable public static var cType: CType { MemoryLayout<UInt>.size == 8 ? .uint64 : .uint32 } }
-extension Int128: CValue { /// `__int128`, where the libffi in use passes it.
-    @inlinable public static var cType: CType { .int128 } }
-extension UInt128: CValue { /// `unsigned __int128`, where the libffi in use passes it.
-    @inlinable public static var cType: CType { .uint128 } }
-extension Float: CValue { /// `float`.
-    @inlinable public static var cType: CType { .float } }
-extension Double: CValue { /// `double`.
-    @inlinable public static var cType: CType { .double } }
+
+// Swift's integers and floating-point types take their C type from their width, in one place each: the
+// switch on `bitWidth` or `significandBitCount` folds away once specialized for a concrete type.
+extension Int8: CValue {}
+extension UInt8: CValue {}
+extension Int16: CValue {}
+extension UInt16: CValue {}
+extension Int32: CValue {}
+extension UInt32: CValue {}
+extension Int64: CValue {}
+extension UInt64: CValue {}
+extension Int: CValue {}
+extension UInt: CValue {}
+extension Int128: CValue {}
+extension UInt128: CValue {}
+extension Float: CValue {}
+extension Double: CValue {}
 #if arch(x86_64) && !os(Windows)
-extension Float80: CValue { /// `long double` (x86_64's 80-bit extended format).
-    @inlinable public static var cType: CType { .longDouble } }
+extension Float80: CValue {}
 #endif
+
+extension CValue where Self: FixedWidthInteger {
+    /// The C integer of the same width and signedness: `int8_t` through `uint64_t`; `long` and `unsigned
+    /// long` for `Int` and `UInt` (64 bits on LP64); `__int128` and `unsigned __int128` where the libffi
+    /// in use passes them. An integer type of another width has no C type here: its empty structure fails
+    /// the layout check with ``DelegateError/layoutMismatch(type:cType:swiftSize:swiftAlignment:)``;
+    /// state its ``cType`` yourself.
+    @inlinable public static var cType: CType {
+        switch (bitWidth, isSigned) {
+        case (8, true): .int8
+        case (8, false): .uint8
+        case (16, true): .int16
+        case (16, false): .uint16
+        case (32, true): .int32
+        case (32, false): .uint32
+        case (64, true): .int64
+        case (64, false): .uint64
+        case (128, true): .int128
+        case (128, false): .uint128
+        default: .structure([])
+        }
+    }
+}
+
+extension CValue where Self: BinaryFloatingPoint {
+    /// The C floating-point type with the same format: `float`, `double`, or on x86_64 `long double`
+    /// (`Float80`, the 80-bit extended format). A type of another format (`Float16`: C's `_Float16` travels
+    /// in floating-point registers, which no ``CType`` describes) fails the layout check the same way.
+    @inlinable public static var cType: CType {
+        switch (exponentBitCount, significandBitCount) {
+        case (8, 23): .float
+        case (11, 52): .double
+        case (15, 63): .longDouble
+        default: .structure([])
+        }
+    }
+}
 
 extension CValue where Self: RawRepresentable, RawValue: CValue {
     /// The raw value's C type: an imported C enum (`VISIT`, `sqlite3_...` flags) travels as its integer,
@@ -103,7 +128,6 @@ extension UnsafeMutableRawPointer: CPointerValue {}
 extension UnsafePointer: CPointerValue {}
 extension UnsafeMutablePointer: CPointerValue {}
 extension OpaquePointer: CPointerValue {}
-extension Optional: CValue where Wrapped: CPointerValue {
-    /// ``CType/pointer``: an optional pointer is a pointer that may be NULL.
-    @inlinable public static var cType: CType { .pointer }
-}
+// An optional pointer is a pointer that may be NULL.
+extension Optional: CValue where Wrapped: CPointerValue {}
+extension Optional: CPointerValue where Wrapped: CPointerValue {}
