@@ -114,6 +114,16 @@ let misuses: [Misuse] = [
             actual: CSignature(.int64, [.int64])),
         message: "method 'transform' of fx_plugin has C signature `int64_t (void *, int64_t)`, but the closure has C signature `int64_t (int64_t)`"),
     Misuse(
+        name: "current implementation asked for with a result C cannot return",
+        action: { _ = try DynamicDelegate(protocol: pluginProtocol).implementation(for: "transform", as: ((UnsafeMutableRawPointer?, Int64) -> String).self) },
+        expected: .functionTypeMismatch(
+            call: "DynamicDelegate.implementation(for: \"transform\", as:)", signature: transformSignature,
+            requested: "(Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.String",
+            reason: "its result `Swift.String` is not a C type: use a CValue, or Void for a `void` method"),
+        message: "DynamicDelegate.implementation(for: \"transform\", as:): "
+            + "`(Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int64) -> Swift.String` does not fit the "
+            + "C signature `int64_t (void *, int64_t)`: its result `Swift.String` is not a C type: use a CValue, or Void for a `void` method"),
+    Misuse(
         name: "typed table: closure of another Swift type",
         action: { try TypedDelegate(for: fx_plugin.self).implement(\.transform) { (_: UnsafeRawPointer?, x: Int64) -> Int64 in x } },
         expected: .typeMismatch(member: "transform", protocol: "fx_plugin",
@@ -155,7 +165,7 @@ let misuses: [Misuse] = [
             requested: "@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64",
             reason: "its parameter 2 is `Swift.Int32` (C type `int32_t`), but the closure's is `int64_t`"),
         message: "CClosure.functionPointer(as:): "
-            + "`@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64` does not fit the closure's C "
+            + "`@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Int32) -> Swift.Int64` does not fit the C "
             + "signature `int64_t (void *, int64_t)`: its parameter 2 is `Swift.Int32` (C type `int32_t`), but the closure's is `int64_t`"),
     Misuse(
         name: "function pointer asked for as a type that is no C function",
@@ -165,7 +175,7 @@ let misuses: [Misuse] = [
         expected: .functionTypeMismatch(call: "CCallback.functionPointer(as:)", signature: transformSignature,
             requested: "Swift.OpaquePointer",
             reason: "it is not a @convention(c) function type (pass `address` where C takes a `void *`)"),
-        message: "CCallback.functionPointer(as:): `Swift.OpaquePointer` does not fit the closure's C signature "
+        message: "CCallback.functionPointer(as:): `Swift.OpaquePointer` does not fit the C signature "
             + "`int64_t (void *, int64_t)`: it is not a @convention(c) function type (pass `address` where C takes a `void *`)"),
     Misuse(
         name: "@Slot that does not fit, with the throwing initializer",

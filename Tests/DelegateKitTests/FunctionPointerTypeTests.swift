@@ -35,7 +35,7 @@ import Testing
             requested: "@convention(c) (Swift.Int64, Swift.Int64) -> Swift.Int32",
             reason: "its parameter 1 is `Swift.Int64` (C type `int64_t`), but the closure's is `void *`"))
         #expect(error?.description == "CClosure.functionPointer(as:): `@convention(c) (Swift.Int64, Swift.Int64) -> Swift.Int32` "
-            + "does not fit the closure's C signature `int32_t (void *, void *)`: its parameter 1 is `Swift.Int64` (C type `int64_t`), "
+            + "does not fit the C signature `int32_t (void *, void *)`: its parameter 1 is `Swift.Int64` (C type `int64_t`), "
             + "but the closure's is `void *`")
 
         let reasons = [
@@ -137,13 +137,13 @@ import Testing
             _ = try notified.functionPointer(as: (@convention(c) (Int64) -> Int32).self)
         }
         #expect(error?.description == "NotifiedCallback.functionPointer(as:): `@convention(c) (Swift.Int64) -> Swift.Int32` "
-            + "does not fit the closure's C signature `int64_t (int64_t)`: its result is `Swift.Int32` (C type `int32_t`), "
+            + "does not fit the C signature `int64_t (int64_t)`: its result is `Swift.Int32` (C type `int32_t`), "
             + "but the closure's is `int64_t`")
         let destroy = #expect(throws: DelegateError.self) {
             _ = try notified.destroyNotify(as: (@convention(c) (Int32, UnsafeMutableRawPointer?) -> Void).self)
         }
         #expect(destroy?.description == "NotifiedCallback.destroyNotify(as:): "
-            + "`@convention(c) (Swift.Int32, Swift.Optional<Swift.UnsafeMutableRawPointer>) -> ()` does not fit the closure's "
+            + "`@convention(c) (Swift.Int32, Swift.Optional<Swift.UnsafeMutableRawPointer>) -> ()` does not fit the "
             + "C signature `void (void *)`: a destroy function must be `void (*)(void *)` or `void (*)(void *, void *)`, "
             + "a @convention(c) function type returning Void whose one or two parameters are pointers, the user data first")
     }

@@ -85,6 +85,6 @@ typealias TreeAction = @convention(c) (UnsafeRawPointer?, VISIT, Int32) -> Void
         let error = #expect(throws: DelegateError.self) { _ = try action.functionPointer(as: TreeAction.self) }
         #expect(error?.description == "CClosure.functionPointer(as:): "
             + "`@convention(c) (Swift.Optional<Swift.UnsafeRawPointer>, __C.VISIT, Swift.Int32) -> ()` does not fit the "
-            + "closure's C signature `void (void *, uint32_t, int32_t)`: its parameter 2 is `__C.VISIT`, but the closure's is `Swift.UInt32`")
+            + "C signature `void (void *, uint32_t, int32_t)`: its parameter 2 is `__C.VISIT`, but the closure's is `Swift.UInt32`")
     }
 }

@@ -17,9 +17,6 @@ public struct CInvocation {
     /// The signature of the function being called.
     public var signature: CSignature { layout.takeUnretainedValue().signature }
 
-    /// The number of arguments C passed.
-    public var argumentCount: Int { layout._withUnsafeGuaranteedRef { $0.argumentCodes.count } }
-
     /// The argument at `index` (from 0) as a `T` whose C type must be the argument's.
     ///
     /// Asking for an index out of range or for another C type stops the program with a message naming
@@ -53,8 +50,8 @@ public struct CInvocation {
         layout._withUnsafeGuaranteedRef { $0.noteChecked(index, as: T.self) }
     }
 
-    /// The address of the argument at `index`, for reading it as raw bytes.
-    public func argumentAddress(_ index: Int) -> UnsafeRawPointer {
+    /// The address of the argument at `index`.
+    func argumentAddress(_ index: Int) -> UnsafeRawPointer {
         require(
             signature.argumentTypes.indices.contains(index),
             "argument index \(index) is out of range for C signature `\(signature)`")

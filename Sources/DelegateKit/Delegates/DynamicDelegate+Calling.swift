@@ -1,27 +1,53 @@
 extension DynamicDelegate {
-    /// The function keeps the delegate alive.
+    /// What C would call for `method` right now, as a Swift function of the given type, or nil when its
+    /// slot is NULL. The function keeps the delegate alive.
     ///
-    /// Throws ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` when `type` does not
-    /// have the method's C signature.
+    /// ```swift
+    /// let transform = try delegate.implementation(for: "transform", as: ((UnsafeMutableRawPointer?, Int64) -> Int64).self)
+    /// ```
+    ///
+    /// `R` is a ``CValue``, or `Void` for a `void` method.
+    ///
+    /// - Throws: ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` when `type` does not
+    ///   have the method's C signature;
+    ///   ``DelegateError/functionTypeMismatch(call:signature:requested:reason:)`` when `R` is neither.
     @inlinable
-    public func implementation<each A: CValue, R: CValue>(
+    public func implementation<each A: CValue, R>(
         for method: String, as type: ((repeat each A) -> R).Type
     ) throws -> ((repeat each A) -> R)? {
-        let signature = try CSignature.of(R.self, repeat (each A).self)
-        guard let slot = try currentSlot(for: method, checking: signature) else { return nil }
-        return { (argument: repeat each A) -> R in slot.call(repeat each argument) }
-    }
-
-    /// What C would call for a `void` method right now, as a Swift function of the given type, or nil.
-    @inlinable
-    public func implementation<each A: CValue>(
-        for method: String, as type: ((repeat each A) -> Void).Type
-    ) throws -> ((repeat each A) -> Void)? {
+        if let result = ResultCheck.cValue(R.self) {
+            return try implementation(for: method, returning: result, as: type)
+        }
+        guard R.self == Void.self else {
+            throw try resultNotCType(method, requested: String(reflecting: type), result: String(reflecting: R.self))
+        }
         let signature = try CSignature.of(CVoid.self, repeat (each A).self)
         guard let slot = try currentSlot(for: method, checking: signature) else { return nil }
-        return { (argument: repeat each A) in
+        return { (argument: repeat each A) -> R in
             let _: CVoid = slot.call(repeat each argument)
+            return () as! R
         }
+    }
+
+    /// The form above for a result type found to be the ``CValue`` `Result`.
+    @inlinable
+    func implementation<each A: CValue, R, Result: CValue>(
+        for method: String, returning: Result.Type, as type: ((repeat each A) -> R).Type
+    ) throws -> ((repeat each A) -> R)? {
+        let signature = try CSignature.of(Result.self, repeat (each A).self)
+        guard let slot = try currentSlot(for: method, checking: signature) else { return nil }
+        return { (argument: repeat each A) -> R in
+            let result: Result = slot.call(repeat each argument)
+            return result as! R
+        }
+    }
+
+    @usableFromInline
+    func resultNotCType(_ method: String, requested: String, result: String) throws -> DelegateError {
+        let index = try descriptor.methodIndex(of: method)
+        return DelegateError.functionTypeMismatch(
+            call: "DynamicDelegate.implementation(for: \"\(method)\", as:)", signature: descriptor.methods[index].signature,
+            requested: requested, reason: "its result `\(result)` is not a C type: use a CValue, or Void for a `void` method")
     }
 
     @usableFromInline

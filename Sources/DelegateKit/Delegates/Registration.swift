@@ -16,7 +16,7 @@ public final class Registration: Sendable {
     }
 
     /// The key it was registered under (the slot's default key for `implement` without one).
-    public var key: AnyHashable { AnyHashable(sendableKey) }
+    var key: AnyHashable { AnyHashable(sendableKey) }
 
     /// Removes the implementation registered under this method and key, if it is still there.
     public func remove() {

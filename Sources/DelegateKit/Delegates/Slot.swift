@@ -17,9 +17,6 @@
 /// implement a method of more with ``DynamicDelegate``.
 @propertyWrapper
 public struct Slot<Function> {
-    /// The closure type of the property.
-    public typealias Closure = Function
-
     /// The name of the method this property fills.
     public let method: String
     @usableFromInline let signature: Result<CSignature, any Error>
@@ -40,7 +37,7 @@ public struct Slot<Function> {
 
     /// Not available: `@Slot` works only on properties of ``BlockDelegate`` subclasses.
     @available(*, unavailable, message: "@Slot can only be used on properties of BlockDelegate subclasses")
-    public var wrappedValue: Closure? {
+    public var wrappedValue: Function? {
         get { fatalError("unreachable") }
         set { fatalError("unreachable") }
     }
@@ -70,10 +67,10 @@ public struct Slot<Function> {
     /// Reads and writes the property of a ``BlockDelegate``; writing implements or removes the method.
     public static subscript<Owner: BlockDelegate>(
         _enclosingInstance owner: Owner,
-        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Closure?>,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Function?>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Slot>
-    ) -> Closure? {
-        get { owner[keyPath: storageKeyPath].value.map { $0 as! Closure } }
+    ) -> Function? {
+        get { owner[keyPath: storageKeyPath].value.map { $0 as! Function } }
         set {
             let slot = owner[keyPath: storageKeyPath]
             if let newValue {

@@ -9,18 +9,18 @@ public enum SlotPolicy: Sendable {
 }
 
 extension DynamicDelegate {
-    /// Sets how `method`'s slot behaves when nothing implements it; see ``SlotPolicy``.
-    public func setPolicy(_ policy: SlotPolicy, for method: String) throws {
+    /// Sets how `method`'s slot behaves when nothing implements it, or every slot's when `method` is nil;
+    /// see ``SlotPolicy``.
+    public func setPolicy(_ policy: SlotPolicy, for method: String? = nil) throws {
+        guard let method else {
+            for method in descriptor.methods { try setPolicy(policy, for: method.name) }
+            return
+        }
         let index = try descriptor.methodIndex(of: method)
         if policy == .stable { try slots.ensureDispatcher(index) }
         slots.change { state, changes in
             state.slots[index].policy = policy
             changes.changed(index)
         }
-    }
-
-    /// Sets the policy of every slot.
-    public func setPolicy(_ policy: SlotPolicy) throws {
-        for method in descriptor.methods { try setPolicy(policy, for: method.name) }
     }
 }

@@ -35,7 +35,7 @@ public enum DelegateError: Error, Hashable, Sendable {
     case notAMethod(String, protocol: String, type: CType)
     /// A data member operation (`setField`, `field`) named a method; carries the method's C signature.
     case notAField(String, protocol: String, signature: CSignature)
-    /// A function pointer was asked for as a Swift type that does not fit the closure's C signature.
+    /// A function pointer was asked for as a Swift type that does not fit its C signature.
     /// Carries the call (`CClosure.functionPointer(as:)`), the closure's signature, the requested type
     /// as the Swift runtime spells it, and what does not fit.
     case functionTypeMismatch(call: String, signature: CSignature, requested: String, reason: String)
@@ -122,7 +122,7 @@ extension DelegateError: CustomStringConvertible {
             return "member '\(name)' of \(proto) is a method with C signature `\(signature)`, not a data member: "
                 + "give it a closure with implement(_:_:)"
         case let .functionTypeMismatch(call, signature, requested, reason):
-            return "\(call): `\(requested)` does not fit the closure's C signature `\(signature)`: \(reason)"
+            return "\(call): `\(requested)` does not fit the C signature `\(signature)`: \(reason)"
         case let .notAFunctionPointer(call, type):
             return "\(call): a `\(type)` is not a C function pointer; pass a CClosure (make one from a Swift closure), "
                 + "a CFunction or a @convention(c) function"
