@@ -26,7 +26,6 @@ private final class Scaling: BlockDelegate {
         let scaled = try plugin.implement("transform", key: "scale") { (owner: Scaling, _: UnsafeMutableRawPointer?, value: Int64) -> Int64 in
             value * owner.factor
         }
-        #expect(scaled.method == "transform")
         #expect(plugin.dynamicDelegate.hasImplementation(for: "transform", key: "scale"))
         #expect(scaled.isActive)
         #expect(plugin.transform(3) == (30, true))

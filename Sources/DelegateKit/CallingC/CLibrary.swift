@@ -16,7 +16,7 @@ import Darwin
 /// ```
 public final class CLibrary: @unchecked Sendable {  // Immutable; dlsym and dlclose are thread-safe.
     /// The path the library was opened with; nil for the process itself.
-    public let path: String?
+    let path: String?
     private let handle: UnsafeMutableRawPointer
 
     /// Opens the shared library at `path` (a file name alone is looked up the way `dlopen` looks it up)

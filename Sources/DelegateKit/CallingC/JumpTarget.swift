@@ -94,12 +94,6 @@ public enum JumpOutcome<Value> {
     case returned(Value)
     /// A callback jumped back (``JumpTarget/jump(_:)``) with this value; the function did not finish.
     case jumped(Int32)
-
-    /// The result when the function returned, nil when something jumped back.
-    public var value: Value? {
-        if case .returned(let value) = self { return value }
-        return nil
-    }
 }
 
 extension JumpOutcome: Sendable where Value: Sendable {}

@@ -1,6 +1,6 @@
 extension DynamicDelegate {
     /// The next table down the chain, or nil.
-    public var forwardingTarget: ForwardingTarget? { slots.forwardingTarget }
+    var forwardingTarget: ForwardingTarget? { slots.forwardingTarget }
 
     /// Sends the calls of slots this delegate does not implement to `target`, matching methods by name;
     /// `responds(to:)` then reflects the whole chain. Pass nil to end the chain here.

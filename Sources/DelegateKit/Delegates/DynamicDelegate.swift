@@ -11,7 +11,7 @@ import Synchronization
 /// Each slot holds a stack of implementations (the newest on top is what C calls; an `override(_:key:once:_:)`
 /// can call the one below through ``Next``), observers, and, for a delegate that wraps a live C table,
 /// that table's original function at the bottom. A slot nothing implements goes to the
-/// ``forwardingTarget``, or reads NULL (see ``SlotPolicy``).
+/// forwarding target (``setForwardingTarget(_:)``), or reads NULL (see ``SlotPolicy``).
 ///
 /// ## Lifetime
 /// The delegate owns ``table`` and every closure it installed, and frees them when it is deinitialized.

@@ -4,7 +4,7 @@
 /// ``DynamicDelegate/removeImplementation(for:key:)`` with its method and key.
 public final class Registration: Sendable {
     /// The method the implementation fills.
-    public let method: String
+    let method: String
     /// Kept as given rather than as an `AnyHashable`, which is not `Sendable`.
     private let sendableKey: any Hashable & Sendable
     private weak let slots: SlotTable?

@@ -40,7 +40,7 @@ extension CSignature {
     /// Throws ``DelegateError/layoutMismatch(type:cType:swiftSize:swiftAlignment:)`` when a type's stated
     /// C layout disagrees with its Swift layout, so a wrong `cType` is caught before C ever calls.
     @inlinable
-    public static func of<each A: CValue, R: CValue>(
+    static func of<each A: CValue, R: CValue>(
         _ returnType: R.Type, _ argumentTypes: repeat (each A).Type
     ) throws -> CSignature {
         var arguments: [CType] = []

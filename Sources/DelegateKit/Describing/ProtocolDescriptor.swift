@@ -19,7 +19,7 @@ public struct ProtocolDescriptor: Hashable, Sendable {
         case method(MethodDescriptor)
 
         /// The member's name.
-        public var name: String {
+        var name: String {
             switch self {
             case .field(let name, _): return name
             case .method(let method): return method.name
