@@ -72,15 +72,40 @@ import Testing
         }
     }
 
-    @Test func aFreedSlotIsHandedOutAgainWithItsNewContext() throws {
-        let first = try make(context: 0x10)
-        cffi_trampoline_free(first.handle)
-        let again = try make(context: 0x20)
-        defer { cffi_trampoline_free(again.handle) }
-        #expect(again.code == first.code)
-        #expect(cffi_trampoline_context(again.handle) == UnsafeMutableRawPointer(bitPattern: 0x20))
-        cffi_trampoline_set_context(again.handle, UnsafeMutableRawPointer(bitPattern: 0x1000))
-        #expect(unsafeBitCast(again.code, to: IntegerFunction.self)(1) == 0x1001)
+    /// The slot freed last is the next one handed out, with its new context. In a child process: in this
+    /// one a test running beside it may take the freed slot first (one did, under AddressSanitizer).
+    @Test func aFreedSlotIsHandedOutAgainWithItsNewContext() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            func make(_ context: Int) -> (handle: UnsafeMutableRawPointer?, code: UnsafeMutableRawPointer?) {
+                var code: UnsafeMutableRawPointer?
+                let handle = cffi_trampoline_create(
+                    Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self),
+                    UnsafeMutableRawPointer(bitPattern: context), &code)
+                return (handle, code)
+            }
+            var problems: [String] = []
+            let first = make(0x10)
+            cffi_trampoline_free(first.handle)
+            let again = make(0x20)
+            if again.handle == nil || again.code != first.code {
+                problems.append("handed out \(String(describing: again.code)), not the freed \(String(describing: first.code))")
+            }
+            if let handle = again.handle, let code = again.code {
+                if cffi_trampoline_context(handle) != UnsafeMutableRawPointer(bitPattern: 0x20) {
+                    problems.append("context \(String(describing: cffi_trampoline_context(handle))), not 0x20")
+                }
+                cffi_trampoline_set_context(handle, UnsafeMutableRawPointer(bitPattern: 0x1000))
+                let value = unsafeBitCast(code, to: IntegerFunction.self)(1)
+                if value != 0x1001 { problems.append("the call returned \(value), not 0x1001") }
+                cffi_trampoline_free(handle)
+            }
+            for problem in problems { _ = "freed slot: \(problem)\n".withCString { write(2, $0, strlen($0)) } }
+            exit(0)  // the problems are read from standard error: an exit code would hide them
+        }
+        // The child's standard error holds more than its own lines; its own start with the marker.
+        let problems = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            .split(separator: "\n").filter { $0.hasPrefix("freed slot: ") }
+        #expect(problems.isEmpty, "\(problems)")
     }
 
     /// A call through a slot after it was freed stops with a message, in every build.
