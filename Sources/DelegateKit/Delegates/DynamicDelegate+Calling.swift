@@ -29,15 +29,15 @@ extension DynamicDelegate {
         }
     }
 
-    /// The form above for a result type found to be the ``CValue`` `Result`.
+    /// The form above for a result type `R` found to be the ``CValue`` `Returned`.
     @inlinable
-    func implementation<each A: CValue, R, Result: CValue>(
-        for method: String, returning: Result.Type, as type: ((repeat each A) -> R).Type
+    func implementation<each A: CValue, R, Returned: CValue>(
+        for method: String, returning: Returned.Type, as type: ((repeat each A) -> R).Type
     ) throws -> ((repeat each A) -> R)? {
-        let signature = try CSignature.of(Result.self, repeat (each A).self)
+        let signature = try CSignature.of(Returned.self, repeat (each A).self)
         guard let slot = try currentSlot(for: method, checking: signature) else { return nil }
         return { (argument: repeat each A) -> R in
-            let result: Result = slot.call(repeat each argument)
+            let result: Returned = slot.call(repeat each argument)
             return result as! R
         }
     }

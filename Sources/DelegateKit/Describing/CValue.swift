@@ -52,8 +52,8 @@ struct CVoid: CValue {
 extension Bool: CValue { /// `bool` (C's `_Bool`).
     @inlinable public static var cType: CType { .bool } }
 
-// Swift's integers and floating-point types take their C type from their width, in one place each: the
-// switch on `bitWidth` or `significandBitCount` folds away once specialized for a concrete type.
+// Swift's integers and floating-point types take their C type from their width or format, in one place
+// each: the switch folds away once specialized for a concrete type.
 extension Int8: CValue {}
 extension UInt8: CValue {}
 extension Int16: CValue {}

@@ -36,8 +36,8 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// A data member operation (`setField`, `field`) named a method; carries the method's C signature.
     case notAField(String, protocol: String, signature: CSignature)
     /// A function pointer was asked for as a Swift type that does not fit its C signature.
-    /// Carries the call (`CClosure.functionPointer(as:)`), the closure's signature, the requested type
-    /// as the Swift runtime spells it, and what does not fit.
+    /// Carries the call (`CClosure.functionPointer(as:)`), the closure's or the method's signature, the
+    /// requested type as the Swift runtime spells it, and what does not fit.
     case functionTypeMismatch(call: String, signature: CSignature, requested: String, reason: String)
     /// A value given as a C function pointer has no C address: it is neither a ``CClosure``, a
     /// ``CFunction`` nor a `@convention(c)` function. Carries the call and the value's type as the Swift

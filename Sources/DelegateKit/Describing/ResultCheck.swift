@@ -12,6 +12,10 @@
 ///   took the `void` form, its value discarded. A method that returns a value then refuses the closure
 ///   with ``DelegateError/signatureMismatch(method:protocol:expected:actual:)``, naming `void`.
 ///
+/// The same answer spells such a result `()` where a key path's member type is compared
+/// (`SwiftTypeName.functionType`). `DynamicDelegate.implementation(for:as:)`, which must hand back an `R`
+/// rather than take one, refuses the third kind with a typed error.
+///
 /// `override` keeps two forms: an override's result is also what its ``Next`` returns, which must be a C
 /// type or nothing, and its open form's casts (of a closure taking `Next`) did not fold away (3 to 4
 /// instructions a call more, measured with callgrind).

@@ -10,7 +10,7 @@ enum SwiftTypeName {
     static func functionType<each A, R>(_ parameters: repeat (each A).Type, returning result: R.Type) -> String {
         var names: [String] = []
         for parameter in repeat each parameters { names.append(String(reflecting: parameter)) }
-        let resultName = result is any CValue.Type ? String(reflecting: result) : "()"
+        let resultName = ResultCheck.cValue(result) != nil ? String(reflecting: result) : "()"
         return "@convention(c) (\(names.joined(separator: ", "))) -> \(resultName)"
     }
 
