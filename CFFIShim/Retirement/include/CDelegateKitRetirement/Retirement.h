@@ -85,6 +85,40 @@ int cffi_removers_use_membarrier(void);
 void cffi_enter_slow(const void *object, uintptr_t frame, uintptr_t return_address);
 void cffi_leave_slow(uintptr_t frame);
 
+/* Where a call is recorded and judged: the frame of the entry function these inline functions are
+   inlined into, and the return address that frame holds. The functions below that pass them to a rare
+   path read them first, as values the compiler cannot see through (the empty asm), so that it can
+   neither move the reading into the rare path nor read them again there. An optimizing C compiler moves
+   an entry's rare paths into functions of their own (clang's hot/cold splitting, at -O1 and above, makes
+   `cffi_guarded_entry.cold.1`), and a frame read there is that short-lived function's, whose return
+   address slot the entry's next call overwrites: a remover then judged the running call left by longjmp
+   and released what it ran (issue 57). Read in the entry's first block, which is never moved, the values
+   reach moved code as arguments. */
+static inline __attribute__((always_inline)) uintptr_t cffi_this_frame(void) {
+    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+    __asm__ volatile("" : "+r"(frame));
+    return frame;
+}
+
+static inline __attribute__((always_inline)) uintptr_t cffi_this_return_address(void) {
+    uintptr_t address = (uintptr_t)__builtin_return_address(0);
+    __asm__ volatile("" : "+r"(address));
+    return address;
+}
+
+/* Records the thread's outermost call, of `object`, entered at `frame` with `return_address`. */
+static inline __attribute__((always_inline)) void cffi_record_outermost(cffi_thread_calls *calls, const void *object,
+                                                                        uintptr_t frame, uintptr_t return_address) {
+    /* Frame and return address before the entry, which publishes them: a remover that sees the entry
+       judges it by this call's frame, never by the previous call's (relaxed atomic stores are plain moves). */
+    __atomic_store_n(&calls->frames[0], frame, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->returns[0], return_address, __ATOMIC_RELAXED);
+    __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
+    /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
+       cell): membarrier does that from the remover's side; the compiler must not reorder either. */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* cffi_enter's common path alone: marks `object` as running when the thread has no call in progress
    (the outermost call, the common one) and returns the thread's record, for cffi_leave_fast; returns
    NULL, having done nothing, otherwise. An entry that is given NULL makes the whole call, cffi_enter to
@@ -94,14 +128,10 @@ void cffi_leave_slow(uintptr_t frame);
 static inline __attribute__((always_inline)) cffi_thread_calls *cffi_enter_fast(const void *object) {
     cffi_thread_calls *calls = cffi_unfenced_calls;
     if (__builtin_expect(__atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) return NULL;
-    /* Frame and return address before the entry, which publishes them: a remover that sees the entry
-       judges it by this call's frame, never by the previous call's (relaxed atomic stores are plain moves). */
-    __atomic_store_n(&calls->frames[0], (uintptr_t)__builtin_frame_address(0), __ATOMIC_RELAXED);
-    __atomic_store_n(&calls->returns[0], (uintptr_t)__builtin_return_address(0), __ATOMIC_RELAXED);
-    __atomic_store_n(&calls->running[0], object, __ATOMIC_RELEASE);
-    /* The store must be ordered before the caller's next load (of the retired flag, or of the plan
-       cell): membarrier does that from the remover's side; the compiler must not reorder either. */
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    /* The frame read where it is stored, on the common path, which stays in the entry however it is
+       compiled (a rare path is what a compiler moves out): unlike cffi_this_frame, it costs nothing on
+       every call. The tests of a running call in a release build check it where CI builds. */
+    cffi_record_outermost(calls, object, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
     return calls;
 }
 
@@ -109,9 +139,13 @@ static inline __attribute__((always_inline)) cffi_thread_calls *cffi_enter_fast(
    retired, with an acquiring load, before it touches anything it holds. Always inlined, so that the
    frame recorded is the entry function's own, which cffi_leave finds again. */
 static inline __attribute__((always_inline)) void cffi_enter(const void *object) {
-    if (__builtin_expect(cffi_enter_fast(object) == NULL, 0)) {
+    uintptr_t frame = cffi_this_frame(), return_address = cffi_this_return_address();
+    cffi_thread_calls *calls = cffi_unfenced_calls;
+    if (__builtin_expect(__atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL, 0)) {
         /* Nested calls, a thread's first call and calls left by longjmp. */
-        cffi_enter_slow(object, (uintptr_t)__builtin_frame_address(0), (uintptr_t)__builtin_return_address(0));
+        cffi_enter_slow(object, frame, return_address);
+    } else {
+        cffi_record_outermost(calls, object, frame, return_address);
     }
 }
 
@@ -134,10 +168,11 @@ void cffi_leave_outermost(void);
    collects it now: the store of NULL comes before the test of the bits, and the remover sets a bit
    before its own membarrier and collection, so one of them always finds the object idle. */
 static inline __attribute__((always_inline)) void cffi_leave(void) {
+    uintptr_t frame = cffi_this_frame();
     cffi_thread_calls *calls = cffi_current_calls;
     /* Nested calls, and calls above this one that a longjmp left, take the slow path. */
     if (__builtin_expect(__atomic_load_n(&calls->depth, __ATOMIC_RELAXED) > 1, 0)) {
-        cffi_leave_slow((uintptr_t)__builtin_frame_address(0));
+        cffi_leave_slow(frame);
         return;
     }
     /* Any bit: the outermost call has left, so whatever this thread was marked for is collectable. */
@@ -173,9 +208,10 @@ void cffi_forget_calls_left_below(uintptr_t frame);
    methods that change or wait call it first, from the shallowest frame of theirs, which lies at or above
    any call that a setjmp site called from the same place left. */
 static inline __attribute__((always_inline)) void cffi_forget_abandoned_calls(void) {
+    uintptr_t frame = cffi_this_frame();
     cffi_thread_calls *calls = cffi_current_calls;
     if (calls != NULL && __atomic_load_n(&calls->running[0], __ATOMIC_RELAXED) != NULL) {
-        cffi_forget_calls_left_below((uintptr_t)__builtin_frame_address(0));
+        cffi_forget_calls_left_below(frame);
     }
 }
 
