@@ -87,6 +87,11 @@ let package = Package(
         .executableTarget(
             name: "delegatekit-misuse", dependencies: ["DelegateKit", "DelegateKitFixtures", "DelegateKitCSQLite"],
             path: "Tests/Programs/delegatekit-misuse"),
+        // Calls racing the changes of their slot, in a release build and in the suite's own
+        // (SlotChangeTests).
+        .executableTarget(
+            name: "delegatekit-slot-races", dependencies: ["DelegateKit", "DelegateKitFixtures"],
+            path: "Tests/Programs/delegatekit-slot-races"),
         // C code that calls function pointers the way C libraries do; shared by the tests and the demo.
         .target(
             name: "DelegateKitFixtures", dependencies: ["DelegateKitCLibXML2", "DelegateKitCJPEG"], path: "Tests/DelegateKitFixtures",

@@ -60,9 +60,10 @@ fi
 log=$DK_LOG_DIR/aarch64-release-build.log
 release_build() {
     cross_build -c release --scratch-path "$scratch-release" --product delegatekit-misuse 2>&1 | tee "$log" &&
-        cross_build -c release --scratch-path "$scratch-release" --product delegatekit-trampolines 2>&1 | tee -a "$log"
+        cross_build -c release --scratch-path "$scratch-release" --product delegatekit-trampolines 2>&1 | tee -a "$log" &&
+        cross_build -c release --scratch-path "$scratch-release" --product delegatekit-slot-races 2>&1 | tee -a "$log"
 }
-if ! dk_stage "cross release build of delegatekit-misuse and delegatekit-trampolines" release_build; then
+if ! dk_stage "cross release build of the programs the tests run (ReleaseBuild.products)" release_build; then
     echo "error: the release cross build failed (log: $log)" >&2
     exit 1
 fi

@@ -228,45 +228,82 @@ struct fx_hammer {
     const fx_plugin *plugin;
     int64_t iterations, implementations;
     int count;
+    /* Whether each call is made by a thread of its own, which ends after it. */
+    bool fresh;
     pthread_t threads[16];
-    int64_t wrong[16], nulls[16], calls[16];
-    int finished;
+    int64_t wrong[16], nulls[16], calls[16], first_wrong[16];
+    int finished, stopping;
 };
 
 typedef struct { fx_hammer *hammer; int index; } fx_worker;
 
+/* What one call of transform(NULL, i) found, checked as fx_hammer_start says. */
+typedef enum { FX_CALL_RIGHT, FX_CALL_NULL, FX_CALL_WRONG } fx_call_outcome;
+
+static fx_call_outcome fx_hammer_call(const fx_hammer *h, int64_t i, int64_t *result) {
+    fx_epoch_note();
+    /* Load the slot afresh each call, as a library holding the table pointer does. */
+    int64_t (*transform)(void *, int64_t) = __atomic_load_n(&h->plugin->transform, __ATOMIC_ACQUIRE);
+    if (transform == NULL) return FX_CALL_NULL;
+    *result = transform(NULL, i);
+    /* The default value: the implementation was removed, and the slot emptied, while the call was on
+       its way. It is served like a NULL slot, never by the removed closure. */
+    if (*result == 0 && i != 0) return FX_CALL_NULL;
+    int64_t k = *result - i * 1000;
+    return k < 0 || k >= h->implementations ? FX_CALL_WRONG : FX_CALL_RIGHT;
+}
+
+typedef struct { const fx_hammer *hammer; int64_t value, result; fx_call_outcome outcome; } fx_one_call;
+
+static void *fx_hammer_call_once(void *argument) {
+    fx_one_call *call = argument;
+    call->outcome = fx_hammer_call(call->hammer, call->value, &call->result);
+    return NULL;
+}
+
 static void *fx_hammer_work(void *argument) {
     fx_worker *worker = argument;
     fx_hammer *h = worker->hammer;
-    int64_t wrong = 0, nulls = 0, calls = 0;
-    for (int64_t i = 0; i < h->iterations; i++) {
-        fx_epoch_note();
-        /* Load the slot afresh each call, as a library holding the table pointer does. */
-        int64_t (*transform)(void *, int64_t) = __atomic_load_n(&h->plugin->transform, __ATOMIC_ACQUIRE);
-        if (transform == NULL) { nulls++; continue; }
-        int64_t result = transform(NULL, i);
-        /* The default value: the implementation was removed, and the slot emptied, while the call was on
-           its way. It is served like a NULL slot, never by the removed closure. */
-        if (result == 0 && i != 0) { nulls++; continue; }
-        calls++;
-        int64_t k = result - i * 1000;
-        if (k < 0 || k >= h->implementations) wrong++;
+    int64_t wrong = 0, nulls = 0, calls = 0, first_wrong = 0;
+    for (int64_t n = 0; n < h->iterations && !__atomic_load_n(&h->stopping, __ATOMIC_RELAXED); n++) {
+        /* Fresh threads' values differ across workers, so each call's expected results are its own. */
+        int64_t i = h->fresh ? n * h->count + worker->index + 1 : n;
+        fx_one_call call = {h, i, 0, FX_CALL_NULL};
+        if (h->fresh) {
+            /* A thread's first call takes the entry's rare path (its call record is made then). */
+            pthread_t thread;
+            if (pthread_create(&thread, NULL, fx_hammer_call_once, &call) != 0) abort();
+            pthread_join(thread, NULL);
+        } else {
+            fx_hammer_call_once(&call);
+        }
+        switch (call.outcome) {
+        case FX_CALL_NULL: nulls++; break;
+        case FX_CALL_RIGHT: calls++; break;
+        case FX_CALL_WRONG:
+            calls++;
+            if (wrong++ == 0) first_wrong = call.result - i * 1000;
+            break;
+        }
     }
     h->wrong[worker->index] = wrong;
     h->nulls[worker->index] = nulls;
     h->calls[worker->index] = calls;
+    h->first_wrong[worker->index] = first_wrong;
     __atomic_add_fetch(&h->finished, 1, __ATOMIC_RELEASE);
     free(worker);
     return NULL;
 }
 
-fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations) {
+static fx_hammer *fx_hammer_start_threads(const fx_plugin *plugin, int threads, int64_t iterations,
+                                          int64_t implementations, bool fresh) {
     if (threads < 1 || threads > 16) return NULL;
     fx_hammer *h = calloc(1, sizeof *h);
     h->plugin = plugin;
     h->iterations = iterations;
     h->implementations = implementations;
     h->count = threads;
+    h->fresh = fresh;
     for (int i = 0; i < threads; i++) {
         fx_worker *worker = malloc(sizeof *worker);
         worker->hammer = h;
@@ -275,6 +312,23 @@ fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterati
     }
     return h;
 }
+
+fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations) {
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, false);
+}
+
+fx_hammer *fx_hammer_start_fresh(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations) {
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, true);
+}
+
+int64_t fx_hammer_first_wrong(const fx_hammer *h) {
+    for (int i = 0; i < h->count; i++) {
+        if (h->wrong[i] != 0) return h->first_wrong[i];
+    }
+    return 0;
+}
+
+void fx_hammer_stop(fx_hammer *h) { __atomic_store_n(&h->stopping, 1, __ATOMIC_RELAXED); }
 
 bool fx_hammer_finished(const fx_hammer *h) { return __atomic_load_n(&h->finished, __ATOMIC_ACQUIRE) == h->count; }
 
@@ -291,6 +345,21 @@ int64_t fx_hammer_join(fx_hammer *h, int64_t *wrong, int64_t *null_slots) {
     free(h);
     return calls;
 }
+
+/* Calls in flight, by closure: each closure counts its calls in and out under its id, and what it
+   captured, when it is released, counts a release while a call was in flight. */
+#define FX_FLIGHTS 65536
+static int64_t fx_flights[FX_FLIGHTS];
+static int64_t fx_flight_violations;
+
+void fx_flight_enter(int64_t id) { __atomic_add_fetch(&fx_flights[id % FX_FLIGHTS], 1, __ATOMIC_SEQ_CST); }
+void fx_flight_leave(int64_t id) { __atomic_sub_fetch(&fx_flights[id % FX_FLIGHTS], 1, __ATOMIC_SEQ_CST); }
+void fx_flight_released(int64_t id) {
+    if (__atomic_load_n(&fx_flights[id % FX_FLIGHTS], __ATOMIC_SEQ_CST) != 0) {
+        __atomic_add_fetch(&fx_flight_violations, 1, __ATOMIC_SEQ_CST);
+    }
+}
+int64_t fx_flight_violation_count(void) { return __atomic_load_n(&fx_flight_violations, __ATOMIC_SEQ_CST); }
 
 /* ---- Callback lifetimes ---- */
 static struct { fx_completion done; void *user_data; } fx_pending[64];

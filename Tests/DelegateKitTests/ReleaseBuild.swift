@@ -5,7 +5,7 @@ import Foundation
 /// pages) can only be seen there. Built once, one after the other, in a scratch path of their own, so
 /// that the build never waits for the build directory of the `swift test` that runs it.
 enum ReleaseBuild {
-    static let products = ["delegatekit-misuse", "delegatekit-trampolines"]
+    static let products = ["delegatekit-misuse", "delegatekit-trampolines", "delegatekit-slot-races"]
 
     /// The directory holding every product, or why the build failed. `DELEGATEKIT_RELEASE_PRODUCTS` names
     /// a directory where they are already built: a cross-compiled run (.ci/aarch64.sh, under qemu) has no

@@ -153,10 +153,27 @@ int64_t fx_epoch_noted(void);
    with the NULL slots. ---- */
 typedef struct fx_hammer fx_hammer;
 fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations);
+/* The same with calls made by threads that each make one call and end (at most `threads` at a time, the
+   values 1, 2, …): a thread's first call is the one that takes an entry's rare path. */
+fx_hammer *fx_hammer_start_fresh(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations);
+/* What a wrong result was beyond i * 1000 (result - i * 1000) for the first one a thread saw; 0 when none
+   (call it once every thread has finished, before joining). */
+int64_t fx_hammer_first_wrong(const fx_hammer *hammer);
+/* Makes every thread stop after its call in progress, however many it was to make. */
+void fx_hammer_stop(fx_hammer *hammer);
 /* Whether every thread has finished its calls (the hammer still needs joining). */
 bool fx_hammer_finished(const fx_hammer *hammer);
 /* Waits for the threads; returns calls made, and the counts of wrong results and of NULL slots seen. */
 int64_t fx_hammer_join(fx_hammer *hammer, int64_t *wrong, int64_t *null_slots);
+
+/* ---- Whether what a call runs is released while it runs: a closure calls fx_flight_enter(id) first and
+   fx_flight_leave(id) last (ids are taken modulo 65536), and an object it captured calls
+   fx_flight_released(id) when it is released, which counts a violation when a call of that closure is
+   in flight; fx_flight_violation_count returns the count. ---- */
+void fx_flight_enter(int64_t id);
+void fx_flight_leave(int64_t id);
+void fx_flight_released(int64_t id);
+int64_t fx_flight_violation_count(void);
 
 /* ---- Callback lifetimes. An "operation" completes later, calling its completion exactly once, from a
    thread of the fixture's own. A "handler" is registered GLib-style with user data and a destroy

@@ -43,6 +43,40 @@
 // records of the threads it does not have. Until then, what the entry ran stays deferred, and nothing else
 // waits.
 
+//
+// What a call finds. C loads the slot's pointer and calls it; a change may come in between, or while the
+// call runs. Both paths run the same protocol: the register path enters a stub or a dispatcher through a
+// REGISTERS slot of the trampoline table (SlotStub.registerEntry, PlanCell.registerEntry), libffi's path
+// through a STATIC_CHAIN slot and libffi's Go entry (cffi_guarded_entry, PlanCell.entry). A call finds:
+// - NULL: nothing implements the slot (`.nullWhenUnimplemented`); C's own test sees it and calls nothing.
+// - A published stub, the slot's plain top implementation's: it runs that closure.
+// - A retired stub: C loaded the pointer before a change replaced or removed that implementation, or kept
+//   a copy (fopencookie copies the table). The call records the stub, finds its guard retired and calls
+//   what the slot holds now, as if C had loaded it a moment later: another stub, the dispatcher, the
+//   original or a forwarding target's function (in registers on the register path, by ffi_call on
+//   libffi's); when the slot is NULL now, it returns zero, the result's bytes cleared.
+// - A stub reused: the slot's next plain implementation takes an idle retired stub, so a pointer C kept
+//   runs that implementation, again as if C had loaded the slot just now.
+// - The dispatcher (`.stable`, observers, a stack, a forwarding target): the call records the plan it
+//   loaded, checks it is still the cell's (else loads the new one), and runs it: its closures, skipping
+//   layers removed since the plan was built; zero when nothing implements the slot. Its pointer never
+//   changes while the slot needs it.
+// - Forwarded: a slot this delegate does not implement holds its dispatcher while the target responds,
+//   and the plan calls the target's slot, whatever that holds at the call; NULL once it stops responding.
+// - Running when the change comes: a call that recorded what it runs before the change's membarrier runs
+//   to its end with it; the change defers the closure and its captures, released when that call leaves.
+//   A thread's first call and nested calls record themselves out of line, at the entry's own frame, read
+//   where no compiler moves it (`cffi_this_frame`, Retirement.h): judged by the frame of a function that
+//   has returned, a running call was taken for one a longjmp left, and released (issue 57).
+// - A trampoline slot freed and handed out again: never one of a delegate that lives. Stubs and
+//   dispatchers go back to their slot, not to the table, and their trampoline slots are freed with the
+//   delegate. After that, a debug build keeps them stopping with the method's name (Graveyard); a release
+//   build frees them, and a later closure may take one, which a call through a pointer kept that long
+//   then runs: a delegate must outlive every call C makes through its table.
+// Each is checked on both paths, in a release build and in the suite's own, by SlotChangeTests (the
+// `states` of Tests/Programs/delegatekit-slot-races; its `stress` races them with fresh and long-lived
+// threads); DeadClosureTests checks the debug build's stop.
+
 // cffi_forget_abandoned_calls judges from the frame it is inlined into, so it is called here, not
 // through RetirementShim (see there).
 import CDelegateKitRetirement

@@ -1,0 +1,90 @@
+import DelegateKit
+import Foundation
+import Glibc
+import Testing
+
+/// Calls racing the changes of their slot: every state a call can find its slot in while a change is in
+/// progress (the list in `SlotChange.swift`), and C threads calling while a slot is implemented, replaced
+/// and removed, fresh ones (each thread's first call takes the entries' rare path) and long-lived ones.
+/// `delegatekit-slot-races` runs them in child processes, each with an alarm, in two builds: a release
+/// build, what users ship, where an optimizing C compiler may reshape the entries (the race of issue 57
+/// existed there only), and the suite's own (debug, or a sanitizer's), on both call paths.
+@Suite struct SlotChangeTests {
+    /// The calls the stress makes, divided by `DELEGATEKIT_CHURN_SCALE`: in a release build, enough fresh
+    /// threads' calls that a race of one call in 100,000 fails most runs of the suite (the libffi path's of
+    /// issue 57 was about that, on two cores); the suite's own build is slower, and checks other things.
+    static func stressArguments(release: Bool) -> [String] {
+        let scale = Int(ProcessInfo.processInfo.environment["DELEGATEKIT_CHURN_SCALE"] ?? "") ?? 1
+        let (calls, rounds) = release ? (100_000, 10_000) : (40_000, 4_000)
+        return [String(calls / max(scale, 1)), String(rounds / max(scale, 1))]
+    }
+
+    /// The builds of the program to run: the release build, and the suite's own, beside the test binary
+    /// (absent where the suite runs from a copy without it).
+    static func builds() throws -> [(name: String, path: String)] {
+        var builds = [("release", try ReleaseBuild.executable("delegatekit-slot-races"))]
+        let suite = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("delegatekit-slot-races").path
+        if FileManager.default.isExecutableFile(atPath: suite) { builds.append(("the suite's build", suite)) }
+        return builds
+    }
+
+    /// What `states` prints on a path whose stubs and dispatchers are `kind`'s code.
+    static func expectedStates(_ kind: String) -> String {
+        var lines = [
+            "NULL slot: C finds NULL",
+            "stub (\(kind)): 11",
+            "retired stub, slot holding another: 12 (the slot's own: 12)",
+            "retired stubs, slot NULL: 0 0",
+            "stub reused: 13 13 (one of them is the slot's)",
+            "dispatcher (\(kind)): 13, empty 0, then 14",
+            "retired stubs, slot holding the dispatcher: 14 14 14",
+            "dispatcher with a layer: 28, layer removed: 14",
+            "forwarded (\(kind)): 14, target emptied: 0, slot NULL",
+            "2000 closures made and freed: none took a slot of the live delegates' (4 addresses)",
+        ]
+        for slot in ["plain slot", "stable slot"] {
+            for call in ["a fresh thread's first call", "a long-lived thread's call", "a nested call on a fresh thread",
+                         "a nested call on a long-lived thread"] {
+                lines.append("\(call), \(slot): answered 12, captures released 0 while it ran, 1 once it left")
+            }
+        }
+        return (lines + ["done"]).joined(separator: "\n") + "\n"
+    }
+
+    /// Runs the program with `arguments` on both paths in each build; `check` gets each run's output.
+    static func runEverywhere(_ arguments: [String], release: [String]? = nil,
+                              check: (_ label: String, _ kind: String, _ output: String) -> Void) throws {
+        for build in try builds() {
+            for fastPath in ["1", "0"] {
+                let kind = fastPath == "1" && ExpectedRegisterPath.onThisCPU ? "registers" : "libffi"
+                let child = run(build.path, build.name == "release" ? (release ?? arguments) : arguments,
+                                environment: ["DELEGATEKIT_FAST_PATH": fastPath])
+                let label = "\(build.name), DELEGATEKIT_FAST_PATH=\(fastPath)"
+                // What a sanitized child reports goes to its standard error, which `run` returns with its output.
+                #expect(child.termination == .exit(0), "\(label): \(child.termination)\n\(child.output)")
+                #expect(!child.output.contains("Sanitizer"), "\(label):\n\(child.output)")
+                check(label, kind, child.output)
+            }
+        }
+    }
+
+    @Test func everyStateACallCanFindItsSlotIn() throws {
+        try Self.runEverywhere(["states"]) { label, kind, output in
+            #expect(output == Self.expectedStates(kind), "\(label)")
+        }
+    }
+
+    @Test func freshAndLongLivedThreadsCallWhileTheSlotChanges() throws {
+        try Self.runEverywhere(["stress"] + Self.stressArguments(release: false),
+                               release: ["stress"] + Self.stressArguments(release: true)) { label, _, output in
+            let lines = output.split(separator: "\n")
+            // One line per kind of thread and slot, each saying how many calls it checked.
+            let counted = lines.filter { $0.contains(" calls checked ") }
+            #expect(counted.count == 4, "\(label): \(output)")
+            #expect(counted.allSatisfy { $0.contains(", 0 wrong,") }, "\(label): \(output)")
+            #expect(lines.last == "done", "\(label): \(output)")
+            print("\(label):\n" + counted.joined(separator: "\n"))
+        }
+    }
+}
