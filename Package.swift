@@ -28,11 +28,13 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
     ],
     targets: [
-        // The library's C, in CFFIShim/, one target per concern, each imported by one Swift file of
-        // Sources/DelegateKit/Shim/ (Scripts/check-layout.py holds every other file to that); headers under a
-        // folder named after their target (`#include <CDelegateKitRetirement/Retirement.h>`), so that none
-        // can clash on a dependent's include path. Dependencies run one way: trampolines ← libffi ← exits ←
-        // retirement.
+        // The library's C, in CFFIShim/, one target per concern, each imported by the one Swift file of
+        // Sources/DelegateKit/ that owns it (in Shim/, or Closures/RegisterPath/TrampolineShim.swift for the
+        // trampolines) and, the retirement target, by the files of Delegates/SlotTable/ that call its record
+        // of calls directly (Scripts/check-layout.py holds every other file of the library to that);
+        // headers under a folder named after their target (`#include <CDelegateKitRetirement/Retirement.h>`),
+        // so that none can clash on a dependent's include path. Dependencies run one way: trampolines ←
+        // libffi ← exits ← retirement.
         // The code C calls: a table of trampolines mapped from this binary, each slot entering a register
         // entry or libffi with a context; and a direct call of C in registers.
         .target(name: "CDelegateKitTrampolines", path: "CFFIShim/Trampolines"),
