@@ -5,9 +5,9 @@ import CDelegateKitTrampolines
 /// data; and a direct call of C in registers. What the register path is, and when a closure takes it, is
 /// ``RegisterPath``; libffi's closures take slots of their own through ``LibffiShim``.
 ///
-/// This file and `DirectEntry.swift` (`#CClosure`'s public hooks, whose signatures name these C types)
-/// are the only Swift files that import `CDelegateKitTrampolines` (`Scripts/check-layout.py` holds every
-/// other file to that).
+/// This is the only file of the library that imports `CDelegateKitTrampolines` (`Scripts/check-layout.py`
+/// holds every other file to that). `DirectEntry.swift`, whose public hooks `#CClosure`'s expansion
+/// calls, spells the entries' C types in Swift instead: its signatures name no C type.
 @usableFromInline
 enum TrampolineShim {
     /// A register entry returning its result in the integer result register, and one returning it in
