@@ -5,13 +5,20 @@ import Glibc
 /// of calls in progress, the reclaimer's lock, the slot stub's guard, the publishing store and the fork
 /// gate. The protocol that uses it is `Delegates/SlotTable/` (`SlotChange.swift` first).
 ///
-/// The functions that record a call or judge abandoned ones (`cffi_enter`, `cffi_leave`,
-/// `cffi_forget_abandoned_calls`) are not here: they read the frame of the function they are inlined
-/// into, and a Swift wrapper is not inlined across files in a debug build (not even a `@_transparent`
-/// one: a debug build compiles files in separate jobs), so the wrapper's own frame would be recorded and
-/// a call judged abandoned while it runs. The protocol's entries and changes call them themselves: this
-/// file and the files of `Delegates/SlotTable/` are the only ones that import `CDelegateKitRetirement`
-/// (`Scripts/check-layout.py` holds every other file to that).
+/// The functions that record a call or judge abandoned ones are not here: `cffi_enter_fast`, `cffi_enter`,
+/// `cffi_leave` and `cffi_forget_abandoned_calls` read the frame of the function they are inlined into,
+/// and a Swift wrapper is not inlined across files in a debug build (not even a `@_transparent` one: a
+/// debug build compiles files in separate jobs), so the wrapper's own frame would be recorded and a call
+/// judged abandoned while it runs. The protocol's entries and changes call them directly, with
+/// `cffi_leave_fast` and `cffi_leave_outermost`, which end what `cffi_enter_fast` began:
+/// - `SlotStub.swift`: `cffi_enter_fast`, `cffi_leave_fast`, `cffi_enter`, `cffi_leave`;
+/// - `PlanCell.swift`: the same, and `cffi_leave_outermost`;
+/// - `OutermostCall.swift`: `cffi_leave_outermost`;
+/// - `SlotChange.swift` and `Retirement.swift`: `cffi_forget_abandoned_calls`.
+///
+/// (`SlotStub.swift` and `PlanCell.swift` also name their register entries as `SlotStub.h` declares them
+/// to C.) Those files of `Delegates/SlotTable/` and this one are the only ones of the library that import
+/// `CDelegateKitRetirement` (`Scripts/check-layout.py` holds every other file to that).
 @usableFromInline
 enum RetirementShim {
     // MARK: The record of calls in progress

@@ -1,5 +1,7 @@
-// cffi_enter, cffi_leave and cffi_forget_abandoned_calls record or judge the frame they are inlined into,
-// so this file calls them itself rather than through RetirementShim (see there).
+// cffi_enter_fast, cffi_enter and cffi_leave record or find a call by the frame they are inlined into, so
+// this file calls them itself, with cffi_leave_fast and cffi_leave_outermost, rather than through
+// RetirementShim (see there). It also names its register entries as SlotStub.h declares them to C
+// (cffi_dispatcher_integer_entry, cffi_dispatcher_floating_entry).
 import CDelegateKitRetirement
 
 import Synchronization

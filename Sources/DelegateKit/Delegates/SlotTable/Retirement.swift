@@ -1,5 +1,5 @@
-// cffi_enter, cffi_leave and cffi_forget_abandoned_calls record or judge the frame they are inlined into,
-// so this file calls them itself rather than through RetirementShim (see there).
+// cffi_forget_abandoned_calls judges abandoned calls from the frame it is inlined into, so this file calls
+// it itself rather than through RetirementShim (see there).
 import CDelegateKitRetirement
 
 // Steps 3 and 4 of the protocol (SlotChange.swift): retiring what a change removed and settling it, and

@@ -1,5 +1,7 @@
-// cffi_enter, cffi_leave and cffi_forget_abandoned_calls record or judge the frame they are inlined into,
-// so this file calls them itself rather than through RetirementShim (see there).
+// cffi_enter_fast, cffi_enter and cffi_leave record or find a call by the frame they are inlined into, so
+// this file calls them itself, with cffi_leave_fast, rather than through RetirementShim (see there). It
+// also names its register entries as SlotStub.h declares them to C (cffi_slot_stub_integer_entry,
+// cffi_slot_stub_floating_entry).
 import CDelegateKitRetirement
 
 /// The C function a slot holds for a plain implementation: a closure that enters through a `cffi_guard`
