@@ -15,7 +15,7 @@ let package = Package(
 // The manifest Getting Started shows, checked by DocumentationExamplesTests and compiled by .ci/run.
 
 // Not in Getting Started: a C target and a system-library target of the package's own, whose enums conform
-// to `CValue` in MyWrapper (the README's "Your own types by value" says when `@retroactive` is needed).
+// to `CValue` in MyWrapper (the DocC article Signatures.md, "C enums", says when `@retroactive` is needed).
 package.targets += [
     .target(name: "CMyShapes"),
     .systemLibrary(name: "CSystemShapes"),
