@@ -49,6 +49,7 @@ import time
 import tokenize
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+SELF = pathlib.Path(__file__).resolve().relative_to(ROOT).as_posix()
 DOCS = ["ARCHITECTURE.md", "CONTRIBUTING.md", "README.md"]
 # Besides the root and its own folder: where a doc's paths may be relative to.
 DOC_BASES = {"ARCHITECTURE.md": ["Sources/DelegateKit/"]}
@@ -360,6 +361,8 @@ class Tree:
                 text = path.read_text()
             except (UnicodeDecodeError, IsADirectoryError):
                 continue
+            if name == SELF:  # this script counts without its self-test, which spells names that must not exist
+                text = re.sub(r"\ndef self_test\(.*?(?=\ndef )", "\n", text, flags=re.S)
             if suffix == ".swift":
                 code, strings = strip_swift(text)
                 self.swift.add(name, code)
