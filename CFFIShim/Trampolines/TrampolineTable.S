@@ -81,6 +81,28 @@ cffi_enter_register_body:
         .cfi_endproc
         .size cffi_enter_register_body, . - cffi_enter_register_body
 
+/* Marks the object as compatible with CET's indirect branch tracking and shadow stack (IBT, SHSTK), so
+   that a program built with -fcf-protection keeps them: the linker keeps a feature only where every
+   object it links has it. Both are facts of this code: every place an indirect branch lands begins with
+   endbr64 (the slots, and what a slot's jump reaches here: the dead stubs, cffi_enter_register_body), and
+   nothing but cffi_enter_register_body's own call and ret touches a return address. Only under __CET__
+   (what -fcf-protection defines), as the compiler marks C: SwiftPM assembles this file with its C
+   targets' flags (-Xcc reaches it too), so without the flag no object beside this one is marked and a
+   note would change nothing, and with it this object is marked with the rest. */
+#if defined(__CET__)
+        .pushsection .note.gnu.property, "a"
+        .balign 8
+        .long 4
+        .long 16
+        .long 5              /* NT_GNU_PROPERTY_TYPE_0 */
+        .asciz "GNU"
+        .long 0xc0000002     /* GNU_PROPERTY_X86_FEATURE_1_AND */
+        .long 4
+        .long 3              /* IBT | SHSTK */
+        .long 0
+        .popsection
+#endif
+
         .section .note.GNU-stack, "", @progbits
 
 #elif defined(__aarch64__) && defined(__linux__)
