@@ -88,7 +88,8 @@ cffi_enter_register_body:
    nothing but cffi_enter_register_body's own call and ret touches a return address. Only under __CET__
    (what -fcf-protection defines), as the compiler marks C: SwiftPM assembles this file with its C
    targets' flags (-Xcc reaches it too), so without the flag no object beside this one is marked and a
-   note would change nothing, and with it this object is marked with the rest. */
+   note would change nothing, and with it this object is marked with the rest (Scripts/check-cet-note.sh
+   links such a program). */
 #if defined(__CET__)
         .pushsection .note.gnu.property, "a"
         .balign 8
