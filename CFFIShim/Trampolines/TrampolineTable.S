@@ -179,12 +179,20 @@ cffi_enter_register_body:
 
         /* cffi_call_registers (Trampolines.h) on AAPCS64: the C function in x0, its integer registers in
            x1-x5, its vector registers in place. Calls it with x0-x4 and v0-v7, and returns x0 and d0 as a
-           cffi_registers (x0 and x1), whether the function returned an integer or a floating value. */
+           cffi_registers (x0 and x1), whether the function returned an integer or a floating value.
+           Not hidden, unlike the symbols above: CFunction.call is @inlinable, so an optimized build of a
+           user's module calls this by name, and a hidden symbol links only within one binary: such a
+           module would not link against a shared library holding DelegateKit (a dynamic library product
+           of the user's). On x86_64 it is an inline function of Trampolines.h, compiled into its caller. */
         .globl cffi_call_registers
         .type cffi_call_registers, %function
 cffi_call_registers:
+        .cfi_startproc
         BTI_C
         stp x29, x30, [sp, #-16]!
+        .cfi_def_cfa_offset 16
+        .cfi_offset x29, -16
+        .cfi_offset x30, -8
         mov x29, sp
         mov x16, x0
         mov x0, x1
@@ -195,7 +203,11 @@ cffi_call_registers:
         blr x16
         fmov x1, d0
         ldp x29, x30, [sp], #16
+        .cfi_def_cfa_offset 0
+        .cfi_restore x29
+        .cfi_restore x30
         ret
+        .cfi_endproc
         .size cffi_call_registers, . - cffi_call_registers
 
 /* Marks the object as BTI-compatible (and PAC: nothing here signs a return address), so that a program
