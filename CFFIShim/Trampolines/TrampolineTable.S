@@ -17,6 +17,13 @@
    every kernel. */
 #include "TrampolineTable.h"
 
+/* The table is CFFI_TABLE_SIZE bytes, which Trampolines.c maps and compares as the table and finds each
+   slot's words after: its two parts' slots fill it exactly, each slot CFFI_SLOT_SIZE bytes (`slots`),
+   and the .org after them stops the build if anything more lands in it. */
+        .if (CFFI_REGISTER_SLOTS + CFFI_CHAIN_SLOTS) * CFFI_SLOT_SIZE != CFFI_TABLE_SIZE
+        .error "the trampoline table's slots do not fill CFFI_TABLE_SIZE bytes"
+        .endif
+
 #if defined(__x86_64__) && defined(__linux__)
 
         .section .text.delegatekit_trampolines, "ax", @progbits
@@ -25,18 +32,22 @@
         .hidden cffi_trampoline_table
         .type cffi_trampoline_table, @object
 cffi_trampoline_table:
-        /* `count` slots loading the context into `register`. Each instruction's rip-relative displacement
-           counts from its end: the context load ends 11 bytes into the slot, the jump 17. */
+        /* `count` slots loading the context into `register`, each CFFI_SLOT_SIZE bytes exactly: the .org
+           pads the slot, and stops the build if its instructions outgrow it. Each instruction's
+           rip-relative displacement counts from its end: the context load ends 11 bytes into the slot,
+           the jump 17. */
         .macro slots count, register
         .rept \count
+0:
         endbr64
         movq CFFI_TABLE_SIZE - 11(%rip), \register
         jmpq *CFFI_TABLE_SIZE + 8 - 17(%rip)
-        .balign CFFI_SLOT_SIZE, 0xcc
+        .org 0b + CFFI_SLOT_SIZE, 0xcc
         .endr
         .endm
         slots CFFI_REGISTER_SLOTS, %r9          /* REGISTERS */
         slots CFFI_CHAIN_SLOTS, %r10            /* STATIC_CHAIN */
+        .org cffi_trampoline_table + CFFI_TABLE_SIZE
         .size cffi_trampoline_table, CFFI_TABLE_SIZE
 
         /* Where a dead or freed slot's entry points: the context is the message to stop with. */
@@ -119,19 +130,22 @@ cffi_enter_register_body:
         .hidden cffi_trampoline_table
         .type cffi_trampoline_table, %object
 cffi_trampoline_table:
-        /* `count` slots loading the context into `register` and jumping to the entry word's. A literal
-           load's offset counts from the instruction itself. */
+        /* `count` slots loading the context into `register` and jumping to the entry word's, each
+           CFFI_SLOT_SIZE bytes exactly: the .org pads the slot, and stops the build if its instructions
+           outgrow it. A literal load's offset counts from the instruction itself. */
         .macro slots count, register
         .rept \count
+0:
         BTI_C
         ldr \register, . + CFFI_TABLE_SIZE - 4
         ldr x16, . + CFFI_TABLE_SIZE + 8 - 8
         br x16
-        .balign CFFI_SLOT_SIZE, 0
+        .org 0b + CFFI_SLOT_SIZE, 0
         .endr
         .endm
         slots CFFI_REGISTER_SLOTS, x5          /* REGISTERS */
         slots CFFI_CHAIN_SLOTS, x18            /* STATIC_CHAIN */
+        .org cffi_trampoline_table + CFFI_TABLE_SIZE
         .size cffi_trampoline_table, CFFI_TABLE_SIZE
 
         .text
