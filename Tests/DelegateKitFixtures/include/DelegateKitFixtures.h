@@ -310,4 +310,5 @@ int fx_mapping_of(const void *address, char *permissions, char *path, size_t pat
    `lines` (as many as fit). */
 int fx_writable_executable_mappings(char *lines, size_t size);
 
+#include "DelegateKitReadying.h"
 #endif
