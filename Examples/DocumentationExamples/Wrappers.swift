@@ -48,6 +48,62 @@ public func typedTables() throws -> Int32 {
     return status
 }
 
+/// The Delegates article's key-path `implement` and `override` and `methodName(of:)`, on the
+/// `sqlite3_io_methods` table of `typedTables()`, called as SQLite would. Returns what the calls returned,
+/// the reads the override saw, whether the size key is registered, and whether xRead is empty once
+/// removed by name.
+public func keyPathSlots() throws -> (size: sqlite3_int64, sector: Int32, status: Int32, reads: Int, sized: Bool, emptied: Bool) {
+    let io = TypedDelegate(for: sqlite3_io_methods.self)
+    try io.implement(\.xRead) { (file: UnsafeMutablePointer<sqlite3_file>?, buf: UnsafeMutableRawPointer?,
+                                 n: Int32, offset: sqlite3_int64) -> Int32 in
+        memset(buf!, 0, Int(n))
+        return SQLITE_OK
+    }
+    // doc:begin typed-implement
+    try io.implement(\.xFileSize, key: "size") { (file: UnsafeMutablePointer<sqlite3_file>?,
+                                                  size: UnsafeMutablePointer<sqlite3_int64>?) -> Int32 in
+        size!.pointee = 4096                                  // every file is one page long
+        return SQLITE_OK
+    }
+    // doc:end
+    #if compiler(>=6.3)
+    // doc:begin typed-implement-inferred
+    try io.implement(\.xSectorSize) { file in 512 }          // Swift 6.3 and later: the member's types
+    // doc:end
+    #else
+    try io.implement(\.xSectorSize) { (file: UnsafeMutablePointer<sqlite3_file>?) -> Int32 in 512 }
+    #endif
+    // doc:begin typed-override
+    typealias ReadNext = Next<UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, sqlite3_int64, Int32>
+    let reads = Atomic<Int>(0)
+    try io.override(\.xRead) { (next: ReadNext, file: UnsafeMutablePointer<sqlite3_file>?, buf: UnsafeMutableRawPointer?,
+                                n: Int32, offset: sqlite3_int64) -> Int32 in
+        reads.add(1, ordering: .relaxed)
+        return next(file, buf, n, offset)                     // the xRead implemented before
+    }
+    // doc:end
+
+    var file = sqlite3_file(pMethods: UnsafePointer(io.typedTable))
+    var size: sqlite3_int64 = 0
+    _ = file.pMethods.pointee.xFileSize(&file, &size)
+    let sector = file.pMethods.pointee.xSectorSize(&file)
+
+    var page = [UInt8](repeating: 1, count: 16)
+    let status = file.pMethods.pointee.xRead(&file, &page, 16, 0)
+
+    // doc:begin method-name
+    let xRead = try io.methodName(of: \.xRead)                // "xRead", the name the by-name API takes
+    let token = try io.observe(xRead, .after) { (file: UnsafeMutablePointer<sqlite3_file>?, buf: UnsafeMutableRawPointer?,
+                                                 n: Int32, offset: sqlite3_int64) in
+        print("xRead of \(n) bytes at \(offset)")
+    }
+    let sized = io.hasImplementation(for: try io.methodName(of: \.xFileSize), key: "size")   // true
+    token.cancel()
+    io.removeImplementation(for: xRead)                       // the whole stack, both layers: NULL again
+    // doc:end
+    return (size, sector, status, reads.load(ordering: .relaxed), sized, io.typedTable.pointee.xRead == nil && !io.responds(to: xRead))
+}
+
 /// The Block Delegates article's first class, set and emptied. Returns whether
 /// "read" responds after its property was set to nil (false).
 public func blockDelegateProperties() throws -> Bool {

@@ -241,6 +241,9 @@ import Testing
         let tables = try describeAndFillTables()
         #expect(tables.read == 4 && tables.version == 3)
         #expect(try typedTables() == 0)
+        let slots = try keyPathSlots()
+        #expect(slots.size == 4096 && slots.sector == 512 && slots.status == 0)  // 0: SQLITE_OK
+        #expect(slots.reads == 1 && slots.sized && slots.emptied)
         #expect(try blockDelegateProperties() == false)
         #expect(try stacksAndKeys() == 0)
         #expect(try overrideCallingNext() == 5)
