@@ -59,7 +59,15 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     }
 
     /// The table, typed, for C to use and for setting data members; valid while the delegate lives.
-    /// Write function-pointer members only through the delegate: it may replace them at any time.
+    ///
+    /// C may write into it too, as CPython's `PyType_Ready` sets a type's data members and fills its NULL
+    /// slots. The delegate never reads the table back: it writes a slot only when it publishes a change of
+    /// that slot (of every slot for `setPolicy` without a method, ``DynamicDelegate/setForwardingTarget(_:)``
+    /// and `observeAll`), and writes what it holds: its closure, the original, or NULL. So a function C
+    /// writes into a slot the delegate leaves NULL is what C calls there until the delegate's next change of
+    /// that slot replaces it, and a removal does not bring it back; C must not write a slot the delegate
+    /// made non-NULL, nor assign the whole struct. The delegate writes a data member only through
+    /// ``DynamicDelegate/setField(_:_:)``. (<doc:Delegates#Tables-C-writes-into> says it in full.)
     public var typedTable: UnsafeMutablePointer<Table> {
         table.assumingMemoryBound(to: Table.self)
     }
@@ -104,9 +112,14 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     /// try plugin.implement(\.transform) { (context: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value * 2 }
     /// ```
     ///
+    /// `key` and `once` are as for `DynamicDelegate.implement(_:key:once:_:)`: without a key this replaces
+    /// the slot's previous plain implementation; `once` makes it serve one call and remove itself.
+    ///
     /// Throws ``DelegateError/typeMismatch(member:protocol:expected:actual:)`` when the closure's type
     /// differs from the member's, ``DelegateError/invalidMember(_:protocol:reason:)`` when `member` is not a
-    /// function-pointer member; otherwise as `DynamicDelegate.implement(_:key:once:_:)`.
+    /// function-pointer member (a data member, or one that cannot be described in C terms) or `Table`
+    /// cannot be read as a table; otherwise as `DynamicDelegate.implement(_:key:once:_:)`. A failed call
+    /// installs nothing.
     @inlinable @discardableResult @_nonoverride  // 6.2.3 +assertions crashes without (pack overloads vs. the superclass's).
     @_disfavoredOverload  // The literal's forms (generated), where they exist, wherever both fit.
     public func implement<Member, each A: CValue, R>(
@@ -117,8 +130,20 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
         return try implement(name, key: key, once: once, body)
     }
 
-    /// Adds a layer on top of the member `member` that receives ``Next``; the closure's types after
-    /// `Next` must be the member's exactly, and stated, as the key-path `implement(_:key:once:_:)` says.
+    /// Adds a layer on top of the member `member` that receives ``Next``, which calls what lies below it;
+    /// the closure's types after `Next` must be the member's exactly, and stated, as the key-path
+    /// `implement(_:key:once:_:)` says (`Next`'s type arguments are the member's parameter types, then
+    /// its result type):
+    ///
+    /// ```swift
+    /// try io.override(\.xSectorSize) { (next: Next<UnsafeMutablePointer<sqlite3_file>?, Int32>,
+    ///                                   file: UnsafeMutablePointer<sqlite3_file>?) -> Int32 in
+    ///     max(next(file), 4096)
+    /// }
+    /// ```
+    ///
+    /// `key` and `once` are as for `DynamicDelegate.override(_:key:once:_:)`: without a key each call adds a
+    /// layer, with one it replaces that layer. Throws as the key-path `implement(_:key:once:_:)` does.
     @inlinable @discardableResult @_nonoverride  // As above.
     public func override<Member, each A: CValue, R: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -128,7 +153,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
         return try override(name, key: key, once: once, body)
     }
 
-    /// Adds a layer on top of a member returning `void`.
+    /// Adds a layer on top of a member returning `void`, as the form above does.
     @inlinable @discardableResult @_nonoverride  // As above.
     public func override<Member, each A: CValue>(
         _ member: KeyPath<Table, Member>, key: (any Hashable & Sendable)? = nil, once: Bool = false,
@@ -138,8 +163,17 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
         return try override(name, key: key, once: once, body)
     }
 
-    /// The name of the method `member` is, for the by-name API (``DynamicDelegate/removeImplementation(for:)``,
-    /// ``DynamicDelegate/responds(to:)``, observers). Throws when `member` is not a function-pointer member.
+    /// The name of the method `member` is, which is the member's own name (`"xRead"` for `\.xRead`), for
+    /// the API that takes a method name: ``DynamicDelegate/removeImplementation(for:)``,
+    /// ``DynamicDelegate/hasImplementation(for:key:)``, ``DynamicDelegate/responds(to:)``, `observe`,
+    /// `implementation(for:as:)`, ``DynamicDelegate/setPolicy(_:for:)``.
+    ///
+    /// ```swift
+    /// io.removeImplementation(for: try io.methodName(of: \.xRead))   // the whole stack
+    /// ```
+    ///
+    /// Throws ``DelegateError/invalidMember(_:protocol:reason:)`` when `member` is not a function-pointer
+    /// member, as `implement` does.
     public func methodName<Member>(of member: KeyPath<Table, Member>) throws -> String {
         try ReflectedTable.method(member, closureType: nil).name
     }
