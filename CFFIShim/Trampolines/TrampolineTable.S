@@ -24,6 +24,23 @@
         .error "the trampoline table's slots do not fill CFFI_TABLE_SIZE bytes"
         .endif
 
+/* A .note.gnu.property of one feature word, `features` under property `type`: what a linker ANDs over
+   every object of a program to decide whether the program is marked (CET on x86_64, BTI and PAC on
+   aarch64). Emitted by each CPU's part below where the build asks for the feature. */
+        .macro feature_note type, features
+        .pushsection .note.gnu.property, "a"
+        .balign 8
+        .long 4              /* the name's size */
+        .long 16             /* the descriptor's size: one property of a 4-byte word, padded to 8 */
+        .long 5              /* NT_GNU_PROPERTY_TYPE_0 */
+        .asciz "GNU"
+        .long \type
+        .long 4
+        .long \features
+        .long 0
+        .popsection
+        .endm
+
 #if defined(__x86_64__) && defined(__linux__)
 
         .section .text.delegatekit_trampolines, "ax", @progbits
@@ -102,17 +119,7 @@ cffi_enter_register_body:
    note would change nothing, and with it this object is marked with the rest (Scripts/check-cet-note.sh
    links such a program). */
 #if defined(__CET__)
-        .pushsection .note.gnu.property, "a"
-        .balign 8
-        .long 4
-        .long 16
-        .long 5              /* NT_GNU_PROPERTY_TYPE_0 */
-        .asciz "GNU"
-        .long 0xc0000002     /* GNU_PROPERTY_X86_FEATURE_1_AND */
-        .long 4
-        .long 3              /* IBT | SHSTK */
-        .long 0
-        .popsection
+        feature_note 0xc0000002, 3     /* GNU_PROPERTY_X86_FEATURE_1_AND: IBT | SHSTK */
 #endif
 
         .section .note.GNU-stack, "", @progbits
@@ -227,17 +234,7 @@ cffi_call_registers:
 /* Marks the object as BTI-compatible (and PAC: nothing here signs a return address), so that a program
    built with branch protection keeps it. */
 #if defined(__ARM_FEATURE_BTI_DEFAULT) || defined(__ARM_FEATURE_PAC_DEFAULT)
-        .pushsection .note.gnu.property, "a"
-        .balign 8
-        .long 4
-        .long 16
-        .long 5              /* NT_GNU_PROPERTY_TYPE_0 */
-        .asciz "GNU"
-        .long 0xc0000000     /* GNU_PROPERTY_AARCH64_FEATURE_1_AND */
-        .long 4
-        .long 3              /* BTI | PAC */
-        .long 0
-        .popsection
+        feature_note 0xc0000000, 3     /* GNU_PROPERTY_AARCH64_FEATURE_1_AND: BTI | PAC */
 #endif
 
         .section .note.GNU-stack, "", %progbits
