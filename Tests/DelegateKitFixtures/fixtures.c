@@ -402,9 +402,11 @@ int fx_complete_operations(int32_t status) {
     return (int)(intptr_t)count;
 }
 
-static int64_t (*fx_handler)(int64_t);
-static void *fx_handler_data;
-static void (*fx_handler_destroy)(void *);
+/* One handler per thread: tests of two suites register theirs while running in parallel, and a handler
+   one test replaced and released must never be what another test's call reaches. */
+static _Thread_local int64_t (*fx_handler)(int64_t);
+static _Thread_local void *fx_handler_data;
+static _Thread_local void (*fx_handler_destroy)(void *);
 
 void fx_clear_handler(void) {
     if (fx_handler_destroy) fx_handler_destroy(fx_handler_data);

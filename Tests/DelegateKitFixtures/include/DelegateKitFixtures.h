@@ -177,7 +177,7 @@ int64_t fx_flight_violation_count(void);
 
 /* ---- Callback lifetimes. An "operation" completes later, calling its completion exactly once, from a
    thread of the fixture's own. A "handler" is registered GLib-style with user data and a destroy
-   notification, called when the handler is replaced or cleared. ---- */
+   notification, called when the handler is replaced or cleared; each thread has its own handler. ---- */
 typedef void (*fx_completion)(void *user_data, int32_t status);
 void fx_start_operation(fx_completion done, void *user_data);
 /* Completes every pending operation on a new thread and waits for it; returns how many completed. */
