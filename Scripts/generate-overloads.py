@@ -87,7 +87,10 @@ def typed_thunk_body(n, void):
 {prepare}
         {make}
         var registers: RegisterBody?
-        if prepared.takesRegisters{agree} {{
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters{agree} {{
             registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 {reg_var}captured.closure({reg_args})
                 return .zero
@@ -100,7 +103,10 @@ def typed_thunk_body(n, void):
 {prepare}
         {make}
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
             registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 {reg_var}return registerResult(captured.closure({reg_args}))
             }}

@@ -109,11 +109,79 @@ cffi_enter_register_body:
         .cfi_endproc
         .size cffi_enter_register_body, . - cffi_enter_register_body
 
+        /* cffi_call_opaque (Trampolines.h) on x86_64: the call record in r9, where a register entry takes
+           its context. The registers go to a block on the stack (i0..i4 at 0, d0..d7 at 40, the result
+           word at 104, zeroed), each argument register of Swift's convention gets the address of its
+           argument's register in the block, rax the result word's, r13 the function's context; rbx keeps
+           the record across the call. The result word comes back in rax, sign-extended by the record's
+           shift, and in xmm0. */
+        .globl cffi_call_opaque
+        .hidden cffi_call_opaque
+        .type cffi_call_opaque, @function
+        .p2align 4
+cffi_call_opaque:
+        .cfi_startproc
+        endbr64
+        pushq %r13
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %r13, 0
+        pushq %rbx
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %rbx, 0
+        subq $120, %rsp                 /* the block, the result word, and 16-byte alignment for the call */
+        .cfi_adjust_cfa_offset 120
+        movq %rdi, 0(%rsp)
+        movq %rsi, 8(%rsp)
+        movq %rdx, 16(%rsp)
+        movq %rcx, 24(%rsp)
+        movq %r8, 32(%rsp)
+        movsd %xmm0, 40(%rsp)
+        movsd %xmm1, 48(%rsp)
+        movsd %xmm2, 56(%rsp)
+        movsd %xmm3, 64(%rsp)
+        movsd %xmm4, 72(%rsp)
+        movsd %xmm5, 80(%rsp)
+        movsd %xmm6, 88(%rsp)
+        movsd %xmm7, 96(%rsp)
+        movq $0, 104(%rsp)
+        movq %r9, %rbx
+        movq 8(%rbx), %r13              /* context */
+        leaq 104(%rsp), %rax            /* the result's address */
+        movq 16(%rbx), %rdi             /* each argument's address */
+        addq %rsp, %rdi
+        movq 24(%rbx), %rsi
+        addq %rsp, %rsi
+        movq 32(%rbx), %rdx
+        addq %rsp, %rdx
+        movq 40(%rbx), %rcx
+        addq %rsp, %rcx
+        movq 48(%rbx), %r8
+        addq %rsp, %r8
+        movq 56(%rbx), %r9
+        addq %rsp, %r9
+        callq *(%rbx)
+        movq 64(%rbx), %rcx             /* result_shift */
+        movq 104(%rsp), %rax
+        shlq %cl, %rax
+        sarq %cl, %rax
+        movq 104(%rsp), %xmm0
+        addq $120, %rsp
+        .cfi_adjust_cfa_offset -120
+        popq %rbx
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore %rbx
+        popq %r13
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore %r13
+        retq
+        .cfi_endproc
+        .size cffi_call_opaque, . - cffi_call_opaque
+
 /* Marks the object as compatible with CET's indirect branch tracking and shadow stack (IBT, SHSTK), so
    that a program built with -fcf-protection keeps them: the linker keeps a feature only where every
    object it links has it. Both are facts of this code: every place an indirect branch lands begins with
-   endbr64 (the slots, and what a slot's jump reaches here: the dead stubs, cffi_enter_register_body), and
-   nothing but cffi_enter_register_body's own call and ret touches a return address. Only under __CET__
+   endbr64 (the slots, and what a slot's jump reaches here: the dead stubs, cffi_enter_register_body,
+   cffi_call_opaque), and nothing but their own calls and rets touches a return address. Only under __CET__
    (what -fcf-protection defines), as the compiler marks C: SwiftPM assembles this file with its C
    targets' flags (-Xcc reaches it too), so without the flag no object beside this one is marked and a
    note would change nothing, and with it this object is marked with the rest (Scripts/check-cet-note.sh
@@ -197,6 +265,69 @@ cffi_enter_register_body:
         ret
         .cfi_endproc
         .size cffi_enter_register_body, . - cffi_enter_register_body
+
+        /* cffi_call_opaque (Trampolines.h) on AAPCS64: the call record in x5, where a register entry takes
+           its context. The registers go to a block on the stack (x0..x4 at 0, d0..d7 at 40, the result
+           word at 104, zeroed), x0..x5 get the addresses of the arguments' registers in the block, x8 the
+           result word's, x20 the function's context; x19 keeps the record across the call. The result
+           word comes back in x0, sign-extended by the record's shift, and in x1 and d0. */
+        .globl cffi_call_opaque
+        .hidden cffi_call_opaque
+        .type cffi_call_opaque, %function
+        .p2align 4
+cffi_call_opaque:
+        .cfi_startproc
+        BTI_C
+        stp x29, x30, [sp, #-32]!
+        .cfi_def_cfa_offset 32
+        .cfi_offset x29, -32
+        .cfi_offset x30, -24
+        mov x29, sp
+        .cfi_def_cfa x29, 32
+        stp x19, x20, [sp, #16]
+        .cfi_offset x19, -16
+        .cfi_offset x20, -8
+        sub sp, sp, #112                /* the block and the result word */
+        stp x0, x1, [sp, #0]
+        stp x2, x3, [sp, #16]
+        str x4, [sp, #32]
+        stp d0, d1, [sp, #40]
+        stp d2, d3, [sp, #56]
+        stp d4, d5, [sp, #72]
+        stp d6, d7, [sp, #88]
+        str xzr, [sp, #104]
+        mov x19, x5
+        ldr x20, [x19, #8]              /* context */
+        add x8, sp, #104                /* the result's address */
+        ldp x0, x1, [x19, #16]          /* each argument's address */
+        add x0, sp, x0
+        add x1, sp, x1
+        ldp x2, x3, [x19, #32]
+        add x2, sp, x2
+        add x3, sp, x3
+        ldp x4, x5, [x19, #48]
+        add x4, sp, x4
+        add x5, sp, x5
+        ldr x16, [x19]
+        blr x16
+        ldr x2, [x19, #64]              /* result_shift */
+        ldr x0, [sp, #104]
+        lsl x0, x0, x2
+        asr x0, x0, x2
+        ldr x1, [sp, #104]
+        ldr d0, [sp, #104]
+        mov sp, x29
+        .cfi_def_cfa sp, 32
+        ldp x19, x20, [sp, #16]
+        .cfi_restore x19
+        .cfi_restore x20
+        ldp x29, x30, [sp], #32
+        .cfi_def_cfa_offset 0
+        .cfi_restore x29
+        .cfi_restore x30
+        ret
+        .cfi_endproc
+        .size cffi_call_opaque, . - cffi_call_opaque
 
         /* cffi_call_registers (Trampolines.h) on AAPCS64: the C function in x0, its integer registers in
            x1-x5, its vector registers in place. Calls it with x0-x4 and v0-v7, and returns x0 and d0 as a

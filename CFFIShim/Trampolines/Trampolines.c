@@ -18,6 +18,12 @@ void cffi_register_path_suppress(int suppress) { register_path_suppressed = supp
 
 int cffi_register_path_suppressed(void) { return register_path_suppressed; }
 
+static _Thread_local int opaque_calls_suppressed = 0;
+
+void cffi_opaque_calls_suppress(int suppress) { opaque_calls_suppressed = suppress; }
+
+int cffi_opaque_calls_suppressed(void) { return opaque_calls_suppressed; }
+
 /* Where a dead or freed slot goes (TrampolineTable.S's stubs pass the slot's context). */
 __attribute__((visibility("hidden"), noreturn)) void cffi_trampoline_stop(const char *message) {
     fprintf(stderr, "%s\n", message);

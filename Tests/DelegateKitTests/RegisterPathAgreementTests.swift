@@ -58,6 +58,9 @@ import Testing
     ) throws {
         let expected = body(a0, a1)
         let fast = try CClosure(body)
+        // In a debug build `fast` calls the closure through its most general form (``OpaqueBody``); this one
+        // converts each argument by its Swift type, as an optimized build does.
+        let typed = try OpaqueBody.withoutOpaqueCalls { try CClosure(body) }
         let slow = try RegisterPath.withLibffiEntry { try CClosure(body) }
         let signature = fast.signature
         let takesRegisters = try RegisterPath.isAvailable && PreparedSignature.prepared(signature).takesRegisters
@@ -71,7 +74,7 @@ import Testing
                 if override { try delegate.override("f") { (next: Next<A0, A1, R>, a: A0, b: A1) -> R in next(a, b) } }
                 return delegate
             }
-            return [try make(), try RegisterPath.withLibffiEntry { try make() }]
+            return [try make(), try RegisterPath.withLibffiEntry { try make() }, try OpaqueBody.withoutOpaqueCalls { try make() }]
         }
         let plain = try delegates(override: false)
         let stacked = try delegates(override: true)
@@ -80,9 +83,35 @@ import Testing
 
         let viaFast = try callFromC(fast.address, signature, a0, a1)
         #expect(decode(viaFast, as: R.self) == expected, sourceLocation: sourceLocation)
-        for function in [slow.address] + (plain + stacked).map(slotFunction) {
+        for function in [typed.address, slow.address] + (plain + stacked).map(slotFunction) {
             #expect(try callFromC(function, signature, a0, a1) == viaFast, sourceLocation: sourceLocation)
         }
+    }
+
+    /// What `make` makes in each form a closure can take here: the default (in a debug build, the register
+    /// form calls the closure through its most general form, ``OpaqueBody``), converting each argument by
+    /// its Swift type (an optimized build's form), and through libffi.
+    static func eachForm<T>(_ make: () throws -> T) throws -> [T] {
+        [try make(), try OpaqueBody.withoutOpaqueCalls(make), try RegisterPath.withLibffiEntry(make)]
+    }
+
+    /// In a debug build, where nothing is specialized, every typed closure's register form is one piece
+    /// of code (the body calling `cffi_call_opaque`), whatever its signature; converting by Swift type
+    /// makes a body of its own; an optimized build never takes the first. (Without the register path no
+    /// closure has a register form.)
+    @Test(.enabled(if: RegisterPath.isAvailable)) func debugBuildsCallTypedClosuresInTheirMostGeneralForm() throws {
+        let bias = Int64(getpid() & 0)
+        let add = try CClosure { (a: Int64, b: Int64) -> Int64 in a &+ b &+ bias }
+        let scale = try CClosure { (a: Double, b: Float, c: Int8) -> Double in a * Double(b) + Double(c) }
+        let typed = try OpaqueBody.withoutOpaqueCalls { try CClosure { (a: Int64, b: Int64) -> Int64 in a &+ b &+ bias } }
+        let code = { (closure: CClosure) in UInt(bitPattern: closure.registers.words.code) }
+        #if DEBUG
+        #expect(code(add) == code(scale))
+        #else
+        #expect(code(add) != code(scale))
+        #endif
+        #expect(code(add) != code(typed))
+        #expect(fx_call_i64(add.address, 40, 2) == 42 && fx_call_i64(typed.address, 40, 2) == 42)
     }
 
     /// CI runs the suite twice, the second time with `DELEGATEKIT_FAST_PATH=0`: this is what makes that
@@ -161,8 +190,7 @@ import Testing
             Float(a) + Float(b) * 2 + c * 3 + Float(d) * 4 + Float(e) * 5 + Float(f) * 6
         }
         let sig = CSignature(.float, [.double, .int32, .float, .int64, .double, .uint8])
-        for path in [false, true] {
-            let closure = try path ? RegisterPath.withLibffiEntry { try CClosure(mixed) } : CClosure(mixed)
+        for closure in try Self.eachForm({ try CClosure(mixed) }) {
             let bytes = try callFromC(closure.address, sig, 1.5, Int32(-2), Float(0.5), Int64(7), 0.125, UInt8(200))
             #expect(decode(bytes, as: Float.self) == mixed(1.5, -2, 0.5, 7, 0.125, 200))
         }
@@ -177,22 +205,22 @@ import Testing
         let sixDoubles = { @Sendable (a: Double, b: Float, c: Double, d: Float, e: Double, f: Float) -> Double in
             a + Double(b) * 2 + c * 3 + Double(d) * 4 + e * 5 + Double(f) * 6
         }
-        let fastFive = try CClosure(fiveIntegers), slowFive = try RegisterPath.withLibffiEntry { try CClosure(fiveIntegers) }
-        let fastSix = try CClosure(sixIntegers), slowSix = try RegisterPath.withLibffiEntry { try CClosure(sixIntegers) }
-        let fastDoubles = try CClosure(sixDoubles), slowDoubles = try RegisterPath.withLibffiEntry { try CClosure(sixDoubles) }
-        #expect(entersInRegisters(fastFive.address) == RegisterPath.isAvailable)
-        #expect(!entersInRegisters(fastSix.address))
-        #expect(entersInRegisters(fastDoubles.address) == RegisterPath.isAvailable)
+        let fives = try Self.eachForm { try CClosure(fiveIntegers) }
+        let sixes = try Self.eachForm { try CClosure(sixIntegers) }
+        let doubles = try Self.eachForm { try CClosure(sixDoubles) }
+        #expect(entersInRegisters(fives[0].address) == RegisterPath.isAvailable)
+        #expect(!entersInRegisters(sixes[0].address))
+        #expect(entersInRegisters(doubles[0].address) == RegisterPath.isAvailable)
         let five = (Int64(-3), Int32(44), Int16(-5), Int8(6), UInt64(1) << 40, 0.5)
-        for closure in [fastFive, slowFive] {
+        for closure in fives {
             let bytes = try callFromC(closure.address, closure.signature, five.0, five.1, five.2, five.3, five.4, five.5)
             #expect(decode(bytes, as: Double.self) == fiveIntegers(five.0, five.1, five.2, five.3, five.4, five.5))
         }
-        for closure in [fastSix, slowSix] {
+        for closure in sixes {
             let bytes = try callFromC(closure.address, closure.signature, Int64(1), Int32(-2), Int16(3), Int8(-4), UInt64.max, Int64(9))
             #expect(decode(bytes, as: Int64.self) == sixIntegers(1, -2, 3, -4, .max, 9))
         }
-        for closure in [fastDoubles, slowDoubles] {
+        for closure in doubles {
             let bytes = try callFromC(closure.address, closure.signature, 1.0, Float(2), 3.0, Float(4), 5.0, Float(6))
             #expect(decode(bytes, as: Double.self) == sixDoubles(1, 2, 3, 4, 5, 6))
         }
@@ -202,13 +230,13 @@ import Testing
         let seen = Locked<[Int64]>([])
         let record = { @Sendable (a: Int64, b: Double) in seen.withLock { $0.append(a &* Int64(b)) } }
         let constant = { @Sendable () -> Int32 in -77 }
-        for path in [false, true] {
-            let recorder = try path ? RegisterPath.withLibffiEntry { try CClosure(record) } : CClosure(record)
+        for recorder in try Self.eachForm({ try CClosure(record) }) {
             _ = try callFromC(recorder.address, recorder.signature, Int64(6), 7.0)
-            let answer = try path ? RegisterPath.withLibffiEntry { try CClosure(constant) } : CClosure(constant)
+        }
+        for answer in try Self.eachForm({ try CClosure(constant) }) {
             #expect(try decode(callFromC(answer.address, answer.signature), as: Int32.self) == -77)
         }
-        #expect(seen.withLock { $0 } == [42, 42])
+        #expect(seen.withLock { $0 } == [42, 42, 42])
     }
 
     @Test func invocationClosuresAgree() throws {

@@ -46,7 +46,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         let captured = Captured0<R>(closure, returnType.widening)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 return registerResult(captured.closure())
             }
@@ -62,7 +65,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         let captured = CapturedVoid0(closure)
         var registers: RegisterBody?
-        if prepared.takesRegisters {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 captured.closure()
                 return .zero
@@ -150,7 +156,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
         let captured = Captured1<A0, R>(closure, returnType.widening)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next()))
@@ -168,7 +177,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
         let captured = CapturedVoid1<A0>(closure)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next())
@@ -258,7 +270,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
         let captured = Captured2<A0, A1, R>(closure, returnType.widening)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next()))
@@ -277,7 +292,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
         let captured = CapturedVoid2<A0, A1>(closure)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next())
@@ -368,7 +386,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
         let captured = Captured3<A0, A1, A2, R>(closure, returnType.widening)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next()))
@@ -388,7 +409,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
         let captured = CapturedVoid3<A0, A1, A2>(closure)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next())
@@ -480,7 +504,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
         let captured = Captured4<A0, A1, A2, A3, R>(closure, returnType.widening)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()))
@@ -501,7 +528,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
         let captured = CapturedVoid4<A0, A1, A2, A3>(closure)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next())
@@ -594,7 +624,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
         let captured = Captured5<A0, A1, A2, A3, A4, R>(closure, returnType.widening)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
@@ -616,7 +649,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
         let captured = CapturedVoid5<A0, A1, A2, A3, A4>(closure)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
@@ -710,7 +746,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
         let captured = Captured6<A0, A1, A2, A3, A4, A5, R>(closure, returnType.widening)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
@@ -733,7 +772,10 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
         let captured = CapturedVoid6<A0, A1, A2, A3, A4, A5>(closure)
         var registers: RegisterBody?
-        if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
+        #if DEBUG
+        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        #endif
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())

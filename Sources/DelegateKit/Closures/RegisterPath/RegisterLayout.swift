@@ -48,6 +48,9 @@ final class RegisterLayout: @unchecked Sendable {  // Immutable; the buffer is f
 
     deinit { offsets.deallocate() }
 
+    /// Per argument, its register's byte offset in the block `run` stores (see ``OpaqueBody``).
+    var argumentOffsets: [Int] { Array(offsets) }
+
     /// Runs `body` (libffi's form) on the arguments in `registers` and returns its result as registers.
     @inline(__always)
     func run(

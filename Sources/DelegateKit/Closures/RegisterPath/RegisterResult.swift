@@ -4,7 +4,8 @@ struct RegisterResult {
     @usableFromInline var integer: UInt64
     @usableFromInline var sse: Double
 
-    @inlinable @inline(__always)
+    /// Transparent, so that a debug build makes no call of it either.
+    @usableFromInline @_transparent
     init(integer: UInt64, sse: Double) {
         self.integer = integer
         self.sse = sse

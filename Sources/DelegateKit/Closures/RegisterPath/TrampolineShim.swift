@@ -63,6 +63,31 @@ enum TrampolineShim {
         cffi_trampoline_free(handle)
     }
 
+    /// Whether closures made on this thread convert their arguments by Swift type even in a debug build
+    /// (``OpaqueBody/withoutOpaqueCalls(_:)``).
+    static var opaqueCallsSuppressedHere: Bool {
+        get { cffi_opaque_calls_suppressed() != 0 }
+        set { cffi_opaque_calls_suppress(newValue ? 1 : 0) }
+    }
+
+    /// A register body calling `function` with `context`, a Swift function value in its most general form,
+    /// through `cffi_call_opaque`: each argument's address in the block of argument registers is
+    /// `argumentOffsets` (at most six), and a signed result narrower than 64 bits is sign-extended by
+    /// `resultShift` bits. `owner` is kept as long as the body: what keeps `context` alive.
+    static func opaqueBody(
+        function: UnsafeRawPointer, context: UnsafeRawPointer?, argumentOffsets: [Int], resultShift: Int, owner: AnyObject
+    ) -> RegisterBody {
+        let record = OpaqueCallRecord(owner)
+        record.call.initialize(to: cffi_opaque_call(
+            function: function, context: context, arguments: (0, 0, 0, 0, 0, 0), result_shift: UInt64(resultShift)))
+        withUnsafeMutableBytes(of: &record.call.pointee.arguments) { arguments in
+            for (index, offset) in argumentOffsets.enumerated() { arguments.storeBytes(of: offset, toByteOffset: 8 * index, as: Int.self) }
+        }
+        return RegisterBody { [record] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            RegisterResult(cffi_call_opaque(i0, i1, i2, i3, i4, record.call, d0, d1, d2, d3, d4, d5, d6, d7))
+        }
+    }
+
     /// Calls `function`, of a register-only signature, with these argument registers: a direct call.
     @usableFromInline @_transparent
     static func call(
@@ -74,8 +99,19 @@ enum TrampolineShim {
     }
 }
 
+/// The record `cffi_call_opaque` reads, and what keeps its function's context alive, for as long as the
+/// register body calling it lives.
+final class OpaqueCallRecord: @unchecked Sendable {  // Written once, before any call.
+    let call = UnsafeMutablePointer<cffi_opaque_call>.allocate(capacity: 1)
+    private let owner: AnyObject
+
+    init(_ owner: AnyObject) { self.owner = owner }
+
+    deinit { call.deallocate() }
+}
+
 extension RegisterResult {
-    /// The registers a C function returned.
-    @inlinable @inline(__always)
+    /// The registers a C function returned. Transparent, so that a debug build makes no call of it either.
+    @usableFromInline @_transparent
     init(_ registers: cffi_registers) { self.init(integer: registers.integer, sse: registers.sse) }
 }
