@@ -30,8 +30,9 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
-        let cell = Unmanaged<PlanCell>.fromOpaque(context.unsafelyUnwrapped)
-        let plan = cell._withUnsafeGuaranteedRef { $0.plan.load(ordering: .sequentiallyConsistent).unsafelyUnwrapped }
+        // Casts, not `unsafelyUnwrapped` (see SlotStub.enter: a debug build would call its generic getter).
+        let cell = Unmanaged<PlanCell>.fromOpaque(unsafeBitCast(context, to: UnsafeMutableRawPointer.self))
+        let plan = cell._withUnsafeGuaranteedRef { unsafeBitCast($0.plan.load(ordering: .sequentiallyConsistent), to: UnsafeRawPointer.self) }
         guard let calls = cffi_enter_fast(plan) else {
             return dispatchingNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
         }

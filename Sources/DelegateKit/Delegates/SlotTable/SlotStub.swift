@@ -95,7 +95,9 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
-        let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: RetirementShim.Guard.self)
+        // Casts, not `unsafelyUnwrapped`, whose getter is generic: a debug build calls it, with its value
+        // witnesses, on every call (about a hundred instructions); both compile to nothing when optimized.
+        let guardian = unsafeBitCast(context, to: UnsafeMutablePointer<RetirementShim.Guard>.self)
         guard let calls = cffi_enter_fast(guardian) else {
             return enteringNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
         }
@@ -111,7 +113,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
-        let guardian = context.unsafelyUnwrapped.assumingMemoryBound(to: RetirementShim.Guard.self)
+        let guardian = unsafeBitCast(context, to: UnsafeMutablePointer<RetirementShim.Guard>.self)
         cffi_enter(guardian)
         let result = run(guardian, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
         // In this function's own frame, not in a `defer`: a debug build makes a defer's body a function
@@ -127,7 +129,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         _ i4: UInt64, _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
         if RetirementShim.isPublished(guardian) {
-            return Unmanaged<PlainClosure>.fromOpaque(guardian.pointee.user_data.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            return Unmanaged<PlainClosure>.fromOpaque(unsafeBitCast(guardian.pointee.user_data, to: UnsafeMutableRawPointer.self))._withUnsafeGuaranteedRef {
                 $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
             }
         }
