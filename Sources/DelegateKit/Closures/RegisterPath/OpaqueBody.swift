@@ -20,16 +20,15 @@ enum OpaqueBody {
     @usableFromInline
     static func registerBody<Function>(_ function: Function, _ prepared: PreparedSignature) -> RegisterBody? {
         #if DEBUG
-        guard let layout = prepared.registerLayout, layout.argumentOffsets.count <= 6,
+        guard let offsets = prepared.registerLayout?.argumentOffsets, offsets.count <= 6,
             !TrampolineShim.opaqueCallsSuppressedHere,
             MemoryLayout<Function>.size == MemoryLayout<(UnsafeRawPointer, UnsafeRawPointer?)>.size
         else { return nil }
-        // The value as `Function` is in its most general form, and stays alive in `kept`.
-        let kept = Kept(function)
+        // The value as `Function` is in its most general form; the body keeps it, and so its context.
         let words = unsafeBitCast(function, to: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
         return TrampolineShim.opaqueBody(
-            function: words.code, context: words.context, argumentOffsets: layout.argumentOffsets,
-            resultShift: resultShift(prepared.signature.returnType), owner: kept)
+            function: words.code, context: words.context, argumentOffsets: offsets,
+            resultShift: resultShift(prepared.signature.returnType), owner: function)
         #else
         return nil
         #endif
@@ -54,9 +53,4 @@ enum OpaqueBody {
         return try body()
     }
 
-    /// A function value, kept.
-    private final class Kept: @unchecked Sendable {  // Immutable; the value is a @Sendable closure.
-        let value: Any
-        init(_ value: Any) { self.value = value }
-    }
 }

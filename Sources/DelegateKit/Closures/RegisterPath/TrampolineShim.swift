@@ -75,14 +75,13 @@ enum TrampolineShim {
     /// `argumentOffsets` (at most six), and a signed result narrower than 64 bits is sign-extended by
     /// `resultShift` bits. `owner` is kept as long as the body: what keeps `context` alive.
     static func opaqueBody(
-        function: UnsafeRawPointer, context: UnsafeRawPointer?, argumentOffsets: [Int], resultShift: Int, owner: AnyObject
+        function: UnsafeRawPointer, context: UnsafeRawPointer?, argumentOffsets: [Int], resultShift: Int, owner: Any
     ) -> RegisterBody {
         let record = OpaqueCallRecord(owner)
+        let o = argumentOffsets + repeatElement(0, count: 6 - argumentOffsets.count)  // unused ones: any valid offset
         record.call.initialize(to: cffi_opaque_call(
-            function: function, context: context, arguments: (0, 0, 0, 0, 0, 0), result_shift: UInt64(resultShift)))
-        withUnsafeMutableBytes(of: &record.call.pointee.arguments) { arguments in
-            for (index, offset) in argumentOffsets.enumerated() { arguments.storeBytes(of: offset, toByteOffset: 8 * index, as: Int.self) }
-        }
+            function: function, context: context, arguments: (o[0], o[1], o[2], o[3], o[4], o[5]),
+            result_shift: UInt64(resultShift)))
         return RegisterBody { [record] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
             RegisterResult(cffi_call_opaque(i0, i1, i2, i3, i4, record.call, d0, d1, d2, d3, d4, d5, d6, d7))
         }
@@ -103,9 +102,9 @@ enum TrampolineShim {
 /// register body calling it lives.
 final class OpaqueCallRecord: @unchecked Sendable {  // Written once, before any call.
     let call = UnsafeMutablePointer<cffi_opaque_call>.allocate(capacity: 1)
-    private let owner: AnyObject
+    private let owner: Any
 
-    init(_ owner: AnyObject) { self.owner = owner }
+    init(_ owner: Any) { self.owner = owner }
 
     deinit { call.deallocate() }
 }
