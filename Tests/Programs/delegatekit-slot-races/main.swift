@@ -28,7 +28,6 @@ let plugin = ProtocolDescriptor(name: "fx_plugin", members: [
 ])
 
 typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -> Int64
-typealias Start = @convention(c) (UnsafeMutableRawPointer?) -> Int32
 
 nonisolated(unsafe) var failures = 0  // Only the main thread checks.
 func check(_ condition: Bool, _ what: @autoclosure () -> String) {
@@ -273,7 +272,7 @@ let workSink = Atomic<UInt64>(0)
 func stress(fresh: Bool, stable: Bool, amount: Int64) throws {
     let delegate = DynamicDelegate(protocol: plugin)
     if stable { try delegate.setPolicy(.stable, for: "transform") }
-    let threads = Int32(getenv("RACES_THREADS").flatMap { Int32(String(cString: $0)) } ?? 4)
+    let threads: Int32 = 4
     guard let hammer = fresh
         ? fx_hammer_start_fresh(table(of: delegate), threads, amount / Int64(threads), 2)
         : fx_hammer_start(table(of: delegate), threads, .max, 2)
