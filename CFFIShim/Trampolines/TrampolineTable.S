@@ -89,12 +89,17 @@ cffi_trampoline_dead_chain:
 
         /* cffi_enter_register_body (Trampolines.h) on x86_64: the caller's r13 kept on the stack (which
            also aligns it for the call), the body's context in r13, its function called with every
-           argument register in place; its result registers are the entry's. */
+           argument register in place; its result registers are the entry's. Also cffi_call_register_body
+           (Trampolines.h): rax and xmm0 are a cffi_registers. */
         .globl cffi_enter_register_body
         .hidden cffi_enter_register_body
         .type cffi_enter_register_body, @function
+        .globl cffi_call_register_body
+        .hidden cffi_call_register_body
+        .type cffi_call_register_body, @function
         .p2align 4
 cffi_enter_register_body:
+cffi_call_register_body:
         .cfi_startproc
         endbr64
         pushq %r13
@@ -108,6 +113,7 @@ cffi_enter_register_body:
         retq
         .cfi_endproc
         .size cffi_enter_register_body, . - cffi_enter_register_body
+        .size cffi_call_register_body, . - cffi_call_register_body
 
         /* cffi_call_opaque (Trampolines.h) on x86_64: the call record in r9, where a register entry takes
            its context. The registers go to a block on the stack (i0..i4 at 0, d0..d7 at 40, the result
@@ -265,6 +271,30 @@ cffi_enter_register_body:
         ret
         .cfi_endproc
         .size cffi_enter_register_body, . - cffi_enter_register_body
+
+        /* cffi_call_register_body (Trampolines.h) on AAPCS64: cffi_enter_register_body, its result's d0
+           copied to x1, where a cffi_registers' second word comes back. */
+        .globl cffi_call_register_body
+        .hidden cffi_call_register_body
+        .type cffi_call_register_body, %function
+        .p2align 4
+cffi_call_register_body:
+        .cfi_startproc
+        BTI_C
+        stp x20, x30, [sp, #-16]!
+        .cfi_def_cfa_offset 16
+        .cfi_offset x20, -16
+        .cfi_offset x30, -8
+        ldp x16, x20, [x5]
+        blr x16
+        fmov x1, d0
+        ldp x20, x30, [sp], #16
+        .cfi_def_cfa_offset 0
+        .cfi_restore x20
+        .cfi_restore x30
+        ret
+        .cfi_endproc
+        .size cffi_call_register_body, . - cffi_call_register_body
 
         /* cffi_call_opaque (Trampolines.h) on AAPCS64: the call record in x5, where a register entry takes
            its context. The registers go to a block on the stack (x0..x4 at 0, d0..d7 at 40, the result

@@ -18,11 +18,22 @@ typedef struct cffi_guard {
     cffi_closure_handler handler;
     void *user_data;
     void *const *slot;
+    /* In a debug build, the bound closure's register body: its function value's two words (cffi_guard_call_registers). */
+    const void *registers;
 } cffi_guard;
 
 /* Whether calls may run the guard's handler (an acquiring load: the handler was set before publishing). */
 static inline int cffi_guard_is_published(const cffi_guard *guard) {
     return !__atomic_load_n(&guard->retired, __ATOMIC_ACQUIRE);
+}
+
+/* Calls the bound closure's register body through its words, in a published guard: a debug build's call,
+   where Swift would copy the stored function value first (SlotStub.swift). */
+static inline cffi_registers cffi_guard_call_registers(const cffi_guard *guard, uint64_t i0, uint64_t i1,
+                                                       uint64_t i2, uint64_t i3, uint64_t i4, double d0, double d1,
+                                                       double d2, double d3, double d4, double d5, double d6,
+                                                       double d7) {
+    return cffi_call_register_body(i0, i1, i2, i3, i4, guard->registers, d0, d1, d2, d3, d4, d5, d6, d7);
 }
 
 /* The libffi handler of a guarded closure; its user data is the cffi_guard. */

@@ -51,6 +51,14 @@ typedef struct cffi_registers {
     double sse;
 } cffi_registers;
 
+/* cffi_enter_register_body as Swift calls it, given the address of a function value's two words: a debug
+   build calls a stored closure this way, since calling it as a Swift value copies it first (a retain and a
+   release each call). Its result comes back as a cffi_registers: on x86_64 that is rax and xmm0, so this is
+   cffi_enter_register_body itself; on aarch64 (x0 and x1) a copy that moves d0 to x1 too. */
+cffi_registers cffi_call_register_body(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4,
+                                       const void *body, double d0, double d1, double d2, double d3, double d4,
+                                       double d5, double d6, double d7);
+
 /* A Swift function value in its most general form, which is how a function value passed through a generic
    parameter is stored: every argument passed by address, the result through the indirect-result register
    (rax; x8), the value's context in Swift's self register (r13; x20). That form is the same for every

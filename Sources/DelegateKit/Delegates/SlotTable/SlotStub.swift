@@ -57,12 +57,16 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     func bind(_ body: PlainClosure) {
         guardian.pointee.handler = PlainClosure.entry
         guardian.pointee.user_data = Unmanaged.passUnretained(body).toOpaque()
+        #if DEBUG
+        guardian.pointee.registers = UnsafeRawPointer(body.registerWords)
+        #endif
     }
 
     /// Forgets the closure, once retired and idle, so that nothing here refers to the user's closure.
     func unbind() {
         guardian.pointee.handler = nil
         guardian.pointee.user_data = nil
+        guardian.pointee.registers = nil
     }
 
     /// Lets calls run the bound closure: call before the slot points at ``address``.
@@ -84,32 +88,10 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     /// ``SlotStub``, which C enters by name (`SlotStub.h`).
     private static let registerEntry = RegisterEntry(integer: cffi_slot_stub_integer_entry, floating: cffi_slot_stub_floating_entry)
 
-    /// Each form of ``registerEntry``'s call.
-    ///
-    /// Only the common call, the thread's outermost, is made here (`cffi_enter_fast`); every rare path is
-    /// a call made last, which needs nothing of this frame afterwards. So this function keeps neither the
-    /// arguments nor the result across a call, only the thread's record, and a C library's call costs
-    /// little more than a closure's.
-    @inline(__always)
-    fileprivate static func enter(
-        _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
-        _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
-    ) -> RegisterResult {
-        // Casts, not `unsafelyUnwrapped`, whose getter is generic: a debug build calls it, with its value
-        // witnesses, on every call (about a hundred instructions); both compile to nothing when optimized.
-        let guardian = unsafeBitCast(context, to: UnsafeMutablePointer<RetirementShim.Guard>.self)
-        guard let calls = cffi_enter_fast(guardian) else {
-            return enteringNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
-        }
-        let result = run(guardian, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-        guard cffi_leave_fast(calls) == 0 else { return leavingOutermostCall(result) }
-        return result
-    }
-
     /// The whole call, entered by `cffi_enter`: nested calls, a thread's first, calls after a `longjmp`.
     /// Its own frame is the one recorded.
     @inline(never)
-    private static func enteringNested(
+    fileprivate static func enteringNested(
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
         _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
@@ -124,7 +106,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
 
     /// What an entered call runs: the bound closure while the stub is published, else what the slot holds.
     @inline(__always)
-    private static func run(
+    fileprivate static func run(
         _ guardian: UnsafeMutablePointer<RetirementShim.Guard>, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64,
         _ i4: UInt64, _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
@@ -140,7 +122,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     /// line, and given the registers where they came (the guard where the context was), so that the
     /// common path neither moves nor stores any.
     @inline(never)
-    private static func forward(
+    fileprivate static func forward(
         _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
         _ guardian: UnsafeMutablePointer<RetirementShim.Guard>, _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
@@ -148,6 +130,38 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         return ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7).call(function)
     }
 }
+
+/// Each form of ``SlotStub``'s register entry's call: a free function, since only such a function can be
+/// `@_transparent`, which a debug build inlines too (into the entries below, whose frame it records).
+///
+/// Only the common call, the thread's outermost, is made here (`cffi_enter_fast`); every rare path is
+/// a call made last, which needs nothing of this frame afterwards. So this function keeps neither the
+/// arguments nor the result across a call, only the thread's record, and a C library's call costs
+/// little more than a closure's.
+@_transparent
+fileprivate func enterStub(
+    _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
+    _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
+) -> RegisterResult {
+    // Casts, not `unsafelyUnwrapped`, whose getter is generic: a debug build calls it, with its value
+    // witnesses, on every call (about a hundred instructions); both compile to nothing when optimized.
+    let guardian = unsafeBitCast(context, to: UnsafeMutablePointer<RetirementShim.Guard>.self)
+    guard let calls = cffi_enter_fast(guardian) else {
+        return SlotStub.enteringNested(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7)
+    }
+    #if DEBUG
+    // Unoptimized, each Swift frame costs: the published call is made from here, by C reading the bound
+    // closure's words (no copy of it, so no retain and release), and `run` is left to the rare paths.
+    let result = cffi_guard_is_published(guardian) != 0
+        ? RegisterResult(cffi_guard_call_registers(guardian, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
+        : SlotStub.forward(i0, i1, i2, i3, i4, guardian, d0, d1, d2, d3, d4, d5, d6, d7)
+    #else
+    let result = SlotStub.run(guardian, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+    #endif
+    guard cffi_leave_fast(calls) == 0 else { return leavingOutermostCall(result) }
+    return result
+}
+
 
 // The forms of a stub's register entry (`SlotStub.registerEntry`). `cffi_enter_fast` records the frame of
 // the function it is inlined into: these, which C enters directly.
@@ -157,7 +171,7 @@ func slotStubIntegerEntry(
     _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
     _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
 ) -> UInt64 {
-    SlotStub.enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
+    enterStub(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).integer
 }
 
 @_silgen_name("delegatekit_slot_stub_floating_entry")
@@ -165,5 +179,5 @@ func slotStubFloatingEntry(
     _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64, _ context: UnsafeMutableRawPointer?,
     _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
 ) -> Double {
-    SlotStub.enter(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
+    enterStub(i0, i1, i2, i3, i4, context, d0, d1, d2, d3, d4, d5, d6, d7).sse
 }
