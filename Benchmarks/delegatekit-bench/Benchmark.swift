@@ -40,6 +40,15 @@ enum Benchmark {
         if let index = arguments.firstIndex(of: "--measure-churn") {
             return measureChurnOne(Array(arguments[(index + 1)...]))
         }
+        if arguments.contains("--check-debug-bounds") { DebugBenchmark.checkBounds() }
+        if let index = arguments.firstIndex(of: "--measure-debug-json") {
+            return DebugBenchmark.measureJSON(Array(arguments[(index + 1)...]))
+        }
+        #if DEBUG
+        // A debug build measures what a debug build is for: its own table, against a plain closure of the
+        // same build. The release tables' figures would mean nothing here.
+        return DebugBenchmark.main(arguments)
+        #else
         if arguments.contains("--calling-only") {
             // Only the ways of calling C, timed (no callgrind, no report): quick to compare.
             do {
@@ -84,7 +93,6 @@ enum Benchmark {
         let quick = arguments.contains("--quick")
         let calls: Int64 = quick ? 200_000 : 2_000_000
         let rounds = quick ? 5 : 9
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         var report = Report(calls: calls, rounds: rounds)
 
         do {
@@ -179,7 +187,11 @@ enum Benchmark {
         } catch {
             print("could not write the results: \(error)")
         }
+        #endif
     }
+
+    /// The package's root directory.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `--measure-one KIND SIGNATURE N`: set up one path and run it N times (for callgrind).
     static func measureOne(_ arguments: [String]) {

@@ -151,3 +151,24 @@ func handWrittenThunk(_ signature: BenchSignature) -> (function: UnsafeRawPointe
     case .s32: return (unsafeBitCast(thunkS32, to: UnsafeRawPointer.self), Unmanaged.passRetained(BoxS32(rotateS32)).toOpaque())
     }
 }
+
+// The plain alternative where C passes no context: a `@convention(c)` closure whose state is a global
+// (zero at run time, which the compiler cannot see), the same computation as the capturing literals.
+nonisolated(unsafe) var plainBias = bench_opaque_zero()
+let plainI64: @convention(c) (Int64, Int64) -> Int64 = { a, b in a &+ b &+ plainBias }
+let plainF64: @convention(c) (Double, Double) -> Double = { a, b in a + b + Double(plainBias) }
+let plainMixed6: @convention(c) (UnsafeMutableRawPointer?, Int32, Int64, Double, Float, UnsafeMutableRawPointer?) -> Int32 = {
+    p, a, b, c, d, q in
+    (a &+ Int32(truncatingIfNeeded: b) &+ Int32(c) &+ Int32(d)) &+ (p == q ? 1 : 0) &+ Int32(truncatingIfNeeded: plainBias)
+}
+let plainS32: @convention(c) (bench_s32) -> bench_s32 = { s in bench_s32(a: s.b, b: s.c, c: s.d, d: s.a + 1 + Double(plainBias)) }
+
+/// The plain closure of a signature, as the function pointer C calls.
+func plainClosure(_ signature: BenchSignature) -> UnsafeRawPointer {
+    switch signature {
+    case .i64: return unsafeBitCast(plainI64, to: UnsafeRawPointer.self)
+    case .f64: return unsafeBitCast(plainF64, to: UnsafeRawPointer.self)
+    case .mixed6: return unsafeBitCast(plainMixed6, to: UnsafeRawPointer.self)
+    case .s32: return unsafeBitCast(plainS32, to: UnsafeRawPointer.self)
+    }
+}

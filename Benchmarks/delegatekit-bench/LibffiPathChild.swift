@@ -86,7 +86,7 @@ enum LibffiPathChild {
         try run(["--measure-qsort-json", String(runs)] + comparators.map(\.rawValue))
     }
 
-    private static func run<T: Decodable>(_ arguments: [String]) throws -> T {
+    static func run<T: Decodable>(_ arguments: [String]) throws -> T {
         guard let outcome = ChildProcess.runSelf(arguments, environment: environment) else { throw Failure.notStarted }
         guard outcome.exitCode == 0 else { throw Failure.failed(exitCode: outcome.exitCode) }
         do {

@@ -5,6 +5,9 @@ import DelegateKit
 enum PathKind: String, CaseIterable, Sendable {
     case direct = "direct C call"
     case handWritten = "hand-written context thunk"
+    /// What a Swift programmer writes without DelegateKit where C takes no context: a `@convention(c)`
+    /// closure that reads its state from a global. The yardstick of the debug table.
+    case plainClosure = "plain @convention(c) closure, reading a global"
     case rawLibffi = "raw libffi, C handler"
     case closure = "CClosure"
     case capturingLiteral = "CClosure, capturing literal"
@@ -49,6 +52,8 @@ final class PreparedPath {
             function = thunk.function
             context = thunk.context
             cleanup = { Unmanaged<AnyObject>.fromOpaque(thunk.context).release() }
+        case .plainClosure:
+            function = plainClosure(signature)
         case .rawLibffi:
             var code: UnsafeMutableRawPointer?
             let closure = bench_raw_closure(Int32(signature.rawValue), &code)

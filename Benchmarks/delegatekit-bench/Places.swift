@@ -24,7 +24,7 @@ enum Places {
     /// DelegateKit's own rows: prepared first, so that the writable+executable mappings counted after them
     /// are DelegateKit's (raw libffi's closure may map one of its own, on a libffi without static
     /// trampolines).
-    static func isDelegateKit(_ kind: PathKind) -> Bool { kind != .direct && kind != .handWritten && kind != .rawLibffi }
+    static func isDelegateKit(_ kind: PathKind) -> Bool { kind != .direct && kind != .handWritten && kind != .plainClosure && kind != .rawLibffi }
 
     /// What one path's processes measured: ns per call by row, and what making DelegateKit's closures left.
     struct Measurement {

@@ -31,7 +31,7 @@ struct Report {
         calls.first { $0.kind == kind && $0.signature == signature }
     }
 
-    var machine: String {
+    static var machine: String {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
             .split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
@@ -43,7 +43,7 @@ struct Report {
         var lines = [
             "# DelegateKit benchmark",
             "",
-            "\(day) on \(machine). `swift run -c release delegatekit-bench`: one process, one C loop per path;",
+            "\(day) on \(Report.machine). `swift run -c release delegatekit-bench`, a **release** build: one process, one C loop per path;",
             "each time is the median of \(rounds) interleaved rounds of \(callCount) calls; instructions per call",
             "come from callgrind (two call counts, difference over difference). Ratios are to raw libffi with a C",
             "handler and to a direct C call, measured in the same run.",
@@ -184,7 +184,7 @@ struct Report {
             lines.append("- qsort of 1,000,000 Int32 with a `CClosure` comparator ≤ 1.5× the plain C comparator: "
                 + "\(ratio.formatted(2))× — \(mark(ratio <= 1.5))")
         }
-        let allocationFree = calls.filter { $0.kind != .handWritten && $0.kind != .direct && $0.kind != .rawLibffi }.allSatisfy { $0.allocationsPerCall == 0 }
+        let allocationFree = calls.filter { ![.handWritten, .plainClosure, .direct, .rawLibffi].contains($0.kind) }.allSatisfy { $0.allocationsPerCall == 0 }
         lines.append("- zero heap allocations per call on every DelegateKit path — \(mark(allocationFree))")
         if let closureThreads = threads.first(where: { $0.0 == .closure }), let direct = threads.first(where: { $0.0 == .direct }),
             let raw = threads.first(where: { $0.0 == .rawLibffi }) {
@@ -210,7 +210,7 @@ struct Report {
     func json() throws -> Data {
         let object: [String: Any] = [
             "date": ISO8601DateFormatter().string(from: date),
-            "machine": machine,
+            "machine": Report.machine,
             "callsPerRound": callCount,
             "rounds": rounds,
             "calls": calls.map { result -> [String: Any] in
