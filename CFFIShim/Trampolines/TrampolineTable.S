@@ -117,10 +117,10 @@ cffi_call_register_body:
 
         /* cffi_call_opaque (Trampolines.h) on x86_64: the call record in r9, where a register entry takes
            its context. The registers go to a block on the stack (i0..i4 at 0, d0..d7 at 40, the result
-           word at 104, zeroed), each argument register of Swift's convention gets the address of its
-           argument's register in the block, rax the result word's, r13 the function's context; rbx keeps
-           the record across the call. The result word comes back in rax, sign-extended by the record's
-           shift, and in xmm0. */
+           word at 104, zeroed); each argument register of Swift's convention gets the address of its
+           argument's register in the block or, for a pack, rdi gets an array of those addresses (at 112);
+           rax the result word's address, r13 the function's context; rbx keeps the record across the
+           call. The result word comes back in rax, sign-extended by the record's shift, and in xmm0. */
         .globl cffi_call_opaque
         .hidden cffi_call_opaque
         .type cffi_call_opaque, @function
@@ -134,8 +134,8 @@ cffi_call_opaque:
         pushq %rbx
         .cfi_adjust_cfa_offset 8
         .cfi_rel_offset %rbx, 0
-        subq $120, %rsp                 /* the block, the result word, and 16-byte alignment for the call */
-        .cfi_adjust_cfa_offset 120
+        subq $232, %rsp                 /* the block, the result word, the pack, 16-byte alignment for the call */
+        .cfi_adjust_cfa_offset 232
         movq %rdi, 0(%rsp)
         movq %rsi, 8(%rsp)
         movq %rdx, 16(%rsp)
@@ -153,26 +153,69 @@ cffi_call_opaque:
         movq %r9, %rbx
         movq 8(%rbx), %r13              /* context */
         leaq 104(%rsp), %rax            /* the result's address */
-        movq 16(%rbx), %rdi             /* each argument's address */
+        cmpq $0, 24(%rbx)               /* pack */
+        jne 1f
+        movq 32(%rbx), %rdi             /* each argument's address */
         addq %rsp, %rdi
-        movq 24(%rbx), %rsi
+        movq 40(%rbx), %rsi
         addq %rsp, %rsi
-        movq 32(%rbx), %rdx
+        movq 48(%rbx), %rdx
         addq %rsp, %rdx
+        movq 56(%rbx), %rcx
+        addq %rsp, %rcx
+        movq 64(%rbx), %r8
+        addq %rsp, %r8
+        movq 72(%rbx), %r9
+        addq %rsp, %r9
+        jmp 2f
+1:      leaq 112(%rsp), %rdi            /* the pack: each argument's address, in an array */
+        movq 32(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 112(%rsp)
         movq 40(%rbx), %rcx
         addq %rsp, %rcx
-        movq 48(%rbx), %r8
-        addq %rsp, %r8
-        movq 56(%rbx), %r9
-        addq %rsp, %r9
-        callq *(%rbx)
-        movq 64(%rbx), %rcx             /* result_shift */
+        movq %rcx, 120(%rsp)
+        movq 48(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 128(%rsp)
+        movq 56(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 136(%rsp)
+        movq 64(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 144(%rsp)
+        movq 72(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 152(%rsp)
+        movq 80(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 160(%rsp)
+        movq 88(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 168(%rsp)
+        movq 96(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 176(%rsp)
+        movq 104(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 184(%rsp)
+        movq 112(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 192(%rsp)
+        movq 120(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 200(%rsp)
+        movq 128(%rbx), %rcx
+        addq %rsp, %rcx
+        movq %rcx, 208(%rsp)
+2:      callq *(%rbx)
+        movq 16(%rbx), %rcx             /* result_shift */
         movq 104(%rsp), %rax
         shlq %cl, %rax
         sarq %cl, %rax
         movq 104(%rsp), %xmm0
-        addq $120, %rsp
-        .cfi_adjust_cfa_offset -120
+        addq $232, %rsp
+        .cfi_adjust_cfa_offset -232
         popq %rbx
         .cfi_adjust_cfa_offset -8
         .cfi_restore %rbx
@@ -182,6 +225,31 @@ cffi_call_opaque:
         retq
         .cfi_endproc
         .size cffi_call_opaque, . - cffi_call_opaque
+
+        /* cffi_call_pack (Trampolines.h) on x86_64: the pack (the argument array) in rdi, the result's
+           address in rax, the function's context in r13 (the caller's kept on the stack, which also
+           aligns it for the call). */
+        .globl cffi_call_pack
+        .hidden cffi_call_pack
+        .type cffi_call_pack, @function
+        .p2align 4
+cffi_call_pack:
+        .cfi_startproc
+        endbr64
+        pushq %r13
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %r13, 0
+        movq (%rdi), %r11
+        movq 8(%rdi), %r13
+        movq %rdx, %rax
+        movq %rsi, %rdi
+        callq *%r11
+        popq %r13
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore %r13
+        retq
+        .cfi_endproc
+        .size cffi_call_pack, . - cffi_call_pack
 
 /* Marks the object as compatible with CET's indirect branch tracking and shadow stack (IBT, SHSTK), so
    that a program built with -fcf-protection keeps them: the linker keeps a feature only where every
@@ -298,9 +366,10 @@ cffi_call_register_body:
 
         /* cffi_call_opaque (Trampolines.h) on AAPCS64: the call record in x5, where a register entry takes
            its context. The registers go to a block on the stack (x0..x4 at 0, d0..d7 at 40, the result
-           word at 104, zeroed), x0..x5 get the addresses of the arguments' registers in the block, x8 the
-           result word's, x20 the function's context; x19 keeps the record across the call. The result
-           word comes back in x0, sign-extended by the record's shift, and in x1 and d0. */
+           word at 104, zeroed); x0..x5 get the addresses of the arguments' registers in the block or, for
+           a pack, x0 gets an array of those addresses (at 112); x8 the result word's address, x20 the
+           function's context; x19 keeps the record across the call. The result word comes back in x0,
+           sign-extended by the record's shift, and in x1 and d0. */
         .globl cffi_call_opaque
         .hidden cffi_call_opaque
         .type cffi_call_opaque, %function
@@ -317,7 +386,7 @@ cffi_call_opaque:
         stp x19, x20, [sp, #16]
         .cfi_offset x19, -16
         .cfi_offset x20, -8
-        sub sp, sp, #112                /* the block and the result word */
+        sub sp, sp, #224                /* the block, the result word, the pack */
         stp x0, x1, [sp, #0]
         stp x2, x3, [sp, #16]
         str x4, [sp, #32]
@@ -329,18 +398,49 @@ cffi_call_opaque:
         mov x19, x5
         ldr x20, [x19, #8]              /* context */
         add x8, sp, #104                /* the result's address */
-        ldp x0, x1, [x19, #16]          /* each argument's address */
+        ldr x9, [x19, #24]              /* pack */
+        cbnz x9, 1f
+        ldp x0, x1, [x19, #32]          /* each argument's address */
         add x0, sp, x0
         add x1, sp, x1
-        ldp x2, x3, [x19, #32]
+        ldp x2, x3, [x19, #48]
         add x2, sp, x2
         add x3, sp, x3
-        ldp x4, x5, [x19, #48]
+        ldp x4, x5, [x19, #64]
         add x4, sp, x4
         add x5, sp, x5
-        ldr x16, [x19]
+        b 2f
+1:      add x0, sp, #112                /* the pack: each argument's address, in an array */
+        ldp x9, x10, [x19, #32]
+        add x9, sp, x9
+        add x10, sp, x10
+        stp x9, x10, [sp, #112]
+        ldp x9, x10, [x19, #48]
+        add x9, sp, x9
+        add x10, sp, x10
+        stp x9, x10, [sp, #128]
+        ldp x9, x10, [x19, #64]
+        add x9, sp, x9
+        add x10, sp, x10
+        stp x9, x10, [sp, #144]
+        ldp x9, x10, [x19, #80]
+        add x9, sp, x9
+        add x10, sp, x10
+        stp x9, x10, [sp, #160]
+        ldp x9, x10, [x19, #96]
+        add x9, sp, x9
+        add x10, sp, x10
+        stp x9, x10, [sp, #176]
+        ldp x9, x10, [x19, #112]
+        add x9, sp, x9
+        add x10, sp, x10
+        stp x9, x10, [sp, #192]
+        ldr x9, [x19, #128]
+        add x9, sp, x9
+        str x9, [sp, #208]
+2:      ldr x16, [x19]
         blr x16
-        ldr x2, [x19, #64]              /* result_shift */
+        ldr x2, [x19, #16]              /* result_shift */
         ldr x0, [sp, #104]
         lsl x0, x0, x2
         asr x0, x0, x2
@@ -358,6 +458,32 @@ cffi_call_opaque:
         ret
         .cfi_endproc
         .size cffi_call_opaque, . - cffi_call_opaque
+
+        /* cffi_call_pack (Trampolines.h) on AAPCS64: the pack (the argument array) in x0, the result's
+           address in x8, the function's context in x20 (the caller's kept on the stack with the return
+           address). */
+        .globl cffi_call_pack
+        .hidden cffi_call_pack
+        .type cffi_call_pack, %function
+        .p2align 4
+cffi_call_pack:
+        .cfi_startproc
+        BTI_C
+        stp x20, x30, [sp, #-16]!
+        .cfi_def_cfa_offset 16
+        .cfi_offset x20, -16
+        .cfi_offset x30, -8
+        ldp x16, x20, [x0]
+        mov x8, x2
+        mov x0, x1
+        blr x16
+        ldp x20, x30, [sp], #16
+        .cfi_def_cfa_offset 0
+        .cfi_restore x20
+        .cfi_restore x30
+        ret
+        .cfi_endproc
+        .size cffi_call_pack, . - cffi_call_pack
 
         /* cffi_call_registers (Trampolines.h) on AAPCS64: the C function in x0, its integer registers in
            x1-x5, its vector registers in place. Calls it with x0-x4 and v0-v7, and returns x0 and d0 as a

@@ -226,6 +226,48 @@ import Testing
         }
     }
 
+    /// Past six parameters a typed closure runs in pack form (`PackFunction`): entered in registers, the
+    /// registers' addresses are handed over as an array, as libffi's entry hands them. Every register a
+    /// register-only signature can take, narrow types among them, on both paths, as a closure and a slot.
+    @Test func thirteenArgumentsInPackFormAgree() throws {
+        let thirteen = { @Sendable (
+            a: Int8, b: Double, c: Int16, d: Float, e: Int32, f: Double, g: UInt8, h: Float, i: Int64, j: Double, k: Float, l: Double,
+            m: Float
+        ) -> Int16 in
+            let integers = Int64(a) &* 3 &+ Int64(c) &* 5 &+ Int64(e) &* 7 &+ Int64(g) &* 11 &+ i &* 13
+            let floating = b + Double(d) * 2 + f * 3 + Double(h) * 4 + j * 5 + Double(k) * 6 + l * 7 + Double(m) * 8
+            return Int16(truncatingIfNeeded: integers &- Int64(floating))
+        }
+        let seven = { @Sendable (a: Double, b: Float, c: Double, d: Float, e: Double, f: Float, g: Double) -> Float in
+            Float(a) + b * 2 + Float(c) * 3 + d * 4 + Float(e) * 5 + f * 6 + Float(g) * 7
+        }
+        for path in [false, true] {
+            func made<T>(_ body: () throws -> T) rethrows -> T { path ? try RegisterPath.withLibffiEntry(body) : try body() }
+            let closures = try made { [try CClosure(thirteen), try CClosure(seven)] }
+            #expect(entersInRegisters(closures[0].address) == (RegisterPath.isAvailable && !path))
+            #expect(entersInRegisters(closures[1].address) == (RegisterPath.isAvailable && !path))
+            let delegates = try made { () throws -> [DynamicDelegate] in
+                let first = DynamicDelegate(protocol: descriptor(closures[0].signature))
+                try first.implement("f", thirteen)
+                let second = DynamicDelegate(protocol: descriptor(closures[1].signature))
+                try second.implement("f", seven)
+                return [first, second]
+            }
+            for function in [closures[0].address, slotFunction(delegates[0])] {
+                let bytes = try callFromC(
+                    function, closures[0].signature, Int8(-7), 1.5, Int16(-300), Float(0.25), Int32(-70000), 2.5, UInt8(250),
+                    Float(-1.5), Int64(1) << 40, 0.125, Float(3), -4.5, Float(0.5))
+                #expect(decode(bytes, as: Int16.self) == thirteen(-7, 1.5, -300, 0.25, -70000, 2.5, 250, -1.5, 1 << 40, 0.125, 3, -4.5, 0.5))
+                #expect(bytes.count == 8 && Int64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) })
+                    == Int64(thirteen(-7, 1.5, -300, 0.25, -70000, 2.5, 250, -1.5, 1 << 40, 0.125, 3, -4.5, 0.5)))
+            }
+            for function in [closures[1].address, slotFunction(delegates[1])] {
+                let bytes = try callFromC(function, closures[1].signature, 1.0, Float(2), 3.0, Float(4), 5.0, Float(6), 7.0)
+                #expect(decode(bytes, as: Float.self) == seven(1, 2, 3, 4, 5, 6, 7))
+            }
+        }
+    }
+
     @Test func voidAndNoArgumentsAgree() throws {
         let seen = Locked<[Int64]>([])
         let record = { @Sendable (a: Int64, b: Double) in seen.withLock { $0.append(a &* Int64(b)) } }

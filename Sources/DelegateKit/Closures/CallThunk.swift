@@ -60,15 +60,14 @@ struct CallThunk: Sendable {
         CallThunk(prepared: prepared, swiftType: swiftType, registers: hasRegisters ? registers : nil, direct: direct, body: body)
     }
 
-    /// The thunk for a closure with typed arguments. `@inlinable` so it is specialized for the concrete
-    /// argument types in the caller's module: unspecialized pack code costs far more per call.
+    /// The thunk for a closure with typed arguments, of more than the fixed-arity overloads take: it runs
+    /// in pack form (``PackFunction``), called with libffi's argument array as it is, or reads each argument
+    /// where that form does not suit its types.
     @inlinable
     static func typed<each A: CValue, R: CValue>(
         _ closure: @escaping @Sendable (repeat each A) -> R
     ) throws -> CallThunk {
-        let signature = try CSignature.of(R.self, repeat (each A).self)
-        let widening = signature.returnType.widening
-        return try CallThunk(signature: signature, swiftType: ((repeat each A) -> R).self) { result, arguments in
+        try packed(closure, returning: R.checkedCType()) { result, arguments, widening in
             var cursor = arguments
             storeResult(closure(repeat nextArgument(&cursor) as each A), to: result, widening)
         }
@@ -79,22 +78,26 @@ struct CallThunk: Sendable {
     static func typed<each A: CValue>(
         _ closure: @escaping @Sendable (repeat each A) -> Void
     ) throws -> CallThunk {
-        try typed { (argument: repeat each A) -> CVoid in
-            closure(repeat each argument)
-            return CVoid()
+        try packed(closure, returning: .void) { _, arguments, _ in
+            var cursor = arguments
+            closure(repeat nextArgument(&cursor) as each A)
         }
     }
 
-    /// `typed` for a closure whose result type is left open (see ``ResultCheck``). A function type with
-    /// a pack cannot be cast, so the closure is wrapped rather than cast; its result is known to be of
-    /// `Result`'s type.
+    /// `typed` for a closure whose result type is left open (see ``ResultCheck``): a ``CValue`` result is
+    /// written as the closure's own type, which is its C type's layout; any other is discarded, which the
+    /// pack form does by writing nothing for `Void` and the argument-by-argument form by wrapping the
+    /// closure (a function type with a pack cannot be cast).
     @inlinable
     static func typed<each A: CValue, R>(anyResult closure: @escaping @Sendable (repeat each A) -> R) throws -> CallThunk {
         guard let result = ResultCheck.cValue(R.self) else {
-            return try typed { (argument: repeat each A) -> CVoid in
-                _ = closure(repeat each argument)
-                return CVoid()
+            if R.self == Void.self, let function = try PackFunction.make(closure) {
+                return try packed(function, returning: .void, swiftType: ((repeat each A) -> R).self)
             }
+            return try typed { (argument: repeat each A) -> Void in _ = closure(repeat each argument) }
+        }
+        if let function = try PackFunction.make(closure) {
+            return try packed(function, returning: result.checkedCType(), swiftType: ((repeat each A) -> R).self)
         }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
             try CallThunk.typed { (argument: repeat each A) -> Result in
@@ -102,6 +105,32 @@ struct CallThunk: Sendable {
             }
         }
         return try thunk(returning: result)
+    }
+
+    /// The thunk of `closure`, returning `returnType`: in pack form where its argument types allow,
+    /// else running `byArgument(result, arguments, widening)`, which reads each argument by its type.
+    @inlinable
+    static func packed<each A: CValue, R>(
+        _ closure: @escaping @Sendable (repeat each A) -> R, returning returnType: CType,
+        byArgument: @escaping @Sendable (UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>, ReturnWidening) -> Void
+    ) throws -> CallThunk {
+        if let function = try PackFunction.make(closure) {
+            return try packed(function, returning: returnType, swiftType: ((repeat each A) -> R).self)
+        }
+        var arguments: [CType] = []
+        for type in repeat (each A).self { arguments.append(try type.checkedCType()) }
+        let widening = returnType.widening
+        return try CallThunk(signature: CSignature(returnType, arguments), swiftType: ((repeat each A) -> R).self) { result, arguments in
+            byArgument(result, arguments, widening)
+        }
+    }
+
+    /// The thunk of a closure kept in pack form.
+    @usableFromInline
+    static func packed(_ function: PackFunction, returning returnType: CType, swiftType: Any.Type) throws -> CallThunk {
+        let prepared = try PreparedSignature.prepared(CSignature(returnType, function.argumentTypes))
+        return CallThunk(
+            prepared: prepared, swiftType: swiftType, registers: function.registerBody(prepared), body: function.body(returnType.widening))
     }
 
     /// The thunk for a closure that reads its arguments through a ``CInvocation``.

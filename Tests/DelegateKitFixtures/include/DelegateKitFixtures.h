@@ -311,4 +311,5 @@ int fx_mapping_of(const void *address, char *permissions, char *path, size_t pat
 int fx_writable_executable_mappings(char *lines, size_t size);
 
 #include "DelegateKitReadying.h"
+#include "DelegateKitArities.h"
 #endif

@@ -64,26 +64,41 @@ cffi_registers cffi_call_register_body(uint64_t i0, uint64_t i1, uint64_t i2, ui
    (rax; x8), the value's context in Swift's self register (r13; x20). That form is the same for every
    Swift type, so cffi_call_opaque calls any closure of a register-only signature with no code made for
    its types: what unspecialized (debug) builds use instead of converting each argument in generic code
-   (Sources/DelegateKit/Closures/RegisterPath/OpaqueBody.swift). */
+   (Sources/DelegateKit/Closures/RegisterPath/OpaqueBody.swift). The pack form (cffi_call_pack) is as
+   general, so the same call serves a closure of more than six parameters in every build
+   (Sources/DelegateKit/Closures/PackFunction.swift). */
 typedef struct cffi_opaque_call {
     const void *function;
     const void *context;
-    /* Per argument (six at most, the rest any valid offset): its register's offset in a block of the
-       integer registers i0..i4 then the floating ones d0..d7, 8 bytes each. A value's bytes are the low
-       bytes of its register, as C leaves them (a float the low half). */
-    intptr_t arguments[6];
     /* 64 minus the width of a signed integer result narrower than 64 bits, to sign-extend it; else 0 (the
        result's bytes are read from a zeroed word, so narrower results come back zero-extended). */
     uint64_t result_shift;
+    /* Nonzero for a function whose parameters are one pack (cffi_call_pack's form): it is passed an array
+       of the arguments' addresses; else it takes each address as an argument of its own (six at most). */
+    uint64_t pack;
+    /* Per argument (the rest any valid offset): its register's offset in a block of the integer registers
+       i0..i4 then the floating ones d0..d7, 8 bytes each. A value's bytes are the low bytes of its
+       register, as C leaves them (a float the low half). */
+    intptr_t arguments[13];
 } cffi_opaque_call;
 
 /* Calls `call`'s function with the arguments of a register-only call whose registers are these: stores
-   them in a block on its own stack, passes the address of each argument's register, and returns the
+   them in a block on its own stack, passes the address of each argument's register (or, for a pack, an
+   array of those addresses), and returns the
    result word in both result registers (on aarch64 also in x1: cffi_registers comes back in x0 and x1).
    Takes `call` where a register entry takes its context, so it is one too (TrampolineTable.S). */
 cffi_registers cffi_call_opaque(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t i3, uint64_t i4,
                                 const cffi_opaque_call *call, double d0, double d1, double d2, double d3, double d4,
                                 double d5, double d6, double d7);
+
+/* A Swift function value whose parameters are one pack, `(repeat each A) -> R` as a generic type stores it:
+   its one argument is the pack, an array of the address of each element, which is how libffi hands a
+   closure its arguments; its result goes through the indirect-result register (rax; x8), its context in
+   Swift's self register (r13; x20). So cffi_call_pack calls a closure of any arity with libffi's argument
+   array as it is, at no cost per argument: `function` points at the value's two words, its code and its
+   context (Sources/DelegateKit/Closures/PackFunction.swift). The result is written in the Swift type's own
+   size; the caller widens it. */
+void cffi_call_pack(const void *function, void *const *arguments, void *result);
 
 /* While set on a thread, closures made on it get register bodies that convert each argument by its Swift
    type even in a debug build: how the tests compare them with cffi_call_opaque's in one process. */

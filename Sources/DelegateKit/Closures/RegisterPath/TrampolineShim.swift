@@ -70,21 +70,30 @@ enum TrampolineShim {
         set { cffi_opaque_calls_suppress(newValue ? 1 : 0) }
     }
 
-    /// A register body calling `function` with `context`, a Swift function value in its most general form,
-    /// through `cffi_call_opaque`: each argument's address in the block of argument registers is
-    /// `argumentOffsets` (at most six), and a signed result narrower than 64 bits is sign-extended by
-    /// `resultShift` bits. `owner` is kept as long as the body: what keeps `context` alive.
+    /// A register body calling `function` with `context`, a Swift function value in its most general form
+    /// or, with `pack`, in pack form, through `cffi_call_opaque`: each argument's address in the block of
+    /// argument registers is `argumentOffsets` (at most six in the most general form, thirteen as a pack),
+    /// and a signed result narrower than 64 bits is sign-extended by `resultShift` bits. `owner` is kept as
+    /// long as the body: what keeps `context` alive.
     static func opaqueBody(
-        function: UnsafeRawPointer, context: UnsafeRawPointer?, argumentOffsets: [Int], resultShift: Int, owner: Any
+        function: UnsafeRawPointer, context: UnsafeRawPointer?, argumentOffsets: [Int], pack: Bool = false, resultShift: Int, owner: Any
     ) -> RegisterBody {
         let record = OpaqueCallRecord(owner)
-        let o = argumentOffsets + repeatElement(0, count: 6 - argumentOffsets.count)  // unused ones: any valid offset
+        let o = argumentOffsets + repeatElement(0, count: 13 - argumentOffsets.count)  // unused ones: any valid offset
         record.call.initialize(to: cffi_opaque_call(
-            function: function, context: context, arguments: (o[0], o[1], o[2], o[3], o[4], o[5]),
-            result_shift: UInt64(resultShift)))
+            function: function, context: context, result_shift: UInt64(resultShift), pack: pack ? 1 : 0,
+            arguments: (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12])))
         return RegisterBody { [record] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
             RegisterResult(cffi_call_opaque(i0, i1, i2, i3, i4, record.call, d0, d1, d2, d3, d4, d5, d6, d7))
         }
+    }
+
+    /// Calls the pack-form closure whose two words are at `function` with libffi's `arguments` as its
+    /// pack, its result written at `result` (``PackFunction``).
+    static func callPack(
+        _ function: UnsafeRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ result: UnsafeMutableRawPointer
+    ) {
+        cffi_call_pack(function, arguments, result)
     }
 
     /// Calls `function`, of a register-only signature, with these argument registers: a direct call.

@@ -1,0 +1,90 @@
+/// A closure of any arity, kept where one piece of assembly can call it with libffi's argument array as
+/// it is: what a typed closure of more parameters than the fixed-arity overloads runs on each call.
+///
+/// A parameter pack cannot be iterated at no cost: Swift 6.3 does not unroll a pack expansion even where
+/// it specializes one, so reading each argument with `repeat nextArgument(&cursor)` costs a generic call
+/// and a metadata lookup per argument per call (a closure of seven parameters cost ~30× one of six). But
+/// a function value of type `(repeat each A) -> R` that a generic type stores is in pack form: its one
+/// argument is the pack, an array of the address of each element, which is exactly the array libffi
+/// hands a closure; its result goes through the indirect-result register. So `cffi_call_pack`
+/// (`TrampolineTable.S`) calls it with libffi's array, whatever its length, and the closure's own
+/// reabstraction thunk, made where its types were concrete, reads each argument.
+///
+/// The value lives in a ``Storage`` of its own (a struct of one stored property, whose address is the
+/// value's): a function value of a pack type cannot be handed to a generic parameter to be read, and a
+/// struct's layout, unlike a class's, puts its one property at its start.
+@usableFromInline
+final class PackFunction: @unchecked Sendable {  // Written once, in init.
+    /// The stored closure's two words, its code and its context, in pack form.
+    private let words: UnsafeMutableRawPointer
+    /// Destroys and frees ``words``' storage, which only the generic initializer knows the type of.
+    private let destroy: @Sendable (UnsafeMutableRawPointer) -> Void
+
+    /// Where the closure is stored: its one property is at the struct's address.
+    @usableFromInline
+    struct Storage<each A, R> {
+        @usableFromInline let closure: (repeat each A) -> R
+
+        @inlinable
+        init(_ closure: @escaping (repeat each A) -> R) { self.closure = closure }
+    }
+
+    /// The C type of each argument, as its Swift type states it.
+    @usableFromInline let argumentTypes: [CType]
+
+    /// Keeps `closure` in pack form, or returns nil where libffi's array may not suit it: an argument
+    /// type aligned to more than 8 bytes, whose copy libffi does not promise to align (a struct passed on
+    /// the stack, a `long double`), while the closure's thunk may read it with aligned instructions.
+    /// Throws what an argument type's ``CValue/checkedCType()`` throws.
+    @inlinable
+    static func make<each A: CValue, R>(_ closure: @escaping @Sendable (repeat each A) -> R) throws -> PackFunction? {
+        var argumentTypes: [CType] = []
+        for type in repeat (each A).self {
+            guard alignment(of: type) <= 8 else { return nil }
+            argumentTypes.append(try type.checkedCType())
+        }
+        let storage = UnsafeMutablePointer<Storage<repeat each A, R>>.allocate(capacity: 1)
+        storage.initialize(to: Storage(closure))
+        return PackFunction(words: UnsafeMutableRawPointer(storage), argumentTypes: argumentTypes) {
+            $0.assumingMemoryBound(to: Storage<repeat each A, R>.self).deinitialize(count: 1)
+            $0.deallocate()
+        }
+    }
+
+    @inlinable
+    static func alignment<T>(of _: T.Type) -> Int { MemoryLayout<T>.alignment }
+
+    @usableFromInline
+    init(words: UnsafeMutableRawPointer, argumentTypes: [CType], destroy: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) {
+        self.words = words
+        self.argumentTypes = argumentTypes
+        self.destroy = destroy
+    }
+
+    deinit { destroy(words) }
+
+    /// The thunk's body: calls the closure with libffi's array as its pack, then widens a result narrower
+    /// than a register as libffi expects. It holds this object, and so the closure, as long as it lives.
+    @usableFromInline
+    func body(_ widening: ReturnWidening) -> CallThunk.ArrayBody {
+        { [self] result, arguments in
+            call(arguments, result)
+            widening.apply(to: result)
+        }
+    }
+
+    /// The register form, for a signature that takes registers: `cffi_call_opaque` stores the argument
+    /// registers in a block and calls the closure with the array of their addresses, as libffi's entry
+    /// would have made it.
+    func registerBody(_ prepared: PreparedSignature) -> RegisterBody? {
+        guard let offsets = prepared.registerLayout?.argumentOffsets else { return nil }
+        let value = words.load(as: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
+        return TrampolineShim.opaqueBody(
+            function: value.code, context: value.context, argumentOffsets: offsets, pack: true,
+            resultShift: OpaqueBody.resultShift(prepared.signature.returnType), owner: self)
+    }
+
+    private func call(_ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ result: UnsafeMutableRawPointer) {
+        TrampolineShim.callPack(words, arguments, result)
+    }
+}

@@ -1,0 +1,103 @@
+import DelegateKit
+import DelegateKitFixtures
+import Testing
+
+/// Closures of more parameters than the fixed-arity overloads take (seven and up), which run in pack form
+/// (`PackFunction`): called from C as `CClosure`s and as slots, with narrow results, `Void` results, every argument in vector registers (the register path, where it
+/// runs), and what they capture released with them. Both call paths: CI runs the suite with
+/// `DELEGATEKIT_FAST_PATH=0` too.
+@Suite struct ArityTests {
+    /// Checks every argument `fx_call_narrow9` passes; -5 when all are right, else 42.
+    static let narrow9: @Sendable (Int8, Int16, Int32, Int64, Float, Double, UInt8, UInt16, UnsafeMutableRawPointer?) -> Int8 = {
+        a, b, c, d, e, f, g, h, p in
+        let right = a == -3 && b == -300 && c == -70000 && d == -5_000_000_000 && e == 1.5 && f == -2.25 && g == 200 && h == 60000
+            && UInt(bitPattern: p) == 0x40
+        return right ? -5 : 42
+    }
+
+    static let protocol9 = ProtocolDescriptor(name: "arity", methods: [
+        MethodDescriptor(name: "narrow", signature: CSignature(.int8, [.int8, .int16, .int32, .int64, .float, .double, .uint8, .uint16, .pointer])),
+        MethodDescriptor(name: "sum12", signature: CSignature(.int64, Array(repeating: .int64, count: 12))),
+    ])
+
+    @Test func aNarrowResultOfNineParametersAsACClosureAndAsSlots() throws {
+        let closure = try CClosure(Self.narrow9)
+        #expect(fx_call_narrow9(closure.address) == -5)
+
+        let delegate = DynamicDelegate(protocol: Self.protocol9)
+        try delegate.implement("narrow", Self.narrow9)
+        #expect(fx_call_narrow9(delegate.table.load(as: UnsafeRawPointer.self)) == -5)
+        try delegate.setPolicy(.stable)
+        #expect(fx_call_narrow9(delegate.table.load(as: UnsafeRawPointer.self)) == -5)
+    }
+
+    @Test func aBoolResultOfSevenParameters() throws {
+        let closure = try CClosure { (a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Bool in
+            [a, b, c, d, e, f, g] == [1, 2, 3, 4, 5, 6, 7]
+        }
+        #expect(fx_call_bool7(closure.address) == 1)
+    }
+
+    @Test func aVoidClosureOfEightParametersRuns() throws {
+        let closure = try CClosure {
+            (out: UnsafeMutablePointer<Int64>?, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in
+            out!.pointee = Int64((a + b + c + d + e + f + g) * 2)
+        }
+        var out: Int64 = 0
+        fx_call_void8(closure.address, &out)
+        #expect(out == 49)
+    }
+
+    @Test func eightVectorArgumentsWithANarrowResult() throws {
+        // Every argument in a vector register: the register path where it runs, through the registers'
+        // argument array into the pack.
+        let closure = try CClosure {
+            (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double, h: Float) -> Int16 in
+            Int16(-(a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g) - Double(h * 2))
+        }
+        #expect(fx_call_floating8(closure.address) == -(1 + 4 + 9 + 16 + 25 + 36 + 49) - 17)
+    }
+
+    @Test func twelveIntegersAsACClosureAndAsASlot() throws {
+        let weighted: @Sendable (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64) -> Int64 = {
+            a, b, c, d, e, f, g, h, i, j, k, l in
+            [a, b, c, d, e, f, g, h, i, j, k, l].enumerated().reduce(0) { $0 + Int64($1.offset + 1) * $1.element }
+        }
+        let expected = (1...12).reduce(Int64(0)) { $0 + $1 * $1 }
+        let closure = try CClosure(weighted)
+        #expect(fx_call_i64x12(closure.address) == expected)
+
+        let delegate = DynamicDelegate(protocol: Self.protocol9)
+        try delegate.implement("sum12", weighted)
+        #expect(fx_call_i64x12(delegate.table.advanced(by: MemoryLayout<UnsafeRawPointer>.stride).load(as: UnsafeRawPointer.self)) == expected)
+    }
+
+    @Test func whatAClosureOfManyParametersCapturesIsReleasedWithIt() throws {
+        final class Captured: Sendable {}
+        weak var watched: Captured?
+        do {
+            let captured = Captured()
+            watched = captured
+            let closure = try CClosure { (a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Bool in
+                withExtendedLifetime(captured) { a + b + c + d + e + f + g == 28 }
+            }
+            #expect(watched != nil)
+            #expect(fx_call_bool7(closure.address) == 1)
+        }
+        #expect(watched == nil)
+    }
+
+    #if arch(x86_64)
+    @Test func anArgumentAlignedBeyondEightBytesTakesTheArgumentByArgumentPath() throws {
+        // Float80 is 16-byte aligned, and libffi does not promise to align its copies of such arguments:
+        // such a closure reads each argument itself instead of taking the array as a pack.
+        let closure = try CClosure {
+            (a: Float80, b: Int64, c: Int64, d: Int64, e: Int64, f: Int64, g: Int64) -> Int64 in
+            Int64(a) + b + c + d + e + f + g
+        }
+        let call = try CFunction(address: closure.address, signature: closure.signature)
+        let result: Int64 = try call.call(Float80(10), Int64(1), Int64(2), Int64(3), Int64(4), Int64(5), Int64(6))
+        #expect(result == 31)
+    }
+    #endif
+}
