@@ -34,6 +34,9 @@ enum Benchmark {
         if let index = arguments.firstIndex(of: "--measure-shape") {
             return ShapeBenchmark.measureOne(Array(arguments[(index + 1)...]))
         }
+        if let index = arguments.firstIndex(of: "--measure-arity") {
+            return ArityBenchmark.measureOne(Array(arguments[(index + 1)...]))
+        }
         if let index = arguments.firstIndex(of: "--measure-calling") {
             return CallingC.measureOne(Array(arguments[(index + 1)...]))
         }
@@ -74,6 +77,16 @@ enum Benchmark {
             print(report.shapeTable().joined(separator: "\n"))
             return
         }
+        if arguments.contains("--arities-only") {
+            // Only the callbacks of many parameters (with callgrind unless --no-callgrind): quick to compare.
+            var report = Report(calls: 2_000_000, rounds: 9)
+            report.arities = (try? ArityBenchmark.measure(calls: 2_000_000, rounds: 9)) ?? []
+            if !arguments.contains("--no-callgrind"), let callgrind = Callgrind.prepare() {
+                ArityBenchmark.countInstructions(&report.arities, callgrind)
+            }
+            print(report.arityTable().joined(separator: "\n"))
+            return
+        }
         if arguments.contains("--churn-only") {
             // Only the long-lived delegate's cycles: quick to compare two versions of the library.
             for cost in (try? measureChurn(cycles: 200_000)) ?? [] {
@@ -109,6 +122,8 @@ enum Benchmark {
             }
             print("the common callback shapes, \(ShapePath.allCases.count) paths × \(CallbackShape.allCases.count) shapes…")
             report.shapes = try ShapeBenchmark.measure(calls: calls, rounds: rounds)
+            print("callbacks of six to twelve parameters, \(ArityPath.allCases.count) paths × \(Arity.allCases.count) arities…")
+            report.arities = try ArityBenchmark.measure(calls: calls, rounds: rounds)
             print("creation, memory and threads…")
             report.costs = try measureCosts(quick: quick)
             if !arguments.contains("--no-callgrind") {
@@ -124,6 +139,7 @@ enum Benchmark {
                         let (path, shape) = (report.shapes[index].path, report.shapes[index].shape)
                         report.shapes[index].instructions = callgrind.perUnit { ["--measure-shape", path.key, "\(shape)", String($0)] }
                     }
+                    ArityBenchmark.countInstructions(&report.arities, callgrind)
                     report.costs.rawCreateInstructions = callgrind.instructionsPerCreation("raw") ?? .nan
                     report.costs.closureCreateInstructions = callgrind.instructionsPerCreation("closure") ?? .nan
                     report.costs.delegate16CreateInstructions = callgrind.instructionsPerCreation("delegate16") ?? .nan

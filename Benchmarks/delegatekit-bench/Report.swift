@@ -4,6 +4,7 @@ import Foundation
 struct Report {
     var calls: [CallResult] = []
     var shapes: [ShapeResult] = []
+    var arities: [ArityResult] = []
     var costs = Costs()
     var threads: [(PathKind, Double)] = []
     var peers: [String: [String: Double]] = [:]
@@ -75,6 +76,7 @@ struct Report {
             }
         }
         lines += shapeTable()
+        lines += arityTable()
         lines += ["", "## Targets", ""] + targets()
         lines += [
             "", "## Creation, changes and memory", "",
@@ -247,6 +249,12 @@ struct Report {
                 ]
                 if let instructions = result.instructions { entry["instructionsPerCall"] = instructions }
                 return entry
+            },
+            "arities": arities.map { result -> [String: Any] in
+                [
+                    "callback": result.arity.label, "path": result.path.rawValue, "nanosecondsPerCall": result.nanoseconds,
+                    "instructionsPerCall": result.instructions.isFinite ? result.instructions : -1, "checksumMatches": result.checksumMatches,
+                ]
             },
             "pythonPeersNanosecondsPerCall": peers,
             "callingC": Dictionary(uniqueKeysWithValues: callingC.map {

@@ -36,6 +36,16 @@ void bench_raw_closure_free(void *closure);
 /* Allocates, prepares and frees `n` raw closures of signature i64; returns nanoseconds in all. */
 int64_t bench_raw_create_free(int64_t n, int keep_alive_count, void **kept);
 
+/* The arity table's callbacks (arities.c): `int64_t (int64_t × 6, 7, 12)`, `double (double × 6, 7)` and
+   libxml2's startElementNs, `void (void *, const xmlChar * × 3, int, const xmlChar **, int, int,
+   const xmlChar **)`. Each returns its first argument plus its last; the SAX handler adds its attribute
+   count, plus one when it has an attribute array, to the int64_t its first argument points at. */
+enum { BENCH_I64X6, BENCH_I64X7, BENCH_SAX9, BENCH_I64X12, BENCH_F64X6, BENCH_F64X7, BENCH_ARITY_COUNT };
+const void *bench_arity_direct(int arity);
+void *bench_arity_raw_closure(int arity, void **code);
+/* Calls `f` n times, each call fed the previous result (the SAX handler: a counter); returns the last. */
+double bench_arity_loop(int arity, const void *f, int64_t n);
+
 /* Runs bench_loop_i64(f, n) on `threads` threads at once; returns the wall-clock nanoseconds. */
 int64_t bench_threads_i64(const void *f, int64_t n, int threads);
 

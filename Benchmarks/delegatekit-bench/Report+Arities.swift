@@ -1,0 +1,37 @@
+extension Report {
+    /// Callbacks of six to twelve parameters: each path's time and instructions, its ratio to raw libffi,
+    /// and the target of a closure past six parameters (issue 58): at most the six-parameter closure of its
+    /// kind plus a few instructions per extra parameter.
+    func arityTable() -> [String] {
+        var lines = [
+            "", "## Callbacks of many parameters", "",
+            "Past six parameters a typed closure runs in pack form, called with libffi's argument array as it is;",
+            "an integer argument past the fifth takes libffi's path whatever the closure. Each cell: ns/call",
+            "(instructions/call) × raw libffi.", "",
+            "| callback | " + ArityPath.allCases.map(\.rawValue).joined(separator: " | ") + " |",
+            "|---|" + String(repeating: "---:|", count: ArityPath.allCases.count),
+        ]
+        func result(_ arity: Arity, _ path: ArityPath) -> ArityResult? { arities.first { $0.arity == arity && $0.path == path } }
+        for arity in Arity.allCases {
+            let raw = result(arity, .rawLibffi)
+            let cells = ArityPath.allCases.map { path -> String in
+                guard let r = result(arity, path) else { return "—" }
+                let check = r.checksumMatches ? "" : " (WRONG RESULT)"
+                let ratio = path == .direct || path == .rawLibffi ? "" : " \((r.nanoseconds / (raw?.nanoseconds ?? .nan)).formatted(2))×"
+                return "\(r.nanoseconds.formatted(1)) (\(r.instructions.formatted(0)))\(ratio)\(check)"
+            }
+            lines.append("| \(arity.label) | " + cells.joined(separator: " | ") + " |")
+        }
+        lines += ["", "Beyond six parameters, instructions per extra parameter over the six-parameter closure of the same kind:", ""]
+        for arity in Arity.allCases where arity.parameterCount > 6 {
+            let six = arity.sixParameterKin
+            let parts = [ArityPath.closure, .slot, .invocation].compactMap { path -> String? in
+                guard let r = result(arity, path), let base = result(six, path) else { return nil }
+                let perParameter = (r.instructions - base.instructions) / Double(arity.parameterCount - 6)
+                return "\(path.rawValue) \(perParameter.formatted(1)) (\(r.nanoseconds.formatted(1)) ns against \(base.nanoseconds.formatted(1)))"
+            }
+            lines.append("- \(arity.label): " + parts.joined(separator: "; "))
+        }
+        return lines
+    }
+}
