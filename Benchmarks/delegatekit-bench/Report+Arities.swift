@@ -22,10 +22,11 @@ extension Report {
             }
             lines.append("| \(arity.label) | " + cells.joined(separator: " | ") + " |")
         }
-        lines += ["", "Beyond six parameters, instructions per extra parameter over the six-parameter closure of the same kind:", ""]
+        lines += ["", "Beyond six parameters, instructions per extra parameter over the six-parameter callback of the same kind",
+                  "(raw libffi's own beside DelegateKit's, whose closures of more than five integers enter through it):", ""]
         for arity in Arity.allCases where arity.parameterCount > 6 {
             let six = arity.sixParameterKin
-            let parts = [ArityPath.closure, .slot, .invocation].compactMap { path -> String? in
+            let parts = [ArityPath.rawLibffi, .closure, .slot, .invocation].compactMap { path -> String? in
                 guard let r = result(arity, path), let base = result(six, path) else { return nil }
                 let perParameter = (r.instructions - base.instructions) / Double(arity.parameterCount - 6)
                 return "\(path.rawValue) \(perParameter.formatted(1)) (\(r.nanoseconds.formatted(1)) ns against \(base.nanoseconds.formatted(1)))"
