@@ -32,17 +32,22 @@ import Testing
     }
 
     @Test func aBoolResultOfSevenParameters() throws {
-        let closure = try CClosure { (a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Bool in
-            [a, b, c, d, e, f, g] == [1, 2, 3, 4, 5, 6, 7]
+        let inOrder: @Sendable (Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Bool = { a, b, c, d, e, f, g in
+            let arguments: [Int32] = [a, b, c, d, e, f, g]
+            return arguments == Array(1...7)
         }
+        let closure = try CClosure(inOrder)
         #expect(fx_call_bool7(closure.address) == 1)
     }
 
     @Test func aVoidClosureOfEightParametersRuns() throws {
-        let closure = try CClosure {
-            (out: UnsafeMutablePointer<Int64>?, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in
-            out!.pointee = Int64((a + b + c + d + e + f + g) * 2)
+        // Stated apart, its sum in steps: Swift 6.2's type checker gives up on a long sum inside the literal.
+        let doubledSum: @Sendable (UnsafeMutablePointer<Int64>?, Double, Double, Double, Double, Double, Double, Double) -> Void = {
+            out, a, b, c, d, e, f, g in
+            let sum: Double = [a, b, c, d, e, f, g].reduce(0, +)
+            out!.pointee = Int64(sum * 2)
         }
+        let closure = try CClosure(doubledSum)
         var out: Int64 = 0
         fx_call_void8(closure.address, &out)
         #expect(out == 49)
@@ -53,7 +58,8 @@ import Testing
         // argument array into the pack.
         let closure = try CClosure {
             (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double, h: Float) -> Int16 in
-            Int16(-(a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g) - Double(h * 2))
+            let weighted: Double = [a, b, c, d, e, f, g].enumerated().reduce(0) { $0 + Double($1.offset + 1) * $1.element }
+            return Int16(-weighted - Double(h * 2))
         }
         #expect(fx_call_floating8(closure.address) == -(1 + 4 + 9 + 16 + 25 + 36 + 49) - 17)
     }
@@ -79,7 +85,7 @@ import Testing
             let captured = Captured()
             watched = captured
             let closure = try CClosure { (a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Bool in
-                withExtendedLifetime(captured) { a + b + c + d + e + f + g == 28 }
+                withExtendedLifetime(captured) { [a, b, c, d, e, f, g].reduce(0, +) == 28 }
             }
             #expect(watched != nil)
             #expect(fx_call_bool7(closure.address) == 1)
