@@ -67,7 +67,7 @@ struct CallThunk: Sendable {
     static func typed<each A: CValue, R: CValue>(
         _ closure: @escaping @Sendable (repeat each A) -> R
     ) throws -> CallThunk {
-        try packed(closure, returning: R.checkedCType()) { result, arguments, widening in
+        try packed(closure, returning: try R.checkedCType()) { result, arguments, widening in
             var cursor = arguments
             storeResult(closure(repeat nextArgument(&cursor) as each A), to: result, widening)
         }
@@ -85,52 +85,38 @@ struct CallThunk: Sendable {
     }
 
     /// `typed` for a closure whose result type is left open (see ``ResultCheck``): a ``CValue`` result is
-    /// written as the closure's own type, which is its C type's layout; any other is discarded, which the
-    /// pack form does by writing nothing for `Void` and the argument-by-argument form by wrapping the
-    /// closure (a function type with a pack cannot be cast).
+    /// stored as the closure's own type, which is its C type's layout, and `Void` is nothing to store; any
+    /// other is discarded by a wrapping closure (a function type with a pack cannot be cast).
     @inlinable
     static func typed<each A: CValue, R>(anyResult closure: @escaping @Sendable (repeat each A) -> R) throws -> CallThunk {
-        guard let result = ResultCheck.cValue(R.self) else {
-            if R.self == Void.self, let function = try PackFunction.make(closure) {
-                return try packed(function, returning: .void, swiftType: ((repeat each A) -> R).self)
-            }
+        let result = ResultCheck.cValue(R.self)
+        guard result != nil || R.self == Void.self else {
             return try typed { (argument: repeat each A) -> Void in _ = closure(repeat each argument) }
         }
-        if let function = try PackFunction.make(closure) {
-            return try packed(function, returning: result.checkedCType(), swiftType: ((repeat each A) -> R).self)
-        }
-        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed { (argument: repeat each A) -> Result in
-                unsafeBitCast(closure(repeat each argument), to: Result.self)
+        return try packed(closure, returning: result?.checkedCType() ?? .void) { result, arguments, widening in
+            var cursor = arguments
+            withUnsafeBytes(of: closure(repeat nextArgument(&cursor) as each A)) {
+                UnsafeMutableRawBufferPointer(start: result, count: $0.count).copyMemory(from: $0)
             }
+            widening.apply(to: result)
         }
-        return try thunk(returning: result)
     }
 
-    /// The thunk of `closure`, returning `returnType`: in pack form where its argument types allow,
-    /// else running `byArgument(result, arguments, widening)`, which reads each argument by its type.
+    /// The thunk of `closure`, returning `returnType`: in pack form (``PackFunction``) where its argument
+    /// types allow, else running `byArgument(result, arguments, widening)`, which reads each argument by
+    /// its type.
     @inlinable
     static func packed<each A: CValue, R>(
-        _ closure: @escaping @Sendable (repeat each A) -> R, returning returnType: CType,
+        _ closure: @escaping @Sendable (repeat each A) -> R, returning returnType: @autoclosure () throws -> CType,
         byArgument: @escaping @Sendable (UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>, ReturnWidening) -> Void
     ) throws -> CallThunk {
-        if let function = try PackFunction.make(closure) {
-            return try packed(function, returning: returnType, swiftType: ((repeat each A) -> R).self)
+        let signature = try CSignature.of(returning: returnType(), repeat (each A).self)
+        let swiftType = ((repeat each A) -> R).self
+        let widening = signature.returnType.widening
+        guard let function = PackFunction.make(closure) else {
+            return try CallThunk(signature: signature, swiftType: swiftType) { result, arguments in byArgument(result, arguments, widening) }
         }
-        var arguments: [CType] = []
-        for type in repeat (each A).self { arguments.append(try type.checkedCType()) }
-        let widening = returnType.widening
-        return try CallThunk(signature: CSignature(returnType, arguments), swiftType: ((repeat each A) -> R).self) { result, arguments in
-            byArgument(result, arguments, widening)
-        }
-    }
-
-    /// The thunk of a closure kept in pack form.
-    @usableFromInline
-    static func packed(_ function: PackFunction, returning returnType: CType, swiftType: Any.Type) throws -> CallThunk {
-        let prepared = try PreparedSignature.prepared(CSignature(returnType, function.argumentTypes))
-        return CallThunk(
-            prepared: prepared, swiftType: swiftType, registers: function.registerBody(prepared), body: function.body(returnType.widening))
+        return try function.thunk(signature, swiftType: swiftType)
     }
 
     /// The thunk for a closure that reads its arguments through a ``CInvocation``.

@@ -29,23 +29,17 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
         init(_ closure: @escaping (repeat each A) -> R) { self.closure = closure }
     }
 
-    /// The C type of each argument, as its Swift type states it.
-    @usableFromInline let argumentTypes: [CType]
-
     /// Keeps `closure` in pack form, or returns nil where libffi's array may not suit it: an argument
     /// type aligned to more than 8 bytes, whose copy libffi does not promise to align (a struct passed on
     /// the stack, a `long double`), while the closure's thunk may read it with aligned instructions.
-    /// Throws what an argument type's ``CValue/checkedCType()`` throws.
     @inlinable
-    static func make<each A: CValue, R>(_ closure: @escaping @Sendable (repeat each A) -> R) throws -> PackFunction? {
-        var argumentTypes: [CType] = []
+    static func make<each A: CValue, R>(_ closure: @escaping @Sendable (repeat each A) -> R) -> PackFunction? {
         for type in repeat (each A).self {
             guard alignment(of: type) <= 8 else { return nil }
-            argumentTypes.append(try type.checkedCType())
         }
         let storage = UnsafeMutablePointer<Storage<repeat each A, R>>.allocate(capacity: 1)
         storage.initialize(to: Storage(closure))
-        return PackFunction(words: UnsafeMutableRawPointer(storage), argumentTypes: argumentTypes) {
+        return PackFunction(words: UnsafeMutableRawPointer(storage)) {
             $0.assumingMemoryBound(to: Storage<repeat each A, R>.self).deinitialize(count: 1)
             $0.deallocate()
         }
@@ -55,18 +49,25 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     static func alignment<T>(of _: T.Type) -> Int { MemoryLayout<T>.alignment }
 
     @usableFromInline
-    init(words: UnsafeMutableRawPointer, argumentTypes: [CType], destroy: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) {
+    init(words: UnsafeMutableRawPointer, destroy: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) {
         self.words = words
-        self.argumentTypes = argumentTypes
         self.destroy = destroy
     }
 
     deinit { destroy(words) }
 
-    /// The thunk's body: calls the closure with libffi's array as its pack, then widens a result narrower
-    /// than a register as libffi expects. It holds this object, and so the closure, as long as it lives.
+    /// The thunk of this closure, of `signature`: its body and, where the signature takes registers, its
+    /// register form.
     @usableFromInline
-    func body(_ widening: ReturnWidening) -> CallThunk.ArrayBody {
+    func thunk(_ signature: CSignature, swiftType: Any.Type) throws -> CallThunk {
+        let prepared = try PreparedSignature.prepared(signature)
+        return CallThunk(
+            prepared: prepared, swiftType: swiftType, registers: registerBody(prepared), body: body(signature.returnType.widening))
+    }
+
+    /// Calls the closure with libffi's array as its pack, then widens a result narrower than a register as
+    /// libffi expects. It holds this object, and so the closure, as long as it lives.
+    private func body(_ widening: ReturnWidening) -> CallThunk.ArrayBody {
         { [self] result, arguments in
             call(arguments, result)
             widening.apply(to: result)
@@ -76,7 +77,7 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     /// The register form, for a signature that takes registers: `cffi_call_opaque` stores the argument
     /// registers in a block and calls the closure with the array of their addresses, as libffi's entry
     /// would have made it.
-    func registerBody(_ prepared: PreparedSignature) -> RegisterBody? {
+    private func registerBody(_ prepared: PreparedSignature) -> RegisterBody? {
         guard let offsets = prepared.registerLayout?.argumentOffsets else { return nil }
         let value = words.load(as: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
         return TrampolineShim.opaqueBody(

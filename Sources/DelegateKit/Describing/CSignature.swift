@@ -43,11 +43,19 @@ extension CSignature {
     static func of<each A: CValue, R: CValue>(
         _ returnType: R.Type, _ argumentTypes: repeat (each A).Type
     ) throws -> CSignature {
+        try of(returning: R.checkedCType(), repeat each argumentTypes)
+    }
+
+    /// ``of(_:_:)`` for a return type given as a C type: `returning` is checked after the arguments.
+    @inlinable
+    static func of<each A: CValue>(
+        returning returnType: @autoclosure () throws -> CType, _ argumentTypes: repeat (each A).Type
+    ) throws -> CSignature {
         var arguments: [CType] = []
         for type in repeat each argumentTypes {
             arguments.append(try type.checkedCType())
         }
-        return CSignature(try R.checkedCType(), arguments)
+        return CSignature(try returnType(), arguments)
     }
 
     /// Whether a closure of signature `other` may fill a slot of this signature: same arity, both
