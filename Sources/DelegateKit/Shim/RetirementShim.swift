@@ -95,7 +95,7 @@ enum RetirementShim {
 
     /// A retired guard of `slot` with no handler yet.
     static func retiredGuard(of slot: UnsafePointer<UnsafeMutableRawPointer?>) -> Guard {
-        cffi_guard(retired: 1, handler: nil, user_data: nil, slot: slot, registers: nil)
+        cffi_guard(retired: 1, handler: nil, user_data: nil, slot: slot, registers: (nil, nil))
     }
 
     /// The libffi handler of a guarded closure, whose user data is its ``Guard``.

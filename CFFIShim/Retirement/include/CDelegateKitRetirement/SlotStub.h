@@ -18,8 +18,9 @@ typedef struct cffi_guard {
     cffi_closure_handler handler;
     void *user_data;
     void *const *slot;
-    /* In a debug build, the bound closure's register body: its function value's two words (cffi_guard_call_registers). */
-    const void *registers;
+    /* In a debug build, the bound closure's register body: its function value's two words, its code and
+       its context, which cffi_guard_call_registers calls through. */
+    const void *registers[2];
 } cffi_guard;
 
 /* Whether calls may run the guard's handler (an acquiring load: the handler was set before publishing). */

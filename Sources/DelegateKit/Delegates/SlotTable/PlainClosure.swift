@@ -5,25 +5,10 @@ final class PlainClosure: Sendable {
     /// The call in register form, for a slot whose signature takes registers (see ``RegisterPath``).
     let registers: RegisterBody
 
-    #if DEBUG
-    /// ``registers``' two words, where a published ``SlotStub``'s guard points (`cffi_guard_call_registers`):
-    /// a debug build calls the form through them, since calling a stored closure there copies it first, a
-    /// retain and a release each call. Valid while ``registers`` is held here.
-    nonisolated(unsafe) let registerWords: UnsafeMutablePointer<(code: UnsafeRawPointer, context: UnsafeRawPointer?)>  // Written once, in init.
-    #endif
-
     init(_ thunk: CallThunk) {
         body = thunk.body
         registers = thunk.registerForm()
-        #if DEBUG
-        registerWords = .allocate(capacity: 1)
-        registerWords.initialize(to: registers.words)
-        #endif
     }
-
-    #if DEBUG
-    deinit { registerWords.deallocate() }
-    #endif
 
     /// The handler a published ``SlotStub`` runs, with this object (unretained) as user data.
     static let entry: LibffiShim.Handler = { _, result, arguments, userData in

@@ -58,7 +58,8 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         guardian.pointee.handler = PlainClosure.entry
         guardian.pointee.user_data = Unmanaged.passUnretained(body).toOpaque()
         #if DEBUG
-        guardian.pointee.registers = UnsafeRawPointer(body.registerWords)
+        let words = body.registers.words  // valid while `body` holds its register form
+        guardian.pointee.registers = (words.code, words.context)
         #endif
     }
 
@@ -66,7 +67,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     func unbind() {
         guardian.pointee.handler = nil
         guardian.pointee.user_data = nil
-        guardian.pointee.registers = nil
+        guardian.pointee.registers = (nil, nil)
     }
 
     /// Lets calls run the bound closure: call before the slot points at ``address``.
@@ -161,7 +162,6 @@ fileprivate func enterStub(
     guard cffi_leave_fast(calls) == 0 else { return leavingOutermostCall(result) }
     return result
 }
-
 
 // The forms of a stub's register entry (`SlotStub.registerEntry`). `cffi_enter_fast` records the frame of
 // the function it is inlined into: these, which C enters directly.
