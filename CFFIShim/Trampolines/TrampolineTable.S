@@ -169,45 +169,11 @@ cffi_call_opaque:
         addq %rsp, %r9
         jmp 2f
 1:      leaq 112(%rsp), %rdi            /* the pack: each argument's address, in an array */
-        movq 32(%rbx), %rcx
+        .irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+        movq 32+8*\i(%rbx), %rcx
         addq %rsp, %rcx
-        movq %rcx, 112(%rsp)
-        movq 40(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 120(%rsp)
-        movq 48(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 128(%rsp)
-        movq 56(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 136(%rsp)
-        movq 64(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 144(%rsp)
-        movq 72(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 152(%rsp)
-        movq 80(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 160(%rsp)
-        movq 88(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 168(%rsp)
-        movq 96(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 176(%rsp)
-        movq 104(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 184(%rsp)
-        movq 112(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 192(%rsp)
-        movq 120(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 200(%rsp)
-        movq 128(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 208(%rsp)
+        movq %rcx, 112+8*\i(%rsp)
+        .endr
 2:      callq *(%rbx)
         movq 16(%rbx), %rcx             /* result_shift */
         movq 104(%rsp), %rax
@@ -411,30 +377,12 @@ cffi_call_opaque:
         add x5, sp, x5
         b 2f
 1:      add x0, sp, #112                /* the pack: each argument's address, in an array */
-        ldp x9, x10, [x19, #32]
+        .irp i, 0, 2, 4, 6, 8, 10
+        ldp x9, x10, [x19, #(32+8*\i)]
         add x9, sp, x9
         add x10, sp, x10
-        stp x9, x10, [sp, #112]
-        ldp x9, x10, [x19, #48]
-        add x9, sp, x9
-        add x10, sp, x10
-        stp x9, x10, [sp, #128]
-        ldp x9, x10, [x19, #64]
-        add x9, sp, x9
-        add x10, sp, x10
-        stp x9, x10, [sp, #144]
-        ldp x9, x10, [x19, #80]
-        add x9, sp, x9
-        add x10, sp, x10
-        stp x9, x10, [sp, #160]
-        ldp x9, x10, [x19, #96]
-        add x9, sp, x9
-        add x10, sp, x10
-        stp x9, x10, [sp, #176]
-        ldp x9, x10, [x19, #112]
-        add x9, sp, x9
-        add x10, sp, x10
-        stp x9, x10, [sp, #192]
+        stp x9, x10, [sp, #(112+8*\i)]
+        .endr
         ldr x9, [x19, #128]
         add x9, sp, x9
         str x9, [sp, #208]
