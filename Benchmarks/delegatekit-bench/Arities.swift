@@ -39,20 +39,19 @@ enum Arity: Int32, CaseIterable, Sendable {
     }
 }
 
-/// The ways into a callback the arity table measures.
-enum ArityPath: String, CaseIterable, Sendable {
-    case direct = "direct C call"
-    case rawLibffi = "raw libffi, C handler"
-    case closure = "CClosure"
-    case slot = "DynamicDelegate slot"
-    case invocation = "CClosure(signature:) + CInvocation"
+extension PathKind {
+    /// The ways into a callback the arity table measures.
+    static let arityPaths: [PathKind] = [.direct, .rawLibffi, .closure, .slot, .invocation]
+}
 
-    var key: String { String(describing: self) }
+/// A path the arity table does not measure (only ``PathKind/arityPaths``).
+struct NotMeasured: Error {
+    let path: PathKind
 }
 
 struct ArityResult {
     let arity: Arity
-    let path: ArityPath
+    let path: PathKind
     var nanoseconds: Double
     var instructions = Double.nan
     var checksumMatches: Bool
@@ -76,12 +75,12 @@ let startElement: @Sendable (
 /// One arity's path, ready for its C loop.
 final class PreparedArity {
     let arity: Arity
-    let path: ArityPath
+    let path: PathKind
     let function: UnsafeRawPointer
     private let keep: AnyObject?
     private let cleanup: () -> Void
 
-    init(_ arity: Arity, _ path: ArityPath) throws {
+    init(_ arity: Arity, _ path: PathKind) throws {
         self.arity = arity
         self.path = path
         var cleanup: () -> Void = {}
@@ -108,6 +107,8 @@ final class PreparedArity {
             let closure = try Self.invocationClosure(arity)
             function = closure.address
             keep = closure
+        default:
+            throw NotMeasured(path: path)
         }
         self.cleanup = cleanup
     }
@@ -165,21 +166,20 @@ enum ArityBenchmark {
     static func measure(calls: Int64, rounds: Int) throws -> [ArityResult] {
         var prepared: [PreparedArity] = []
         for arity in Arity.allCases {
-            for path in ArityPath.allCases { prepared.append(try PreparedArity(arity, path)) }
+            for path in PathKind.arityPaths { prepared.append(try PreparedArity(arity, path)) }
         }
-        let checks = prepared.map { $0.run(1_000) }
-        for path in prepared { path.run(calls / 10) }  // warm up
-        let times = interleavedMedians(count: prepared.count, calls: calls, rounds: rounds) { prepared[$0].run($1) }
+        let measured = timedAndChecked(count: prepared.count, calls: calls, rounds: rounds, baseline: { index in
+            prepared.firstIndex { $0.arity == prepared[index].arity && $0.path == .direct }!
+        }) { prepared[$0].run($1) }
         return prepared.indices.map { index in
-            let direct = prepared.firstIndex { $0.arity == prepared[index].arity && $0.path == .direct }!
-            return ArityResult(arity: prepared[index].arity, path: prepared[index].path, nanoseconds: times[index],
-                               checksumMatches: checks[index] == checks[direct])
+            ArityResult(arity: prepared[index].arity, path: prepared[index].path, nanoseconds: measured[index].nanoseconds,
+                        checksumMatches: measured[index].checksumMatches)
         }
     }
 
     /// `--measure-arity PATH ARITY N`: one path of one arity, N calls (for callgrind).
     static func measureOne(_ arguments: [String]) {
-        guard arguments.count == 3, let path = ArityPath.allCases.first(where: { $0.key == arguments[0] }),
+        guard arguments.count == 3, let path = PathKind.arityPaths.first(where: { $0.key == arguments[0] }),
             let arity = Arity.allCases.first(where: { "\($0)" == arguments[1] }), let n = Int64(arguments[2]),
             let prepared = try? PreparedArity(arity, path)
         else { exit(2) }

@@ -122,7 +122,7 @@ enum Benchmark {
             }
             print("the common callback shapes, \(ShapePath.allCases.count) paths × \(CallbackShape.allCases.count) shapes…")
             report.shapes = try ShapeBenchmark.measure(calls: calls, rounds: rounds)
-            print("callbacks of six to twelve parameters, \(ArityPath.allCases.count) paths × \(Arity.allCases.count) arities…")
+            print("callbacks of six to twelve parameters, \(PathKind.arityPaths.count) paths × \(Arity.allCases.count) arities…")
             report.arities = try ArityBenchmark.measure(calls: calls, rounds: rounds)
             print("creation, memory and threads…")
             report.costs = try measureCosts(quick: quick)
@@ -189,10 +189,7 @@ enum Benchmark {
         }
         let markdown = report.markdown()
         print(markdown)
-        // `--results-dir DIR` writes the two files elsewhere: for trying the benchmark out without
-        // replacing the recorded results.
-        let directory = arguments.firstIndex(of: "--results-dir").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
-            .map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("Benchmarks")
+        let directory = resultsDirectory(arguments)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let markdownFile = directory.appendingPathComponent("results.md"), jsonFile = directory.appendingPathComponent("results.json")
@@ -204,6 +201,13 @@ enum Benchmark {
             print("could not write the results: \(error)")
         }
         #endif
+    }
+
+    /// Where the results go: Benchmarks/, or the DIR of `--results-dir DIR`, for trying the benchmark out
+    /// without replacing the recorded results.
+    static func resultsDirectory(_ arguments: [String]) -> URL {
+        arguments.firstIndex(of: "--results-dir").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+            .map { URL(fileURLWithPath: $0) } ?? root.appendingPathComponent("Benchmarks")
     }
 
     /// The package's root directory.

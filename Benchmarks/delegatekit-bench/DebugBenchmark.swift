@@ -67,8 +67,7 @@ enum DebugBenchmark {
         }
         let markdown = self.markdown(table, calls: calls, rounds: rounds, notes: notes)
         print(markdown)
-        let directory = arguments.firstIndex(of: "--results-dir").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
-            .map { URL(fileURLWithPath: $0) } ?? Benchmark.root.appendingPathComponent("Benchmarks")
+        let directory = Benchmark.resultsDirectory(arguments)
         let file = directory.appendingPathComponent("results-debug.md")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -121,28 +120,21 @@ enum DebugBenchmark {
     /// `--measure-debug-json N ROUNDS`, in the child: ``time(calls:rounds:)`` as JSON.
     static func measureJSON(_ arguments: [String]) {
         guard arguments.count >= 2, let calls = Int64(arguments[0]), let rounds = Int(arguments[1]) else { exit(2) }
-        do {
-            let timings = try time(calls: calls, rounds: rounds).map {
+        LibffiPathChild.printJSON {
+            try time(calls: calls, rounds: rounds).map {
                 LibffiPathChild.CallTiming(kind: $0.kind.key, signature: String(describing: $0.signature),
                                            nanosecondsPerCall: $0.nanoseconds, checksumMatches: $0.checksumMatches)
             }
-            print(String(decoding: try JSONEncoder().encode(timings), as: UTF8.self))
-        } catch {
-            FileHandle.standardError.write(Data("debug child failed: \(error)\n".utf8))
-            exit(1)
         }
     }
 
     /// Every row timed in interleaved rounds; each checksum compared with its plain closure's.
     static func time(calls: Int64, rounds: Int) throws -> [(kind: PathKind, signature: BenchSignature, nanoseconds: Double, checksumMatches: Bool)] {
         let paths = try rows.map { try PreparedPath($0.kind, $0.signature) }
-        let checks = paths.map { $0.run(1_000) }
-        for path in paths { path.run(calls / 10) }  // warm up
-        let times = interleavedMedians(count: paths.count, calls: calls, rounds: rounds) { paths[$0].run($1) }
-        return paths.indices.map { index in
-            let plain = paths.firstIndex { $0.signature == paths[index].signature && $0.kind == .plainClosure }!
-            return (paths[index].kind, paths[index].signature, times[index], checks[index] == checks[plain])
-        }
+        let measured = timedAndChecked(count: paths.count, calls: calls, rounds: rounds, baseline: { index in
+            paths.firstIndex { $0.signature == paths[index].signature && $0.kind == .plainClosure }!
+        }) { paths[$0].run($1) }
+        return paths.indices.map { (paths[$0].kind, paths[$0].signature, measured[$0].nanoseconds, measured[$0].checksumMatches) }
     }
 
     static func markdown(_ table: [Row], calls: Int64, rounds: Int, notes: [String]) -> String {

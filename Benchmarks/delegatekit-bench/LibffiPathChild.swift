@@ -64,7 +64,7 @@ enum LibffiPathChild {
         printJSON { try QsortBenchmark.measure(comparators, runs: runs) }
     }
 
-    private static func printJSON<T: Encodable>(_ measure: () throws -> T) {
+    static func printJSON<T: Encodable>(_ measure: () throws -> T) {
         do {
             let data = try JSONEncoder().encode(measure())
             print(String(decoding: data, as: UTF8.self))

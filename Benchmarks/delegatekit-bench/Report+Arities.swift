@@ -8,13 +8,13 @@ extension Report {
             "Past six parameters a typed closure runs in pack form, called with libffi's argument array as it is;",
             "an integer argument past the fifth takes libffi's path whatever the closure. Each cell: ns/call",
             "(instructions/call) × raw libffi.", "",
-            "| callback | " + ArityPath.allCases.map(\.rawValue).joined(separator: " | ") + " |",
-            "|---|" + String(repeating: "---:|", count: ArityPath.allCases.count),
+            "| callback | " + PathKind.arityPaths.map(\.rawValue).joined(separator: " | ") + " |",
+            "|---|" + String(repeating: "---:|", count: PathKind.arityPaths.count),
         ]
-        func result(_ arity: Arity, _ path: ArityPath) -> ArityResult? { arities.first { $0.arity == arity && $0.path == path } }
+        func result(_ arity: Arity, _ path: PathKind) -> ArityResult? { arities.first { $0.arity == arity && $0.path == path } }
         for arity in Arity.allCases {
             let raw = result(arity, .rawLibffi)
-            let cells = ArityPath.allCases.map { path -> String in
+            let cells = PathKind.arityPaths.map { path -> String in
                 guard let r = result(arity, path) else { return "—" }
                 let check = r.checksumMatches ? "" : " (WRONG RESULT)"
                 let ratio = path == .direct || path == .rawLibffi ? "" : " \((r.nanoseconds / (raw?.nanoseconds ?? .nan)).formatted(2))×"
@@ -26,7 +26,7 @@ extension Report {
                   "(raw libffi's own beside DelegateKit's, whose closures of more than five integers enter through it):", ""]
         for arity in Arity.allCases where arity.parameterCount > 6 {
             let six = arity.sixParameterKin
-            let parts = [ArityPath.rawLibffi, .closure, .slot, .invocation].compactMap { path -> String? in
+            let parts = [PathKind.rawLibffi, .closure, .slot, .invocation].compactMap { path -> String? in
                 guard let r = result(arity, path), let base = result(six, path) else { return nil }
                 let perParameter = (r.instructions - base.instructions) / Double(arity.parameterCount - 6)
                 return "\(path.rawValue) \(perParameter.formatted(1)) (\(r.nanoseconds.formatted(1)) ns against \(base.nanoseconds.formatted(1)))"

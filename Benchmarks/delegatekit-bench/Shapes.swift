@@ -206,13 +206,12 @@ enum ShapeBenchmark {
         for shape in CallbackShape.allCases {
             for path in ShapePath.allCases { prepared.append(try PreparedShape(path, shape)) }
         }
-        let checks = prepared.map { $0.run(1_000) }
-        for item in prepared { item.run(calls / 10) }  // warm up
-        let times = interleavedMedians(count: prepared.count, calls: calls, rounds: rounds) { prepared[$0].run($1) }
+        let measured = timedAndChecked(count: prepared.count, calls: calls, rounds: rounds, baseline: { index in
+            prepared.firstIndex { $0.shape == prepared[index].shape && $0.path == .direct }!
+        }) { prepared[$0].run($1) }
         return prepared.indices.map { index in
-            let direct = prepared.firstIndex { $0.shape == prepared[index].shape && $0.path == .direct }!
-            return ShapeResult(path: prepared[index].path, shape: prepared[index].shape, nanoseconds: times[index],
-                               checksumMatches: checks[index] == checks[direct])
+            ShapeResult(path: prepared[index].path, shape: prepared[index].shape, nanoseconds: measured[index].nanoseconds,
+                        checksumMatches: measured[index].checksumMatches)
         }
     }
 }

@@ -41,3 +41,16 @@ func nanosecondsPerCall(_ calls: Int64, _ run: (Int64) -> Void) -> Double {
     let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
     return nanoseconds / Double(calls)
 }
+
+/// Each of `count` runs timed in interleaved rounds (``interleavedMedians(count:calls:rounds:_:)``) after a
+/// warm-up of a tenth of `calls`, and whether its checksum of 1,000 calls equals that of the run it is
+/// compared with, `baseline(index)` (the same computation by the reference path). `run(index, n)` makes n
+/// calls through run `index` and returns their checksum.
+func timedAndChecked<Checksum: Equatable>(
+    count: Int, calls: Int64, rounds: Int, baseline: (Int) -> Int, _ run: (Int, Int64) -> Checksum
+) -> [(nanoseconds: Double, checksumMatches: Bool)] {
+    let checks = (0..<count).map { run($0, 1_000) }
+    for index in 0..<count { _ = run(index, calls / 10) }  // warm up
+    let times = interleavedMedians(count: count, calls: calls, rounds: rounds) { _ = run($0, $1) }
+    return (0..<count).map { (times[$0], checks[$0] == checks[baseline($0)]) }
+}
