@@ -5,9 +5,10 @@ extension Report {
     func arityTable() -> [String] {
         var lines = [
             "", "## Callbacks of many parameters", "",
-            "Past six parameters a typed closure runs in pack form, called with libffi's argument array as it is;",
-            "an integer argument past the fifth takes libffi's path whatever the closure. Each cell: ns/call",
-            "(instructions/call) × raw libffi.", "",
+            "Past six parameters a typed closure runs in pack form, called with libffi's argument array as it is.",
+            "A signature with an integer argument past the fifth is entered by DelegateKit's array entry, which makes",
+            "that array where libffi's entry would (on the register path's CPUs; libffi's entry with",
+            "`DELEGATEKIT_FAST_PATH=0`). Each cell: ns/call (instructions/call) × raw libffi.", "",
             "| callback | " + PathKind.arityPaths.map(\.rawValue).joined(separator: " | ") + " |",
             "|---|" + String(repeating: "---:|", count: PathKind.arityPaths.count),
         ]
@@ -23,7 +24,7 @@ extension Report {
             lines.append("| \(arity.label) | " + cells.joined(separator: " | ") + " |")
         }
         lines += ["", "Beyond six parameters, instructions per extra parameter over the six-parameter callback of the same kind",
-                  "(raw libffi's own beside DelegateKit's, whose closures of more than five integers enter through it):", ""]
+                  "(raw libffi's own beside DelegateKit's):", ""]
         for arity in Arity.allCases where arity.parameterCount > 6 {
             let six = arity.sixParameterKin
             let parts = [PathKind.rawLibffi, .closure, .slot, .invocation].compactMap { path -> String? in

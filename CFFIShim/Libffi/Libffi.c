@@ -52,18 +52,19 @@ int cffi_prep_cif_var(ffi_cif *cif, unsigned fixed_count, unsigned argument_coun
 }
 
 /* A closure's record: what its code reaches. As a Go closure, libffi's entry receives the record (the slot
-   put it in the static-chain register) as its closure; as libffi's own closure, as its user data. */
+   put it in the static-chain register) as its closure; as libffi's own closure, as its user data; through
+   cffi_enter_array, the slot's context is the record's `array`. */
 typedef struct closure_record {
     ffi_go_closure go;  /* first: libffi's Go entry reads it through the static-chain register */
-    cffi_closure_handler handler;
-    void *user_data;
+    cffi_array_entry array;  /* the handler and its user data, whichever entry runs them */
     void *slot;              /* the trampoline slot, when the code is one */
     ffi_closure *libffi;     /* libffi's closure, when the code is its memory */
+    /* then, for cffi_enter_array, the places of the arguments */
 } closure_record;
 
 static void enter_record(ffi_cif *cif, void *result, void **arguments, void *record) {
     closure_record *closure = record;
-    closure->handler(cif, result, arguments, closure->user_data);
+    ((cffi_closure_handler)closure->array.handler)(cif, result, arguments, closure->array.user_data);
 }
 
 static void dead_call(ffi_cif *cif, void *result, void **arguments, void *message) {
@@ -73,11 +74,68 @@ static void dead_call(ffi_cif *cif, void *result, void **arguments, void *messag
     abort();
 }
 
+/* How a value of `type` travels when it is a scalar of at most 8 bytes: 1 in an integer register, 2 in a
+   vector register (either, once those run out, in one 8-byte stack word); else 0. */
+static int scalar_class(const ffi_type *type) {
+    switch (type->type) {
+    case FFI_TYPE_UINT8: case FFI_TYPE_SINT8: case FFI_TYPE_UINT16: case FFI_TYPE_SINT16:
+    case FFI_TYPE_UINT32: case FFI_TYPE_SINT32: case FFI_TYPE_UINT64: case FFI_TYPE_SINT64:
+    case FFI_TYPE_INT: case FFI_TYPE_POINTER:
+        return 1;
+    case FFI_TYPE_FLOAT: case FFI_TYPE_DOUBLE:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+/* Fills `array`'s frame, count and places (at `places`, one byte per argument) for `cif`, and returns 1;
+   or returns 0 where libffi's entry must run: an argument or result that is not a scalar of at most 8
+   bytes, another ABI, too many arguments, or a platform without the entry. */
+static int array_places(const ffi_cif *cif, cffi_array_entry *array, uint8_t *places) {
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__linux__)
+    if (cif->abi != FFI_DEFAULT_ABI || cif->nargs > CFFI_ARRAY_MAX_ARGUMENTS) return 0;
+    if (cif->rtype->type != FFI_TYPE_VOID && scalar_class(cif->rtype) == 0) return 0;
+    unsigned count = cif->nargs;
+    unsigned frame = (CFFI_ARRAY_BLOCK + 8 * count + 15) / 16 * 16;
+    unsigned integers = 0, vectors = 0, stack = 0;
+    for (unsigned index = 0; index < count; index++) {
+        switch (scalar_class(cif->arg_types[index])) {
+        case 1:
+            places[index] = integers < CFFI_ARRAY_INTEGERS ? integers++ : frame / 8 + 2 + stack++;
+            break;
+        case 2:
+            places[index] = vectors < 8 ? CFFI_ARRAY_INTEGERS + vectors++ : frame / 8 + 2 + stack++;
+            break;
+        default:
+            return 0;
+        }
+    }
+    array->frame = frame;
+    array->count = count;
+    array->places = places;
+    return 1;
+#else
+    (void)cif; (void)array; (void)places;
+    return 0;
+#endif
+}
+
 void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user_data, void **code) {
-    closure_record *closure = calloc(1, sizeof *closure);
+    unsigned places = cif->nargs <= CFFI_ARRAY_MAX_ARGUMENTS ? cif->nargs : 0;
+    closure_record *closure = calloc(1, sizeof *closure + places);
     if (closure == NULL) return NULL;
-    closure->handler = handler;
-    closure->user_data = user_data;
+    closure->array.handler = (void (*)(void *, void *, void **, void *))handler;
+    closure->array.user_data = user_data;
+    closure->array.cif = cif;
+    /* The array entry only where the register path runs, so that DELEGATEKIT_FAST_PATH=0 and the tests'
+       switch (cffi_register_path_suppress) leave every call to libffi's entry. */
+    if (cffi_register_path_available() && !cffi_register_path_suppressed() &&
+        array_places(cif, &closure->array, (uint8_t *)(closure + 1))) {
+        closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, (const void *)cffi_enter_array,
+                                               &closure->array, code);
+        if (closure->slot != NULL) return closure;
+    }
 #if FFI_GO_CLOSURES
     if (ffi_prep_go_closure(&closure->go, cif, enter_record) == FFI_OK) {
         closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, (const void *)closure->go.tramp, closure, code);
@@ -107,12 +165,12 @@ void cffi_closure_bury(void *record, const char *message) {
     if (closure->slot != NULL) {
         cffi_trampoline_bury(closure->slot, message);  /* no longer reaches libffi at all */
     } else {
-        closure->user_data = (void *)message;
-        closure->handler = dead_call;
+        closure->array.user_data = (void *)message;
+        closure->array.handler = (void (*)(void *, void *, void **, void *))dead_call;
     }
 }
 
-void cffi_closure_set_user_data(void *record, void *user_data) { ((closure_record *)record)->user_data = user_data; }
+void cffi_closure_set_user_data(void *record, void *user_data) { ((closure_record *)record)->array.user_data = user_data; }
 
 int cffi_closure_in_table(const void *record) { return ((const closure_record *)record)->slot != NULL; }
 

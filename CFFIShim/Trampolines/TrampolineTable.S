@@ -217,11 +217,67 @@ cffi_call_pack:
         .cfi_endproc
         .size cffi_call_pack, . - cffi_call_pack
 
+        /* cffi_enter_array (Trampolines.h) on x86_64: the cffi_array_entry in r10, where a STATIC_CHAIN
+           slot puts its context. A frame of the entry's `frame` bytes under the saved rbp: rdi..r9 at 0,
+           xmm0..xmm7 at 48, the result word at 112 (zeroed), libffi's argument array at 120, made from
+           `places`; the caller's stack words start at frame + 16. The handler's result word comes back in
+           rax and xmm0. */
+        .globl cffi_enter_array
+        .hidden cffi_enter_array
+        .type cffi_enter_array, @function
+        .p2align 4
+cffi_enter_array:
+        .cfi_startproc
+        endbr64
+        pushq %rbp
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %rbp, 0
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        movl 24(%r10), %eax             /* frame */
+        subq %rax, %rsp
+        movq %rdi, 0(%rsp)
+        movq %rsi, 8(%rsp)
+        movq %rdx, 16(%rsp)
+        movq %rcx, 24(%rsp)
+        movq %r8, 32(%rsp)
+        movq %r9, 40(%rsp)
+        movsd %xmm0, 48(%rsp)
+        movsd %xmm1, 56(%rsp)
+        movsd %xmm2, 64(%rsp)
+        movsd %xmm3, 72(%rsp)
+        movsd %xmm4, 80(%rsp)
+        movsd %xmm5, 88(%rsp)
+        movsd %xmm6, 96(%rsp)
+        movsd %xmm7, 104(%rsp)
+        movq $0, 112(%rsp)
+        movl 28(%r10), %ecx             /* count */
+        movq 32(%r10), %rsi             /* places */
+        leaq 120(%rsp), %rdx            /* the argument array */
+        testl %ecx, %ecx
+        jz 2f
+1:      movzbl -1(%rsi,%rcx), %eax      /* from the last argument down */
+        leaq (%rsp,%rax,8), %rax
+        movq %rax, -8(%rdx,%rcx,8)
+        subl $1, %ecx
+        jnz 1b
+2:      movq 16(%r10), %rdi             /* cif */
+        leaq 112(%rsp), %rsi            /* the result's address */
+        movq 8(%r10), %rcx              /* user data */
+        callq *(%r10)                   /* handler */
+        movq 112(%rsp), %rax
+        movq %rax, %xmm0
+        leave
+        .cfi_def_cfa %rsp, 8
+        retq
+        .cfi_endproc
+        .size cffi_enter_array, . - cffi_enter_array
+
 /* Marks the object as compatible with CET's indirect branch tracking and shadow stack (IBT, SHSTK), so
    that a program built with -fcf-protection keeps them: the linker keeps a feature only where every
    object it links has it. Both are facts of this code: every place an indirect branch lands begins with
    endbr64 (the slots, and what a slot's jump reaches here: the dead stubs, cffi_enter_register_body,
-   cffi_call_opaque), and nothing but their own calls and rets touches a return address. Only under __CET__
+   cffi_call_opaque, cffi_enter_array), and nothing but their own calls and rets touches a return address. Only under __CET__
    (what -fcf-protection defines), as the compiler marks C: SwiftPM assembles this file with its C
    targets' flags (-Xcc reaches it too), so without the flag no object beside this one is marked and a
    note would change nothing, and with it this object is marked with the rest (Scripts/check-cet-note.sh
@@ -465,6 +521,62 @@ cffi_call_registers:
         ret
         .cfi_endproc
         .size cffi_call_registers, . - cffi_call_registers
+
+        /* cffi_enter_array (Trampolines.h) on AAPCS64: the cffi_array_entry in x18, where a STATIC_CHAIN
+           slot puts its context. A frame of the entry's `frame` bytes under the saved x29 and x30: x0..x7 at
+           0, d0..d7 at 64, the result word at 128 (zeroed), libffi's argument array at 136, made from
+           `places`; the caller's stack words start at frame + 16. The handler's result word comes back in
+           x0 and d0. */
+        .globl cffi_enter_array
+        .hidden cffi_enter_array
+        .type cffi_enter_array, %function
+        .p2align 4
+cffi_enter_array:
+        .cfi_startproc
+        BTI_C
+        stp x29, x30, [sp, #-16]!
+        .cfi_def_cfa_offset 16
+        .cfi_offset x29, -16
+        .cfi_offset x30, -8
+        mov x29, sp
+        .cfi_def_cfa x29, 16
+        ldr w9, [x18, #24]              /* frame */
+        sub sp, sp, x9
+        stp x0, x1, [sp, #0]
+        stp x2, x3, [sp, #16]
+        stp x4, x5, [sp, #32]
+        stp x6, x7, [sp, #48]
+        stp d0, d1, [sp, #64]
+        stp d2, d3, [sp, #80]
+        stp d4, d5, [sp, #96]
+        stp d6, d7, [sp, #112]
+        str xzr, [sp, #128]
+        ldr w9, [x18, #28]              /* count */
+        ldr x10, [x18, #32]             /* places */
+        add x2, sp, #136                /* the argument array */
+        mov x12, sp
+        cbz w9, 2f
+1:      sub w9, w9, #1                  /* from the last argument down */
+        ldrb w11, [x10, x9]
+        add x11, x12, x11, lsl #3
+        str x11, [x2, x9, lsl #3]
+        cbnz w9, 1b
+2:      ldr x0, [x18, #16]              /* cif */
+        add x1, sp, #128                /* the result's address */
+        ldr x3, [x18, #8]               /* user data */
+        ldr x16, [x18]                  /* handler */
+        blr x16
+        ldr x0, [sp, #128]
+        ldr d0, [sp, #128]
+        mov sp, x29
+        .cfi_def_cfa sp, 16
+        ldp x29, x30, [sp], #16
+        .cfi_def_cfa_offset 0
+        .cfi_restore x29
+        .cfi_restore x30
+        ret
+        .cfi_endproc
+        .size cffi_enter_array, . - cffi_enter_array
 
 /* Marks the object as BTI-compatible (and PAC: nothing here signs a return address), so that a program
    built with branch protection keeps it. */

@@ -12,6 +12,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* cffi_enter_array reads its entry at these offsets (TrampolineTable.S). */
+_Static_assert(offsetof(cffi_array_entry, user_data) == 8 && offsetof(cffi_array_entry, cif) == 16 &&
+                   offsetof(cffi_array_entry, frame) == 24 && offsetof(cffi_array_entry, count) == 28 &&
+                   offsetof(cffi_array_entry, places) == 32,
+               "cffi_array_entry's layout is what TrampolineTable.S reads");
+
 static _Thread_local int register_path_suppressed = 0;
 
 void cffi_register_path_suppress(int suppress) { register_path_suppressed = suppress; }

@@ -230,6 +230,8 @@ struct fx_hammer {
     int count;
     /* Whether each call is made by a thread of its own, which ends after it. */
     bool fresh;
+    /* Whether the slot is called as fx_wide_transform, every value argument i. */
+    bool wide;
     pthread_t threads[16];
     int64_t wrong[16], nulls[16], calls[16], first_wrong[16];
     int finished, stopping;
@@ -245,7 +247,7 @@ static fx_call_outcome fx_hammer_call(const fx_hammer *h, int64_t i, int64_t *re
     /* Load the slot afresh each call, as a library holding the table pointer does. */
     int64_t (*transform)(void *, int64_t) = __atomic_load_n(&h->plugin->transform, __ATOMIC_ACQUIRE);
     if (transform == NULL) return FX_CALL_NULL;
-    *result = transform(NULL, i);
+    *result = h->wide ? ((fx_wide_transform)transform)(NULL, i, i, i, i, i, i, i, i) : transform(NULL, i);
     /* The default value: the implementation was removed, and the slot emptied, while the call was on
        its way. It is served like a NULL slot, never by the removed closure. */
     if (*result == 0 && i != 0) return FX_CALL_NULL;
@@ -296,7 +298,7 @@ static void *fx_hammer_work(void *argument) {
 }
 
 static fx_hammer *fx_hammer_start_threads(const fx_plugin *plugin, int threads, int64_t iterations,
-                                          int64_t implementations, bool fresh) {
+                                          int64_t implementations, bool fresh, bool wide) {
     if (threads < 1 || threads > 16) return NULL;
     fx_hammer *h = calloc(1, sizeof *h);
     h->plugin = plugin;
@@ -304,6 +306,7 @@ static fx_hammer *fx_hammer_start_threads(const fx_plugin *plugin, int threads, 
     h->implementations = implementations;
     h->count = threads;
     h->fresh = fresh;
+    h->wide = wide;
     for (int i = 0; i < threads; i++) {
         fx_worker *worker = malloc(sizeof *worker);
         worker->hammer = h;
@@ -314,11 +317,16 @@ static fx_hammer *fx_hammer_start_threads(const fx_plugin *plugin, int threads, 
 }
 
 fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations) {
-    return fx_hammer_start_threads(plugin, threads, iterations, implementations, false);
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, false, false);
 }
 
 fx_hammer *fx_hammer_start_fresh(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations) {
-    return fx_hammer_start_threads(plugin, threads, iterations, implementations, true);
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, true, false);
+}
+
+fx_hammer *fx_hammer_start_wide(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
+                                bool fresh) {
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, fresh, true);
 }
 
 int64_t fx_hammer_first_wrong(const fx_hammer *h) {

@@ -156,6 +156,15 @@ fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterati
 /* The same with calls made by threads that each make one call and end (at most `threads` at a time, the
    values 1, 2, …): a thread's first call is the one that takes an entry's rare path. */
 fx_hammer *fx_hammer_start_fresh(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations);
+/* transform as a callback of more arguments than registers: all but the first two arguments are on the
+   caller's stack (x86_64) or the last one is (aarch64). */
+typedef int64_t (*fx_wide_transform)(void *context, int64_t value, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                     int64_t, int64_t);
+/* fx_hammer_start or fx_hammer_start_fresh (as `fresh` says), calling the slot as an fx_wide_transform whose
+   value arguments are all i, where a DynamicDelegate describes transform so: each call then enters through
+   the array entry where the register path runs. */
+fx_hammer *fx_hammer_start_wide(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
+                                bool fresh);
 /* What a wrong result was beyond i * 1000 (result - i * 1000) for the first one a thread saw; 0 when none
    (call it once every thread has finished, before joining). */
 int64_t fx_hammer_first_wrong(const fx_hammer *hammer);

@@ -10,6 +10,10 @@
 //                                        first, which makes its record), then long-lived threads calling
 //                                        during ROUNDS rounds of changes; on a plain slot (stubs) and a
 //                                        `.stable` one (its dispatcher); every result is checked, and counted
+//   delegatekit-slot-races stress-wide CALLS ROUNDS
+//                                        the same with `transform` described and called with eight value
+//                                        arguments, some on the caller's stack: where the register path runs,
+//                                        its stubs and dispatcher enter through the array entry
 //
 // A failed check prints a line with "FAILED"; the last line is "done". An alarm ends a run that hangs.
 import DelegateKit
@@ -25,6 +29,13 @@ let plugin = ProtocolDescriptor(name: "fx_plugin", members: [
     .method(MethodDescriptor(name: "transform", signature: CSignature(.int64, [.pointer, .int64]))),
     .method(MethodDescriptor(name: "log", signature: CSignature(.void, [.pointer, .pointer]))),
     .method(MethodDescriptor(name: "weigh", signature: CSignature(.double, [.pointer, .pointer]))),
+])
+
+/// fx_plugin with `transform` as C calls it in `stress-wide` (fx_wide_transform), at the same offset.
+let widePlugin = ProtocolDescriptor(name: "fx_plugin", members: [
+    .field("version", .int32),
+    .method(MethodDescriptor(name: "start", signature: CSignature(.int32, [.pointer]))),
+    .method(MethodDescriptor(name: "transform", signature: CSignature(.int64, [.pointer] + Array(repeating: .int64, count: 8)))),
 ])
 
 typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -> Int64
@@ -269,11 +280,13 @@ let workSink = Atomic<UInt64>(0)
 /// (i * 1000 + 1) and removes it: every answer is one of those or zero (a call that arrived after the
 /// removal emptied the slot), or the slot was NULL. Fresh threads make `amount` calls, one each;
 /// long-lived ones call until this thread has made `amount` rounds of changes.
-func stress(fresh: Bool, stable: Bool, amount: Int64) throws {
-    let delegate = DynamicDelegate(protocol: plugin)
+func stress(fresh: Bool, stable: Bool, wide: Bool, amount: Int64) throws {
+    let delegate = DynamicDelegate(protocol: wide ? widePlugin : plugin)
     if stable { try delegate.setPolicy(.stable, for: "transform") }
     let threads: Int32 = 4
-    guard let hammer = fresh
+    guard let hammer = wide
+        ? fx_hammer_start_wide(table(of: delegate), threads, fresh ? amount / Int64(threads) : .max, 2, fresh)
+        : fresh
         ? fx_hammer_start_fresh(table(of: delegate), threads, amount / Int64(threads), 2)
         : fx_hammer_start(table(of: delegate), threads, .max, 2)
     else { return check(false, "the hammer did not start") }
@@ -284,20 +297,30 @@ func stress(fresh: Bool, stable: Bool, amount: Int64) throws {
             // Each closure counts its calls in flight, and what it captures checks the count as it is
             // released: a call judged gone while it runs is caught here, not only when it reads freed memory.
             let id = rounds * 2 + k, sentinel = Sentinel(id)
-            try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, i: Int64) -> Int64 in
+            let answer: @Sendable (Int64) -> Int64 = { i in
                 fx_flight_enter(id)
                 defer { fx_flight_leave(id) }
                 return withExtendedLifetime(sentinel) { work(i) * 1000 + k }
             }
+            if wide {
+                // Every value argument is i; one that is not answers -1, which the hammer counts as wrong.
+                let body: @Sendable (UnsafeMutableRawPointer?, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64) -> Int64 = {
+                    _, i, a, b, c, d, e, f, g in
+                    [a, b, c, d, e, f, g].allSatisfy { $0 == i } ? answer(i) : -1
+                }
+                try delegate.implement("transform", body)
+            } else {
+                try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, i: Int64) -> Int64 in answer(i) }
+            }
         }
-        delegate.removeImplementation(for: "transform")
+    delegate.removeImplementation(for: "transform")
         rounds += 1
         if !fresh && rounds == amount { fx_hammer_stop(hammer) }
     }
     let firstWrong = fx_hammer_first_wrong(hammer)
     var wrong: Int64 = 0, nulls: Int64 = 0
     let answered = fx_hammer_join(hammer, &wrong, &nulls)
-    let label = "\(fresh ? "fresh threads" : "long-lived threads"), \(stable ? "stable slot (dispatcher)" : "plain slot (stubs)")"
+    let label = "\(wide ? "wide, " : "")\(fresh ? "fresh threads" : "long-lived threads"), \(stable ? "stable slot (dispatcher)" : "plain slot (stubs)")"
     check(wrong == 0, "\(label): \(wrong) wrong answers, the first \(firstWrong) beyond i * 1000")
     let released = fx_flight_violation_count() - violations
     check(released == 0, "\(label): \(released) closures released while a call ran them")
@@ -315,15 +338,15 @@ do {
     case "states":
         try states()
         try callsRunningWhileRemoved()
-    case "stress":
+    case "stress", "stress-wide":
         let calls = arguments.dropFirst().first.flatMap { Int64($0) } ?? 40_000
         let rounds = arguments.dropFirst(2).first.flatMap { Int64($0) } ?? 20_000
         for stable in [false, true] {
-            try stress(fresh: true, stable: stable, amount: calls)
-            try stress(fresh: false, stable: stable, amount: rounds)
+            try stress(fresh: true, stable: stable, wide: arguments.first == "stress-wide", amount: calls)
+            try stress(fresh: false, stable: stable, wide: arguments.first == "stress-wide", amount: rounds)
         }
     default:
-        print("usage: delegatekit-slot-races states | stress [calls] [rounds]")
+        print("usage: delegatekit-slot-races states | stress [calls] [rounds] | stress-wide [calls] [rounds]")
         exit(2)
     }
 } catch {

@@ -54,7 +54,10 @@ int cffi_prep_cif_var(ffi_cif *cif, unsigned fixed_count, unsigned argument_coun
 /* A closure: code C calls that runs `handler` with `user_data` through libffi's generic entry. Its code is a
    slot of DelegateKit's trampoline table (CDelegateKitTrampolines) entering libffi as a Go closure (the
    closure in the static-chain register), so it takes no writable+executable memory whatever libffi was
-   built with; only where the table cannot be mapped does it come from ffi_closure_alloc. Returns the
+   built with; only where the table cannot be mapped does it come from ffi_closure_alloc. Where the
+   register path runs (cffi_register_path_available, not suppressed on this thread) and every argument and
+   the result is a scalar of at most 8 bytes, the slot enters cffi_enter_array (CDelegateKitTrampolines)
+   instead of libffi's entry: the same handler, given the same argument array. Returns the
    closure (to free later) and stores its callable code in *code, or returns NULL (nothing allocated). */
 void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user_data, void **code);
 void cffi_closure_free(void *closure);

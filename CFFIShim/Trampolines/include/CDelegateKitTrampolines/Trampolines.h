@@ -100,6 +100,46 @@ cffi_registers cffi_call_opaque(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t 
    size; the caller widens it. */
 void cffi_call_pack(const void *function, void *const *arguments, void *result);
 
+/* ---- The array entry (x86_64 System V, AAPCS64) ----
+   libffi's closure entry works out where each argument arrived on every call, argument by argument (about
+   a hundred instructions each). For a signature whose arguments are all scalars of at most 8 bytes
+   (integers, bool, pointers, float, double), however many, and whose result is void or one of them, that
+   is known when the closure is made: each argument is in the next register of its class or, once those
+   run out, in the caller's next 8-byte stack word. cffi_enter_array is then the closure's entry in
+   libffi's place, reached from a STATIC_CHAIN slot with a cffi_array_entry as its context: it stores the
+   argument registers in its frame, makes libffi's argument array from `places`, and calls the closure's
+   handler as libffi's entry would (handler(cif, result, arguments, user_data)); the result word, which the
+   handler wrote as libffi wants it (a narrow integer as a whole ffi_arg), comes back in both result
+   registers. So every handler of libffi's form runs unchanged, and an argument costs one entry of the
+   array. CDelegateKitLibffi's closures take it where their cif allows (cffi_closure_create). */
+typedef struct cffi_array_entry {
+    void (*handler)(void *cif, void *result, void **arguments, void *user_data);
+    void *user_data;
+    void *cif;
+    /* The bytes the entry reserves below its saved frame pointer and return address (16 bytes): a multiple
+       of 16, at least CFFI_ARRAY_BLOCK + 8 * count. */
+    uint32_t frame;
+    uint32_t count;
+    /* Per argument, its value's address from the entry's stack pointer in 8-byte units: a register in the
+       block at the frame's bottom (CFFI_ARRAY_INTEGERS integer registers, then 8 vector registers, then
+       the result word), or the caller's k-th stack word at frame / 8 + 2 + k. */
+    const uint8_t *places;
+} cffi_array_entry;
+
+/* The integer argument registers cffi_enter_array stores (rdi..r9; x0..x7), and the bytes of its block:
+   those, 8 vector registers and the result word, after which the argument array begins. */
+#if defined(__aarch64__)
+#define CFFI_ARRAY_INTEGERS 8
+#else
+#define CFFI_ARRAY_INTEGERS 6
+#endif
+#define CFFI_ARRAY_BLOCK (8 * (CFFI_ARRAY_INTEGERS + 8 + 1))
+/* The most arguments a cffi_array_entry takes: its places are bytes. */
+#define CFFI_ARRAY_MAX_ARGUMENTS 100
+
+/* The entry itself, for a STATIC_CHAIN slot's entry word: not a function C calls by this type. */
+void cffi_enter_array(void);
+
 /* While set on a thread, closures made on it get register bodies that convert each argument by its Swift
    type even in a debug build: how the tests compare them with cffi_call_opaque's in one process. */
 void cffi_opaque_calls_suppress(int suppress);

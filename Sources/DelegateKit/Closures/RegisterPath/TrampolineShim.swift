@@ -24,6 +24,12 @@ enum TrampolineShim {
         floating: unsafeBitCast(cffi_enter_register_body as IntegerEntry, to: FloatingEntry.self),
         contextIsBodyWords: true)
 
+    /// The entry libffi's closures take in libffi's place where every argument is a scalar of at most 8
+    /// bytes (`cffi_enter_array`, see `Trampolines.h`): what the tests find a slot entering.
+    static var arrayEntry: UnsafeRawPointer {
+        unsafeBitCast(cffi_enter_array as @convention(c) () -> Void, to: UnsafeRawPointer.self)
+    }
+
     /// Whether the register path runs in this process (decided once; see ``RegisterPath/isAvailable``).
     static var isAvailable: Bool { cffi_register_path_available() != 0 }
 
