@@ -169,11 +169,12 @@ cffi_call_opaque:
         addq %rsp, %r9
         jmp 2f
 1:      leaq 112(%rsp), %rdi            /* the pack: each argument's address, in an array */
-        .irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
-        movq 32+8*\i(%rbx), %rcx
-        addq %rsp, %rcx
-        movq %rcx, 112+8*\i(%rsp)
-        .endr
+        movq 24(%rbx), %rcx             /* its length, from the last argument down */
+3:      movq 24(%rbx,%rcx,8), %rdx
+        addq %rsp, %rdx
+        movq %rdx, -8(%rdi,%rcx,8)
+        subq $1, %rcx
+        jnz 3b
 2:      callq *(%rbx)
         movq 16(%rbx), %rcx             /* result_shift */
         movq 104(%rsp), %rax
@@ -433,15 +434,14 @@ cffi_call_opaque:
         add x5, sp, x5
         b 2f
 1:      add x0, sp, #112                /* the pack: each argument's address, in an array */
-        .irp i, 0, 2, 4, 6, 8, 10
-        ldp x9, x10, [x19, #(32+8*\i)]
-        add x9, sp, x9
-        add x10, sp, x10
-        stp x9, x10, [sp, #(112+8*\i)]
-        .endr
-        ldr x9, [x19, #128]
-        add x9, sp, x9
-        str x9, [sp, #208]
+        ldr x9, [x19, #24]              /* its length, from the last argument down */
+        add x10, x19, #32
+        mov x12, sp
+3:      sub x9, x9, #1
+        ldr x11, [x10, x9, lsl #3]
+        add x11, x12, x11
+        str x11, [x0, x9, lsl #3]
+        cbnz x9, 3b
 2:      ldr x16, [x19]
         blr x16
         ldr x2, [x19, #16]              /* result_shift */

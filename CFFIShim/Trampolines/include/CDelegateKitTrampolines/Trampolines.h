@@ -73,8 +73,9 @@ typedef struct cffi_opaque_call {
     /* 64 minus the width of a signed integer result narrower than 64 bits, to sign-extend it; else 0 (the
        result's bytes are read from a zeroed word, so narrower results come back zero-extended). */
     uint64_t result_shift;
-    /* Nonzero for a function whose parameters are one pack (cffi_call_pack's form): it is passed an array
-       of the arguments' addresses; else it takes each address as an argument of its own (six at most). */
+    /* For a function whose parameters are one pack (cffi_call_pack's form), the number of its arguments
+       (at least 1): it is passed an array of their addresses; 0 for a function that takes each address as
+       an argument of its own (six at most). */
     uint64_t pack;
     /* Per argument (the rest any valid offset): its register's offset in a block of the integer registers
        i0..i4 then the floating ones d0..d7, 8 bytes each. A value's bytes are the low bytes of its

@@ -87,7 +87,7 @@ enum TrampolineShim {
         let record = OpaqueCallRecord(owner)
         let o = argumentOffsets + repeatElement(0, count: 13 - argumentOffsets.count)  // unused ones: any valid offset
         record.call.initialize(to: cffi_opaque_call(
-            function: function, context: context, result_shift: UInt64(resultShift), pack: pack ? 1 : 0,
+            function: function, context: context, result_shift: UInt64(resultShift), pack: pack ? UInt64(argumentOffsets.count) : 0,
             arguments: (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12])))
         return RegisterBody { [record] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
             RegisterResult(cffi_call_opaque(i0, i1, i2, i3, i4, record.call, d0, d1, d2, d3, d4, d5, d6, d7))
