@@ -86,32 +86,36 @@ def typed_thunk_body(n, void):
         return f"""        let returnType = CType.void
 {prepare}
         {make}
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters{agree} {{
             registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 {reg_var}captured.closure({reg_args})
                 return .zero
             }}
         }}
-        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, direct: captured.directEntry) {{ [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, direct: captured.directEntry) {{ [captured] _, arguments in
             captured.closure({args})
         }}"""
     return f"""        let returnType = try R.checkedCType()
 {prepare}
         {make}
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
             registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 {reg_var}return registerResult(captured.closure({reg_args}))
             }}
         }}
-        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, direct: captured.directEntry) {{ [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, direct: captured.directEntry) {{ [captured] result, arguments in
             storeResult(captured.closure({args}), to: result, captured.widening)
         }}"""
 

@@ -110,8 +110,16 @@ import Testing
     /// A closure's register form is entered by the shared assembly entry (`cffi_enter_register_body`),
     /// which calls its body with no Swift frame between: what the closures of every kind of register-only
     /// signature take, and what the libffi path, an exiting closure and a shape with its own entry do not.
+    /// A closure called through its most general form (a typed closure in a debug build, one of more than
+    /// six parameters in any build) enters that call's assembly itself (`cffi_call_opaque`).
     @Test func closuresEnterTheirBodiesThroughTheSharedEntry() throws {
         let shared = unsafeBitCast(TrampolineShim.bodyEntry.integer, to: UnsafeRawPointer.self)
+        let opaque = unsafeBitCast(TrampolineShim.opaqueEntry.integer, to: UnsafeRawPointer.self)
+        #if DEBUG
+        let typedEntry = opaque
+        #else
+        let typedEntry = shared
+        #endif
         let bias = Int64(getpid() & 0)  // Not known to the compiler: the closures capture something.
         let add = try CClosure { (a: Int64, b: Int64) -> Int64 in a &+ b &+ bias }
         let scale = try CClosure { (a: Double, b: Double) -> Double in a * b + Double(bias) }
@@ -121,10 +129,16 @@ import Testing
         let dynamic = try CClosure(signature: CSignature(.int64, [.int64, .int64])) { invocation in
             invocation.setReturnValue(invocation.argument(0, as: Int64.self) &- invocation.argument(1, as: Int64.self))
         }
-        for closure in [add, scale, mixed, dynamic] {
-            #expect(fx_code_kind(closure.address) == (RegisterPath.isAvailable ? 1 : 2))
-            #expect((fx_slot_entry(closure.address) == shared) == RegisterPath.isAvailable, "\(closure.signature)")
+        let converting = try OpaqueBody.withoutOpaqueCalls { try CClosure { (a: Int64, b: Int64) -> Int64 in a &- b &+ bias } }
+        let seven: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Double = { a, b, c, d, e, f, g in
+            [a, b, c, d, e, f, g].reduce(0, +)
         }
+        let pack = try CClosure(seven)
+        for (closure, entry) in [(add, typedEntry), (scale, typedEntry), (mixed, typedEntry), (dynamic, shared), (converting, shared), (pack, opaque)] {
+            #expect(fx_code_kind(closure.address) == (RegisterPath.isAvailable ? 1 : 2))
+            #expect((fx_slot_entry(closure.address) == entry) == RegisterPath.isAvailable, "\(closure.signature)")
+        }
+        #expect(fx_call_i64(converting.address, 44, 2) == 42)
         #expect(fx_call_i64(add.address, 40, 2) == 42)
         #expect(fx_call_f64(scale.address, 1.5, -4) == -6)
         #expect(fx_call_mixed6(mixed.address, nil, 1, 2, 3.5, 4.25, nil) == 11)

@@ -55,29 +55,37 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     convenience init(thunk: CallThunk, joinsScope: Bool = true) throws {
         try self.init(
             prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil,
-            swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: TrampolineShim.bodyEntry, direct: thunk.direct)
+            swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: TrampolineShim.bodyEntry, opaque: thunk.opaque,
+            direct: thunk.direct)
         if joinsScope { CallbackScope.adopt(self) }
     }
 
     /// A closure whose calls go to `handler` with `target` (or, without one, this closure) as user data;
     /// or, when the signature takes the register path and `registerEntry` is given, to `registerEntry`
     /// with the same context (or ``registers``' words, for an entry that takes them); or, given `direct`,
-    /// to its own entry with its own context.
+    /// to its own entry with its own context; or, given `opaque` (whose body ``registers`` is, and keeps
+    /// it alive), to `cffi_call_opaque` with its record.
     init(
         prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: LibffiShim.Handler, target: AnyObject?,
         swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: RegisterEntry? = nil,
-        direct: _DirectEntry? = nil
+        opaque: OpaqueCall? = nil, direct: _DirectEntry? = nil
     ) throws {
         self.prepared = prepared
         self.body = body
         self.target = target
         self.swiftType = swiftType
         self.registers = registers
-        code = try ClosureCode(prepared, handler: handler, registerEntry: direct?.entry ?? registerEntry, userData: nil)
+        let opaque = direct == nil ? opaque : nil
+        code = try ClosureCode(
+            prepared, handler: handler,
+            registerEntry: direct?.entry ?? (opaque != nil ? TrampolineShim.opaqueEntry : registerEntry), userData: nil)
         address = code.address
         if code.entersInRegisters, let direct {
             directContext = direct
             code.setUserData(Unmanaged.passUnretained(direct).toOpaque())
+        } else if code.entersInRegisters, let opaque {
+            directContext = nil
+            code.setUserData(UnsafeMutableRawPointer(opaque.record))
         } else if code.entersInRegisters, registerEntry?.contextIsBodyWords == true {
             directContext = nil
             code.setUserData(toWordsOf: registers)

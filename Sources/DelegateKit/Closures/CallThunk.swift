@@ -22,16 +22,20 @@ struct CallThunk: Sendable {
     let swiftType: Any.Type?
     /// The closure's own register entry, for a ``CClosure`` (see ``_DirectEntry``).
     let direct: _DirectEntry?
+    /// The register form as a call of `cffi_call_opaque`, which a ``CClosure`` enters directly (see
+    /// ``OpaqueBody``); ``registers`` is then its ``OpaqueCall/body``.
+    let opaque: OpaqueCall?
 
     @usableFromInline
     init(
-        prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, direct: _DirectEntry? = nil,
-        body: @escaping ArrayBody
+        prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, opaque: OpaqueCall? = nil,
+        direct: _DirectEntry? = nil, body: @escaping ArrayBody
     ) {
         self.prepared = prepared
         self.swiftType = swiftType
         self.registers = registers ?? .unused
         hasRegisters = registers != nil
+        self.opaque = opaque
         self.direct = direct
         self.body = body
     }
@@ -57,7 +61,9 @@ struct CallThunk: Sendable {
     /// This thunk with `direct` as a ``CClosure``'s own register entry.
     @usableFromInline
     func entering(_ direct: _DirectEntry) -> CallThunk {
-        CallThunk(prepared: prepared, swiftType: swiftType, registers: hasRegisters ? registers : nil, direct: direct, body: body)
+        CallThunk(
+            prepared: prepared, swiftType: swiftType, registers: hasRegisters ? registers : nil, opaque: opaque, direct: direct,
+            body: body)
     }
 
     /// The thunk for a closure with typed arguments, of more than the fixed-arity overloads take: it runs

@@ -61,8 +61,9 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     @usableFromInline
     func thunk(_ signature: CSignature, swiftType: Any.Type) throws -> CallThunk {
         let prepared = try PreparedSignature.prepared(signature)
+        let opaque = opaqueCall(prepared)
         return CallThunk(
-            prepared: prepared, swiftType: swiftType, registers: registerBody(prepared), body: body(signature.returnType.widening))
+            prepared: prepared, swiftType: swiftType, registers: opaque?.body, opaque: opaque, body: body(signature.returnType.widening))
     }
 
     /// Calls the closure with libffi's array as its pack, then widens a result narrower than a register as
@@ -74,13 +75,13 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
         }
     }
 
-    /// The register form, for a signature that takes registers: `cffi_call_opaque` stores the argument
-    /// registers in a block and calls the closure with the array of their addresses, as libffi's entry
-    /// would have made it.
-    private func registerBody(_ prepared: PreparedSignature) -> RegisterBody? {
+    /// The call in register form, for a signature that takes registers: `cffi_call_opaque` stores the
+    /// argument registers in a block and calls the closure with the array of their addresses, as libffi's
+    /// entry would have made it.
+    private func opaqueCall(_ prepared: PreparedSignature) -> OpaqueCall? {
         guard let offsets = prepared.registerLayout?.argumentOffsets else { return nil }
         let value = words.load(as: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
-        return TrampolineShim.opaqueBody(
+        return TrampolineShim.opaqueCall(
             function: value.code, context: value.context, argumentOffsets: offsets, pack: true,
             resultShift: OpaqueBody.resultShift(prepared.signature.returnType), owner: self)
     }

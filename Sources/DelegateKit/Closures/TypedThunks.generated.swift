@@ -45,16 +45,18 @@ extension CallThunk {
         let returnType = try R.checkedCType()
         let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         let captured = Captured0<R>(closure, returnType.widening)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 return registerResult(captured.closure())
             }
         }
-        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(), to: result, captured.widening)
         }
     }
@@ -64,17 +66,19 @@ extension CallThunk {
         let returnType = CType.void
         let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         let captured = CapturedVoid0(closure)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 captured.closure()
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure()
         }
     }
@@ -155,17 +159,19 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
         let captured = Captured1<A0, R>(closure, returnType.widening)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next()))
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
         }
     }
@@ -176,10 +182,12 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
         let captured = CapturedVoid1<A0>(closure)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -187,7 +195,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0))
         }
     }
@@ -269,17 +277,19 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
         let captured = Captured2<A0, A1, R>(closure, returnType.widening)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next()))
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
         }
     }
@@ -291,10 +301,12 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
         let captured = CapturedVoid2<A0, A1>(closure)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -302,7 +314,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1))
         }
     }
@@ -385,17 +397,19 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
         let captured = Captured3<A0, A1, A2, R>(closure, returnType.widening)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next()))
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, captured.widening)
         }
     }
@@ -408,10 +422,12 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
         let captured = CapturedVoid3<A0, A1, A2>(closure)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -419,7 +435,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
@@ -503,17 +519,19 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
         let captured = Captured4<A0, A1, A2, A3, R>(closure, returnType.widening)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, captured.widening)
         }
     }
@@ -527,10 +545,12 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
         let captured = CapturedVoid4<A0, A1, A2, A3>(closure)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -538,7 +558,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
@@ -623,17 +643,19 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
         let captured = Captured5<A0, A1, A2, A3, A4, R>(closure, returnType.widening)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, captured.widening)
         }
     }
@@ -648,10 +670,12 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
         let captured = CapturedVoid5<A0, A1, A2, A3, A4>(closure)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -659,7 +683,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
@@ -745,17 +769,19 @@ extension CallThunk {
         let a5 = try A5.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
         let captured = Captured6<A0, A1, A2, A3, A4, A5, R>(closure, returnType.widening)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, captured.widening)
         }
     }
@@ -771,10 +797,12 @@ extension CallThunk {
         let a5 = try A5.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
         let captured = CapturedVoid6<A0, A1, A2, A3, A4, A5>(closure)
-        var registers: RegisterBody?
         #if DEBUG
-        registers = OpaqueBody.registerBody(captured.closure, prepared)  // no generic code per call
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
         #endif
+        var registers = opaque?.body
         if registers == nil && prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
             registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -782,7 +810,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }

@@ -13,20 +13,21 @@
 /// which costs less still, and leaves this aside.
 @usableFromInline
 enum OpaqueBody {
-    /// The register form calling `function`, a closure of `prepared`'s signature whose Swift types fit
-    /// its C types byte for byte (what `CallThunk.typed` makes sure of), or nil where the typed thunk's own
-    /// form serves: in an optimized build, for a signature that does not take registers or has more than
-    /// six arguments, or where the tests ask for the typed form (``withoutOpaqueCalls(_:)``).
+    /// The call of `function`, a closure of `prepared`'s signature whose Swift types fit its C types byte
+    /// for byte (what `CallThunk.typed` makes sure of), or nil where the typed thunk's own register form
+    /// serves: in an optimized build, for a signature that does not take registers or has more than six
+    /// arguments, or where the tests ask for the typed form (``withoutOpaqueCalls(_:)``). A `CClosure`
+    /// enters it directly (``TrampolineShim/opaqueEntry``); a slot runs its ``OpaqueCall/body``.
     @usableFromInline
-    static func registerBody<Function>(_ function: Function, _ prepared: PreparedSignature) -> RegisterBody? {
+    static func call<Function>(_ function: Function, _ prepared: PreparedSignature) -> OpaqueCall? {
         #if DEBUG
         guard let offsets = prepared.registerLayout?.argumentOffsets, offsets.count <= 6,
             !TrampolineShim.opaqueCallsSuppressedHere,
             MemoryLayout<Function>.size == MemoryLayout<(UnsafeRawPointer, UnsafeRawPointer?)>.size
         else { return nil }
-        // The value as `Function` is in its most general form; the body keeps it, and so its context.
+        // The value as `Function` is in its most general form; the call keeps it, and so its context.
         let words = unsafeBitCast(function, to: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
-        return TrampolineShim.opaqueBody(
+        return TrampolineShim.opaqueCall(
             function: words.code, context: words.context, argumentOffsets: offsets,
             resultShift: resultShift(prepared.signature.returnType), owner: function)
         #else

@@ -76,23 +76,32 @@ enum TrampolineShim {
         set { cffi_opaque_calls_suppress(newValue ? 1 : 0) }
     }
 
-    /// A register body calling `function` with `context`, a Swift function value in its most general form
-    /// or, with `pack`, in pack form, through `cffi_call_opaque`: each argument's address in the block of
-    /// argument registers is `argumentOffsets` (at most six in the most general form, thirteen as a pack),
-    /// and a signed result narrower than 64 bits is sign-extended by `resultShift` bits. `owner` is kept as
-    /// long as the body: what keeps `context` alive.
-    static func opaqueBody(
+    /// A call of `function` with `context`, a Swift function value in its most general form or, with
+    /// `pack`, in pack form, through `cffi_call_opaque`: each argument's address in the block of argument
+    /// registers is `argumentOffsets` (at most six in the most general form, thirteen as a pack), and a
+    /// signed result narrower than 64 bits is sign-extended by `resultShift` bits. `owner` is kept as long
+    /// as the call: what keeps `context` alive.
+    static func opaqueCall(
         function: UnsafeRawPointer, context: UnsafeRawPointer?, argumentOffsets: [Int], pack: Bool = false, resultShift: Int, owner: Any
-    ) -> RegisterBody {
-        let record = OpaqueCallRecord(owner)
+    ) -> OpaqueCall {
+        let call = OpaqueCall(owner)
         let o = argumentOffsets + repeatElement(0, count: 13 - argumentOffsets.count)  // unused ones: any valid offset
-        record.call.initialize(to: cffi_opaque_call(
+        call.record.initialize(to: cffi_opaque_call(
             function: function, context: context, result_shift: UInt64(resultShift), pack: pack ? UInt64(argumentOffsets.count) : 0,
             arguments: (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12])))
-        return RegisterBody { [record] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-            RegisterResult(cffi_call_opaque(i0, i1, i2, i3, i4, record.call, d0, d1, d2, d3, d4, d5, d6, d7))
-        }
+        return call
     }
+
+    /// `cffi_call_opaque` as a register entry of both forms, whose context is an ``OpaqueCall``'s record:
+    /// what a `CClosure` with such a call enters, with no Swift frame before the closure's own.
+    static let opaqueEntry = RegisterEntry(
+        integer: unsafeBitCast(cffi_call_opaque as OpaqueEntry, to: IntegerEntry.self),
+        floating: unsafeBitCast(cffi_call_opaque as OpaqueEntry, to: FloatingEntry.self))
+
+    private typealias OpaqueEntry = @convention(c) (
+        UInt64, UInt64, UInt64, UInt64, UInt64, UnsafePointer<cffi_opaque_call>?,
+        Double, Double, Double, Double, Double, Double, Double, Double
+    ) -> cffi_registers
 
     /// Calls the pack-form closure whose two words are at `function` with libffi's `arguments` as its
     /// pack, its result written at `result` (``PackFunction``).
@@ -113,15 +122,24 @@ enum TrampolineShim {
     }
 }
 
-/// The record `cffi_call_opaque` reads, and what keeps its function's context alive, for as long as the
-/// register body calling it lives.
-final class OpaqueCallRecord: @unchecked Sendable {  // Written once, before any call.
-    let call = UnsafeMutablePointer<cffi_opaque_call>.allocate(capacity: 1)
+/// A closure called through `cffi_call_opaque` (see ``OpaqueBody``): the record that assembly reads, and
+/// what keeps its function's context alive, for as long as this object lives.
+@usableFromInline
+final class OpaqueCall: @unchecked Sendable {  // Written once, before any call.
+    let record = UnsafeMutablePointer<cffi_opaque_call>.allocate(capacity: 1)
     private let owner: Any
 
     init(_ owner: Any) { self.owner = owner }
 
-    deinit { call.deallocate() }
+    deinit { record.deallocate() }
+
+    /// The call as a register body, for a caller that has the registers in Swift (a slot's stub); it
+    /// keeps this object alive.
+    @usableFromInline var body: RegisterBody {
+        RegisterBody { [self] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+            RegisterResult(cffi_call_opaque(i0, i1, i2, i3, i4, record, d0, d1, d2, d3, d4, d5, d6, d7))
+        }
+    }
 }
 
 extension RegisterResult {
