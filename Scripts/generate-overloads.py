@@ -601,17 +601,20 @@ def call_block(n):
     checks = "".join(f" && matches(A{i}.self, at: {i})" for i in range(n))
     agree = "".join(f" && registerClassAgrees(A{i}.self, A{i}.cType)" for i in range(n))
     appends = "".join(f"\n            registers.append(a{i})" for i in range(n))
+    identities = "".join(f"identities[{i + 1}] = CheckedCallTypes.identity(A{i}.self)\n            " for i in range(n))
+
+    # ffi_call's argument array: each value in a variable of its own, nested so the pointers stay valid.
+    variables = "".join(f"        var v{i} = a{i}\n" for i in range(n))
+    opening = "".join(f"withUnsafeMutablePointer(to: &v{i}) {{ p{i} in " for i in range(n))
+    closing = " }" * n
+    stores = "".join(f"list[{i}] = UnsafeMutableRawPointer(p{i})\n            " for i in range(n))
+    through_libffi = f"""{variables}        return {opening}withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: {max(n, 1)}) {{ list in
+            {stores}return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
+        }}{closing}"""
 
     def body(result, checking):
         returns = f" && returns({result}.self)" if checking else ""
         agree_result = f" && registerClassAgrees({result}.self, {result}.cType)" if checking else ""
-        # ffi_call's argument array: each value in a variable of its own, nested so the pointers stay valid.
-        lines = [f"var v{i} = a{i}" for i in range(n)]
-        opening = "".join(f"withUnsafeMutablePointer(to: &v{i}) {{ p{i} in " for i in range(n))
-        closing = " }" * n
-        stores = "".join(f"list[{i}] = UnsafeMutableRawPointer(p{i})\n            " for i in range(n))
-        pad = "        "
-        variables = "".join(f"{pad}{line}\n" for line in lines)
         variadic = "" if n == 0 else f"""
             if isVariadic, let result = variadicCall({names}, returning: {result}.self, checkingResult: {"true" if checking else "false"}) {{
                 return result
@@ -622,12 +625,9 @@ def call_block(n):
             if registers.fits {{ return resultValue(registers.call(address), as: {result}.self) }}
         }}
         guard fits, let libffiCall else {{{variadic}
-            return try perform({names + ", " if n else ""}returning: {result}.self, checkingResult: {"true" if checking else "false"})
+            return try checkedCall({names + ", " if n else ""}returning: {result}.self, checkingResult: {"true" if checking else "false"})
         }}
-        let function = address
-{variables}        return {opening}withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: {max(n, 1)}) {{ list in
-            {stores}return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: {result}.self)
-        }}{closing}"""
+        return callThroughLibffi(libffiCall{", " + names if n else ""}, returning: {result}.self)"""
 
     g_r = ", ".join(generics + ["R: CValue"])
     g_v = f"<{', '.join(generics)}>" if generics else ""
@@ -650,6 +650,29 @@ extension CFunction {{
     @inlinable
     func callDiscardingResult{g_v}({params}) throws -> CVoid {{
 {body("CVoid", False)}
+    }}
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<{g_r}>({params}{comma}returning: R.Type, checkingResult: Bool) throws -> R {{
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: {n + 1}) {{ identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            {identities}return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }}
+        if let libffiCall, !isVariadic, known {{
+            return callThroughLibffi(libffiCall{", " + names if n else ""}, returning: R.self)
+        }}
+        return try perform({names + ", " if n else ""}returning: R.self, checkingResult: checkingResult)
+    }}
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<{g_r}>(_ libffiCall: LibffiCall{comma}{params}, returning: R.Type) -> R {{
+{through_libffi}
     }}
 {variadic_call(n) if n else ""}}}
 '''

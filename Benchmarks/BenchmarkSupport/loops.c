@@ -67,6 +67,10 @@ int64_t bench_add8_i64(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e, in
     return a + b + c + d + e + f + g + h;
 }
 double bench_add_f64(double a, double b) { return a + b; }
+bench_s32 bench_rotate_s32(bench_s32 s) {
+    bench_s32 r = {s.b, s.c, s.d, s.a + 1};
+    return r;
+}
 
 int64_t bench_sum_variadic(int count, ...) {
     va_list arguments;
@@ -97,4 +101,29 @@ int64_t bench_ffi_call_i64(int64_t n) {
         acc = (int64_t)result;
     }
     return acc;
+}
+
+/* bench_rotate_s32 n times through ffi_call from C, each call given the previous result: a struct passed
+   and returned in memory. Returns the sum of the last result's fields, which is n. */
+int64_t bench_ffi_call_s32(int64_t n) {
+    static ffi_cif cif;
+    static ffi_type *fields[5], s32, *types[1];
+    static int prepared;
+    if (!prepared) {
+        for (int i = 0; i < 4; i++) fields[i] = &ffi_type_double;
+        s32.type = FFI_TYPE_STRUCT;
+        s32.elements = fields;
+        types[0] = &s32;
+        ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &s32, types);
+        prepared = 1;
+    }
+    bench_s32 acc = {0, 0, 0, 0};
+    for (int64_t i = 0; i < n; i++) {
+        /* Each call's argument from a copy of its own, as CFunction lays its values out for ffi_call. */
+        bench_s32 argument = acc, result;
+        void *values[1] = {&argument};
+        ffi_call(&cif, (void (*)(void))bench_rotate_s32, &result, values);
+        acc = result;
+    }
+    return (int64_t)(acc.a + acc.b + acc.c + acc.d);
 }

@@ -15,6 +15,8 @@ enum CallingC {
         case runTime = "CFunction.call, run-time values"
         case variadic = "CFunction.call, variadic (2 int64 after the count)"
         case runTimeVariadic = "CFunction.call, run-time values, variadic"
+        case rawFFICallStruct = "raw libffi ffi_call, from C, struct32(struct32)"
+        case typedStruct = "CFunction.call, typed, struct32(struct32)"
 
         var key: String { String(describing: self) }
     }
@@ -59,6 +61,15 @@ enum CallingC {
                 else { return -1 }
                 accumulator = total
             }
+        case .rawFFICallStruct:
+            accumulator = bench_ffi_call_s32(n)
+        case .typedStruct:
+            let rotate = try CFunction(
+                address: unsafeBitCast(bench_rotate_s32 as @convention(c) (bench_s32) -> bench_s32, to: UnsafeRawPointer.self),
+                signature: CSignature(bench_s32.cType, [bench_s32.cType]), name: "bench_rotate_s32")
+            var s = bench_s32(a: 0, b: 0, c: 0, d: 0)
+            for _ in 0..<n { s = try rotate.call(s) }
+            accumulator = Int64(s.a + s.b + s.c + s.d)
         }
         return accumulator
     }

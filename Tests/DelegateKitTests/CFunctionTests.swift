@@ -1,4 +1,4 @@
-import DelegateKit
+@testable import DelegateKit  // CFunction.checkedCalls: which checks a function remembers
 import DelegateKitFixtures
 import Foundation
 import Glibc
@@ -16,7 +16,7 @@ import Testing
     /// Calls `fx_ref_<name>(a, b)` typed (the register path where it exists) and with run-time values
     /// (always libffi's `ffi_call`) and checks both against the direct Swift call of the same C function.
     func agree<T: CValue & Equatable>(
-        _ name: String, _ a: T, _ b: T, direct: (T, T) -> T, sourceLocation: SourceLocation = #_sourceLocation
+        _ name: String, _ a: T, _ b: T, direct: (T, T) -> T, sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws {
         let function = try reference(name, T.self)
         let expected = direct(a, b)
@@ -131,7 +131,7 @@ import Testing
     #endif
 
     @Test func structsByValueInAndOut() throws {
-        func check<S: CValue>(_ name: String, _ a: S, _ b: S, direct: (S, S) -> S, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func check<S: CValue>(_ name: String, _ a: S, _ b: S, direct: (S, S) -> S, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
             let function = try reference(name, S.self)
             // Compared member by member: padding bytes (a long double's top 6 among them) hold whatever the
             // callee left there.
@@ -155,6 +155,37 @@ import Testing
         #if arch(x86_64)  // `long double` as `Float80` is x86_64 only.
         try check("SLongDouble", SLongDouble(value: 1.25, tag: 3), SLongDouble(value: -0.5, tag: 4), direct: fx_ref_SLongDouble)
         #endif
+    }
+
+    /// A typed call whose types are not scalars the signature names (a struct, an `Int` for a `size_t`)
+    /// takes the full check once per list of types (`CheckedCallTypes`): later calls of those types skip
+    /// it and give the same results, while other types, a result asked for as another type, or a result
+    /// checked where before it was ignored are still checked, and refused when they do not fit.
+    @Test func aCheckPassedOnceServesLaterCallsOfTheSameTypes() throws {
+        let function = try reference("SDD", SDD.self)
+        for round in 0..<3 {
+            let a = SDD(a: Double(round), b: 2), b = SDD(a: 0.25, b: Double(-round))
+            let sum: SDD = try function.call(a, b)
+            #expect(withUnsafeBytes(of: sum) { Array($0) } == withUnsafeBytes(of: fx_ref_SDD(a, b)) { Array($0) })
+        }
+        #expect(function.checkedCalls.contains(SDD.self, checkingResult: true, SDD.self, SDD.self))
+        #expect(!function.checkedCalls.contains(SDD.self, checkingResult: false, SDD.self, SDD.self))
+        // Not the types the check passed: still refused, every time.
+        for _ in 0..<2 {
+            #expect(throws: DelegateError.self) { let _: SDD = try function.call(SDD(a: 1, b: 2)) }
+            #expect(throws: DelegateError.self) { let _: S3 = try function.call(SDD(a: 1, b: 2), SDD(a: 3, b: 4)) }
+            #expect(throws: DelegateError.self) { let _: SDD = try function.call(S3(a: 1, b: 2, c: 3), SDD(a: 3, b: 4)) }
+        }
+        // A result ignored, then asked for as a type the function does not return.
+        let strlen = try CFunction("strlen", declaration: "size_t strlen(const char *)")
+        try "abc".withCString { text in
+            for _ in 0..<2 {
+                let length: Int = try strlen.call(text)
+                #expect(length == 3)
+                try strlen.call(text)
+                #expect(throws: DelegateError.self) { let _: Double = try strlen.call(text) }
+            }
+        }
     }
 
     @Test func sixteenArguments() throws {

@@ -55,6 +55,9 @@ int64_t bench_add_i64(int64_t a, int64_t b);
 /* Eight arguments: more than the registers take, so a typed CFunction call goes through libffi. */
 int64_t bench_add8_i64(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e, int64_t f, int64_t g, int64_t h);
 double bench_add_f64(double a, double b);
+/* (a, b, c, d) -> (b, c, d, a + 1): a struct passed and returned in memory. */
+bench_s32 bench_rotate_s32(bench_s32 s);
+int64_t bench_ffi_call_s32(int64_t n);
 int64_t bench_sum_variadic(int count, ...);
 const void *bench_sum_variadic_address(void); /* Swift does not import variadic functions */
 int64_t bench_ffi_call_i64(int64_t n);

@@ -26,17 +26,22 @@ extension CFunction {
         guard let libffiCall, !isVariadic else {
             return try callVariadic(repeat each argument, returning: R.self, checkingResult: checkingResult)
         }
-        // One comparison per scalar once specialized; anything else (a struct, an `Int` for `size_t`, a
-        // mistake) takes the full check, which throws when the call does not fit.
-        var fits = !checkingResult || (R.cType.scalarCode.map { $0 == returnCode } ?? false)
-        var index = 0
-        for value in repeat each argument {
-            let code = staticType(of: value).cType.scalarCode
-            fits = fits && index < argumentCodes.count && code == argumentCodes[index]
-            index += 1
-        }
-        if !fits || index != argumentCodes.count {
-            try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
+        // Types that passed the full check before skip it (a load and a test for a function no call of
+        // other types reached: the common case). Otherwise one comparison per scalar once specialized;
+        // anything else (a struct, an `Int` for `size_t`, a mistake) takes the full check, which throws
+        // when the call does not fit, and is recorded when it does: its answer depends on the types alone.
+        if !checkedCalls.contains(R.self, checkingResult: checkingResult, repeat (each A).self) {
+            var fits = !checkingResult || (R.cType.scalarCode.map { $0 == returnCode } ?? false)
+            var index = 0
+            for value in repeat each argument {
+                let code = staticType(of: value).cType.scalarCode
+                fits = fits && index < argumentCodes.count && code == argumentCodes[index]
+                index += 1
+            }
+            if !fits || index != argumentCodes.count {
+                try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
+                checkedCalls.insert(R.self, checkingResult: checkingResult, repeat (each A).self)
+            }
         }
         if callsInRegisters {
             // Each value goes to the register its Swift type says; only when that is the register its C

@@ -49,6 +49,8 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     /// The key of a variadic call's types up to the variadic ones: the return and named types, then a 0,
     /// which no other kind of key has (see ``PreparedSignature``); nil when a structure rules keys out.
     @usableFromInline let variadicKeyPrefix: UInt64?
+    /// The Swift types of typed calls that passed the full check.
+    @usableFromInline let checkedCalls = CheckedCallTypes()
 
     /// The function at `address`, of `signature` (the named arguments only, when `isVariadic` or
     /// `signature.isVariadic`).

@@ -21,12 +21,9 @@ extension CFunction {
             if registers.fits { return resultValue(registers.call(address), as: R.self) }
         }
         guard fits, let libffiCall else {
-            return try perform(returning: R.self, checkingResult: true)
+            return try checkedCall(returning: R.self, checkingResult: true)
         }
-        let function = address
-        return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        }
+        return callThroughLibffi(libffiCall, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -44,11 +41,33 @@ extension CFunction {
             if registers.fits { return resultValue(registers.call(address), as: CVoid.self) }
         }
         guard fits, let libffiCall else {
-            return try perform(returning: CVoid.self, checkingResult: false)
+            return try checkedCall(returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<R: CValue>(returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 1) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, returning: R.self)
+        }
+        return try perform(returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<R: CValue>(_ libffiCall: LibffiCall, returning: R.Type) -> R {
         return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         }
     }
 }
@@ -71,14 +90,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } }
+        return callThroughLibffi(libffiCall, a0, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -100,13 +114,36 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, R: CValue>(_ a0: A0, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 2) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, returning: R.self)
+        }
+        return try perform(a0, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, returning: R.Type) -> R {
         var v0 = a0
         return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { list in
             list[0] = UnsafeMutableRawPointer(p0)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } }
     }
 
@@ -151,16 +188,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 2) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } }
+        return callThroughLibffi(libffiCall, a0, a1, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -183,15 +213,39 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, R: CValue>(_ a0: A0, _ a1: A1, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 3) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, returning: R.self)
+        }
+        return try perform(a0, a1, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 2) { list in
             list[0] = UnsafeMutableRawPointer(p0)
             list[1] = UnsafeMutableRawPointer(p1)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } }
     }
 
@@ -241,18 +295,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 3) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -276,9 +321,34 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 4) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, returning: R.self)
+        }
+        return try perform(a0, a1, a2, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -286,7 +356,7 @@ extension CFunction {
             list[0] = UnsafeMutableRawPointer(p0)
             list[1] = UnsafeMutableRawPointer(p1)
             list[2] = UnsafeMutableRawPointer(p2)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } }
     }
 
@@ -341,20 +411,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, a3, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        var v3 = a3
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 4) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            list[3] = UnsafeMutableRawPointer(p3)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -379,9 +438,35 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, a3, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 5) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            identities[4] = CheckedCallTypes.identity(A3.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, a3, returning: R.self)
+        }
+        return try perform(a0, a1, a2, a3, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -391,7 +476,7 @@ extension CFunction {
             list[1] = UnsafeMutableRawPointer(p1)
             list[2] = UnsafeMutableRawPointer(p2)
             list[3] = UnsafeMutableRawPointer(p3)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } }
     }
 
@@ -451,22 +536,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, a3, a4, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        var v3 = a3
-        var v4 = a4
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 5) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            list[3] = UnsafeMutableRawPointer(p3)
-            list[4] = UnsafeMutableRawPointer(p4)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -492,9 +564,36 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, a3, a4, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 6) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            identities[4] = CheckedCallTypes.identity(A3.self)
+            identities[5] = CheckedCallTypes.identity(A4.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, returning: R.self)
+        }
+        return try perform(a0, a1, a2, a3, a4, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -506,7 +605,7 @@ extension CFunction {
             list[2] = UnsafeMutableRawPointer(p2)
             list[3] = UnsafeMutableRawPointer(p3)
             list[4] = UnsafeMutableRawPointer(p4)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } }
     }
 
@@ -571,24 +670,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        var v3 = a3
-        var v4 = a4
-        var v5 = a5
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 6) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            list[3] = UnsafeMutableRawPointer(p3)
-            list[4] = UnsafeMutableRawPointer(p4)
-            list[5] = UnsafeMutableRawPointer(p5)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -615,9 +699,37 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 7) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            identities[4] = CheckedCallTypes.identity(A3.self)
+            identities[5] = CheckedCallTypes.identity(A4.self)
+            identities[6] = CheckedCallTypes.identity(A5.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, returning: R.self)
+        }
+        return try perform(a0, a1, a2, a3, a4, a5, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -631,7 +743,7 @@ extension CFunction {
             list[3] = UnsafeMutableRawPointer(p3)
             list[4] = UnsafeMutableRawPointer(p4)
             list[5] = UnsafeMutableRawPointer(p5)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } } }
     }
 
@@ -701,26 +813,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        var v3 = a3
-        var v4 = a4
-        var v5 = a5
-        var v6 = a6
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 7) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            list[3] = UnsafeMutableRawPointer(p3)
-            list[4] = UnsafeMutableRawPointer(p4)
-            list[5] = UnsafeMutableRawPointer(p5)
-            list[6] = UnsafeMutableRawPointer(p6)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } } } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -748,9 +843,38 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 8) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            identities[4] = CheckedCallTypes.identity(A3.self)
+            identities[5] = CheckedCallTypes.identity(A4.self)
+            identities[6] = CheckedCallTypes.identity(A5.self)
+            identities[7] = CheckedCallTypes.identity(A6.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, returning: R.self)
+        }
+        return try perform(a0, a1, a2, a3, a4, a5, a6, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -766,7 +890,7 @@ extension CFunction {
             list[4] = UnsafeMutableRawPointer(p4)
             list[5] = UnsafeMutableRawPointer(p5)
             list[6] = UnsafeMutableRawPointer(p6)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } } } }
     }
 
@@ -841,28 +965,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        var v3 = a3
-        var v4 = a4
-        var v5 = a5
-        var v6 = a6
-        var v7 = a7
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 8) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            list[3] = UnsafeMutableRawPointer(p3)
-            list[4] = UnsafeMutableRawPointer(p4)
-            list[5] = UnsafeMutableRawPointer(p5)
-            list[6] = UnsafeMutableRawPointer(p6)
-            list[7] = UnsafeMutableRawPointer(p7)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } } } } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -891,9 +996,39 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 9) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            identities[4] = CheckedCallTypes.identity(A3.self)
+            identities[5] = CheckedCallTypes.identity(A4.self)
+            identities[6] = CheckedCallTypes.identity(A5.self)
+            identities[7] = CheckedCallTypes.identity(A6.self)
+            identities[8] = CheckedCallTypes.identity(A7.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, returning: R.self)
+        }
+        return try perform(a0, a1, a2, a3, a4, a5, a6, a7, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -911,7 +1046,7 @@ extension CFunction {
             list[5] = UnsafeMutableRawPointer(p5)
             list[6] = UnsafeMutableRawPointer(p6)
             list[7] = UnsafeMutableRawPointer(p7)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } } } } }
     }
 
@@ -991,30 +1126,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        var v3 = a3
-        var v4 = a4
-        var v5 = a5
-        var v6 = a6
-        var v7 = a7
-        var v8 = a8
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 9) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            list[3] = UnsafeMutableRawPointer(p3)
-            list[4] = UnsafeMutableRawPointer(p4)
-            list[5] = UnsafeMutableRawPointer(p5)
-            list[6] = UnsafeMutableRawPointer(p6)
-            list[7] = UnsafeMutableRawPointer(p7)
-            list[8] = UnsafeMutableRawPointer(p8)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } } } } } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -1044,9 +1158,40 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 10) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            identities[4] = CheckedCallTypes.identity(A3.self)
+            identities[5] = CheckedCallTypes.identity(A4.self)
+            identities[6] = CheckedCallTypes.identity(A5.self)
+            identities[7] = CheckedCallTypes.identity(A6.self)
+            identities[8] = CheckedCallTypes.identity(A7.self)
+            identities[9] = CheckedCallTypes.identity(A8.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: R.self)
+        }
+        return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -1066,7 +1211,7 @@ extension CFunction {
             list[6] = UnsafeMutableRawPointer(p6)
             list[7] = UnsafeMutableRawPointer(p7)
             list[8] = UnsafeMutableRawPointer(p8)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } } } } } }
     }
 
@@ -1151,32 +1296,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        var v3 = a3
-        var v4 = a4
-        var v5 = a5
-        var v6 = a6
-        var v7 = a7
-        var v8 = a8
-        var v9 = a9
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeMutablePointer(to: &v9) { p9 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 10) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            list[3] = UnsafeMutableRawPointer(p3)
-            list[4] = UnsafeMutableRawPointer(p4)
-            list[5] = UnsafeMutableRawPointer(p5)
-            list[6] = UnsafeMutableRawPointer(p6)
-            list[7] = UnsafeMutableRawPointer(p7)
-            list[8] = UnsafeMutableRawPointer(p8)
-            list[9] = UnsafeMutableRawPointer(p9)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } } } } } } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -1207,9 +1329,41 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 11) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            identities[4] = CheckedCallTypes.identity(A3.self)
+            identities[5] = CheckedCallTypes.identity(A4.self)
+            identities[6] = CheckedCallTypes.identity(A5.self)
+            identities[7] = CheckedCallTypes.identity(A6.self)
+            identities[8] = CheckedCallTypes.identity(A7.self)
+            identities[9] = CheckedCallTypes.identity(A8.self)
+            identities[10] = CheckedCallTypes.identity(A9.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: R.self)
+        }
+        return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -1231,7 +1385,7 @@ extension CFunction {
             list[7] = UnsafeMutableRawPointer(p7)
             list[8] = UnsafeMutableRawPointer(p8)
             list[9] = UnsafeMutableRawPointer(p9)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } } } } } } }
     }
 
@@ -1321,34 +1475,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        var v3 = a3
-        var v4 = a4
-        var v5 = a5
-        var v6 = a6
-        var v7 = a7
-        var v8 = a8
-        var v9 = a9
-        var v10 = a10
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeMutablePointer(to: &v9) { p9 in withUnsafeMutablePointer(to: &v10) { p10 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 11) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            list[3] = UnsafeMutableRawPointer(p3)
-            list[4] = UnsafeMutableRawPointer(p4)
-            list[5] = UnsafeMutableRawPointer(p5)
-            list[6] = UnsafeMutableRawPointer(p6)
-            list[7] = UnsafeMutableRawPointer(p7)
-            list[8] = UnsafeMutableRawPointer(p8)
-            list[9] = UnsafeMutableRawPointer(p9)
-            list[10] = UnsafeMutableRawPointer(p10)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } } } } } } } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -1380,9 +1509,42 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 12) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            identities[4] = CheckedCallTypes.identity(A3.self)
+            identities[5] = CheckedCallTypes.identity(A4.self)
+            identities[6] = CheckedCallTypes.identity(A5.self)
+            identities[7] = CheckedCallTypes.identity(A6.self)
+            identities[8] = CheckedCallTypes.identity(A7.self)
+            identities[9] = CheckedCallTypes.identity(A8.self)
+            identities[10] = CheckedCallTypes.identity(A9.self)
+            identities[11] = CheckedCallTypes.identity(A10.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: R.self)
+        }
+        return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -1406,7 +1568,7 @@ extension CFunction {
             list[8] = UnsafeMutableRawPointer(p8)
             list[9] = UnsafeMutableRawPointer(p9)
             list[10] = UnsafeMutableRawPointer(p10)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } } } } } } } }
     }
 
@@ -1501,36 +1663,9 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: R.self, checkingResult: true) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: R.self, checkingResult: true)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: R.self, checkingResult: true)
         }
-        let function = address
-        var v0 = a0
-        var v1 = a1
-        var v2 = a2
-        var v3 = a3
-        var v4 = a4
-        var v5 = a5
-        var v6 = a6
-        var v7 = a7
-        var v8 = a8
-        var v9 = a9
-        var v10 = a10
-        var v11 = a11
-        return withUnsafeMutablePointer(to: &v0) { p0 in withUnsafeMutablePointer(to: &v1) { p1 in withUnsafeMutablePointer(to: &v2) { p2 in withUnsafeMutablePointer(to: &v3) { p3 in withUnsafeMutablePointer(to: &v4) { p4 in withUnsafeMutablePointer(to: &v5) { p5 in withUnsafeMutablePointer(to: &v6) { p6 in withUnsafeMutablePointer(to: &v7) { p7 in withUnsafeMutablePointer(to: &v8) { p8 in withUnsafeMutablePointer(to: &v9) { p9 in withUnsafeMutablePointer(to: &v10) { p10 in withUnsafeMutablePointer(to: &v11) { p11 in withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 12) { list in
-            list[0] = UnsafeMutableRawPointer(p0)
-            list[1] = UnsafeMutableRawPointer(p1)
-            list[2] = UnsafeMutableRawPointer(p2)
-            list[3] = UnsafeMutableRawPointer(p3)
-            list[4] = UnsafeMutableRawPointer(p4)
-            list[5] = UnsafeMutableRawPointer(p5)
-            list[6] = UnsafeMutableRawPointer(p6)
-            list[7] = UnsafeMutableRawPointer(p7)
-            list[8] = UnsafeMutableRawPointer(p8)
-            list[9] = UnsafeMutableRawPointer(p9)
-            list[10] = UnsafeMutableRawPointer(p10)
-            list[11] = UnsafeMutableRawPointer(p11)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
-        } } } } } } } } } } } } }
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: R.self)
     }
 
     /// Calls the function, ignoring what it returns (fixed-arity form).
@@ -1563,9 +1698,43 @@ extension CFunction {
             if isVariadic, let result = variadicCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: CVoid.self, checkingResult: false) {
                 return result
             }
-            return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: CVoid.self, checkingResult: false)
+            return try checkedCall(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: CVoid.self, checkingResult: false)
         }
-        let function = address
+        return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: CVoid.self)
+    }
+
+    /// A call whose types are not scalars the signature names by code (a struct, an `Int` for a `size_t`):
+    /// straight to libffi when these types passed the full check before (``CheckedCallTypes``), else
+    /// the general path, which checks them. Out of line, so that the common call stays small enough to
+    /// be inlined.
+    @inlinable @inline(never)
+    func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11, returning: R.Type, checkingResult: Bool) throws -> R {
+        let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 13) { identities in
+            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[1] = CheckedCallTypes.identity(A0.self)
+            identities[2] = CheckedCallTypes.identity(A1.self)
+            identities[3] = CheckedCallTypes.identity(A2.self)
+            identities[4] = CheckedCallTypes.identity(A3.self)
+            identities[5] = CheckedCallTypes.identity(A4.self)
+            identities[6] = CheckedCallTypes.identity(A5.self)
+            identities[7] = CheckedCallTypes.identity(A6.self)
+            identities[8] = CheckedCallTypes.identity(A7.self)
+            identities[9] = CheckedCallTypes.identity(A8.self)
+            identities[10] = CheckedCallTypes.identity(A9.self)
+            identities[11] = CheckedCallTypes.identity(A10.self)
+            identities[12] = CheckedCallTypes.identity(A11.self)
+            return checkedCalls.contains(UnsafeBufferPointer(identities))
+        }
+        if let libffiCall, !isVariadic, known {
+            return callThroughLibffi(libffiCall, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: R.self)
+        }
+        return try perform(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, returning: R.self, checkingResult: checkingResult)
+    }
+
+    /// Calls the function through libffi with these arguments, which fit its signature: out of line, as
+    /// ``checkedCall``, beside which its call costs nothing that matters.
+    @inlinable @inline(never)
+    func callThroughLibffi<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ libffiCall: LibffiCall, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11, returning: R.Type) -> R {
         var v0 = a0
         var v1 = a1
         var v2 = a2
@@ -1591,7 +1760,7 @@ extension CFunction {
             list[9] = UnsafeMutableRawPointer(p9)
             list[10] = UnsafeMutableRawPointer(p10)
             list[11] = UnsafeMutableRawPointer(p11)
-            return libffiCall.call(function, arguments: list.baseAddress.unsafelyUnwrapped, returning: CVoid.self)
+            return libffiCall.call(address, arguments: list.baseAddress.unsafelyUnwrapped, returning: R.self)
         } } } } } } } } } } } } }
     }
 
