@@ -70,12 +70,16 @@ extension SlotTable {
     /// Hands what calls still run to the reclaimer when the delegate goes away (a closure that drops the
     /// last reference to its own delegate, say), so that nothing is freed under a running call.
     func deferRunningObjects(of state: State) {
+        // Asked object by object, with nothing allocated unless a call runs one: a delegate going away
+        // is common, one going away under a running call rare. Deferred objects are the reclaimer's
+        // already: it holds them too.
         var running: [any Retirable] = []
         for slot in state.slots {
-            var objects: [any Retirable] = slot.retiring + slot.entries.filter { $0.stub != nil }
-            if let plan = slot.plan { objects.append(plan) }
-            running += objects.filter { RetirementShim.isRunning($0.runningIdentity) }
-            // Deferred ones are the reclaimer's already: it holds them too.
+            for object in slot.retiring where RetirementShim.isRunning(object.runningIdentity) { running.append(object) }
+            for entry in slot.entries where entry.stub != nil && RetirementShim.isRunning(entry.runningIdentity) {
+                running.append(entry)
+            }
+            if let plan = slot.plan, RetirementShim.isRunning(plan.runningIdentity) { running.append(plan) }
         }
         guard !running.isEmpty else { return }
         Reclaimer.shared.takeOver(running, from: nil, slot: 0)
