@@ -137,7 +137,8 @@ import Testing
 
     /// A thread may end inside a closure (`pthread_exit`, a cancellation): glibc unwinds its frames, the
     /// array entry's among them, by their call frame information. In a child process, so that a broken
-    /// unwind fails the test instead of the run.
+    /// unwind fails the test instead of the run. (ThreadSanitizer cannot follow `pthread_cancel`: under it
+    /// only the exit is checked.)
     @Test func aThreadEndsInsideAClosureEnteredThroughTheArray() async throws {
         await #expect(processExitsWith: .success) {
             alarm(60)
@@ -157,10 +158,12 @@ import Testing
             let waiting = try CClosure(waits)
             guard !RegisterPath.isAvailable || (ArrayEntryTests.entersThroughArray(exiting.address) && ArrayEntryTests.entersThroughArray(waiting.address)) else { exit(2) }
             guard let first = fx_arity_caller_start(exiting.address), fx_arity_caller_join(first, nil) == 0 else { exit(3) }
-            guard let second = fx_arity_caller_start(waiting.address) else { exit(4) }
-            while inside.load(ordering: .relaxed) < 2 { usleep(1000) }
-            fx_arity_caller_cancel(second)
-            guard fx_arity_caller_join(second, nil) == 0 else { exit(5) }
+            if !underThreadSanitizer {
+                guard let second = fx_arity_caller_start(waiting.address) else { exit(4) }
+                while inside.load(ordering: .relaxed) < 2 { usleep(1000) }
+                fx_arity_caller_cancel(second)
+                guard fx_arity_caller_join(second, nil) == 0 else { exit(5) }
+            }
             let sum = try CClosure(ArrayEntryTests.sum12)
             var result: Int64 = 0
             guard let third = fx_arity_caller_start(sum.address), fx_arity_caller_join(third, &result) == 1, result == 78 else { exit(6) }
