@@ -2,9 +2,7 @@
    own type, as C calls it. */
 #include "DelegateKitArities.h"
 
-#include <pthread.h>
 #include <stdbool.h>
-#include <stdlib.h>
 
 int64_t fx_call_narrow9(const void *f) {
     int8_t (*call)(int8_t, int16_t, int32_t, int64_t, float, double, uint8_t, uint16_t, void *) =
@@ -33,41 +31,4 @@ int64_t fx_call_floating8(const void *f) {
 int64_t fx_call_i64x12(const void *f) {
     return ((int64_t (*)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          int64_t, int64_t))f)(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
-}
-
-/* ---- A thread of its own calling `int64_t f(int64_t × 12)` ---- */
-
-struct fx_arity_caller {
-    pthread_t thread;
-    const void *function;
-    int64_t result;
-    int returned;
-};
-
-static void *fx_arity_caller_main(void *context) {
-    fx_arity_caller *caller = context;
-    int64_t result = fx_call_i64x12(caller->function);
-    caller->result = result;
-    __atomic_store_n(&caller->returned, 1, __ATOMIC_RELEASE);
-    return NULL;
-}
-
-fx_arity_caller *fx_arity_caller_start(const void *f) {
-    fx_arity_caller *caller = calloc(1, sizeof *caller);
-    caller->function = f;
-    if (pthread_create(&caller->thread, NULL, fx_arity_caller_main, caller) != 0) {
-        free(caller);
-        return NULL;
-    }
-    return caller;
-}
-
-void fx_arity_caller_cancel(fx_arity_caller *caller) { pthread_cancel(caller->thread); }
-
-int fx_arity_caller_join(fx_arity_caller *caller, int64_t *result) {
-    pthread_join(caller->thread, NULL);
-    int returned = __atomic_load_n(&caller->returned, __ATOMIC_ACQUIRE);
-    if (returned && result) *result = caller->result;
-    free(caller);
-    return returned;
 }

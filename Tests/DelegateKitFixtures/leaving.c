@@ -16,28 +16,43 @@
 
 struct fx_caller {
     pthread_t thread;
+    /* The call the thread makes: transform(NULL, value) of `plugin`, or call(target). */
     const fx_plugin *plugin;
-    int64_t value, result;
+    int64_t value;
+    int64_t (*call)(const void *target);
+    const void *target;
+    int64_t result;
     int returned;
 };
 
 static void *fx_caller_main(void *argument) {
     fx_caller *caller = argument;
-    int64_t result = caller->plugin->transform(NULL, caller->value);
+    int64_t result = caller->call ? caller->call(caller->target) : caller->plugin->transform(NULL, caller->value);
     caller->result = result;
     __atomic_store_n(&caller->returned, 1, __ATOMIC_RELEASE);
     return NULL;
+}
+
+static fx_caller *fx_caller_run(fx_caller *caller) {
+    if (pthread_create(&caller->thread, NULL, fx_caller_main, caller) != 0) {
+        free(caller);
+        return NULL;
+    }
+    return caller;
 }
 
 fx_caller *fx_caller_start(const fx_plugin *plugin, int64_t value) {
     fx_caller *caller = calloc(1, sizeof *caller);
     caller->plugin = plugin;
     caller->value = value;
-    if (pthread_create(&caller->thread, NULL, fx_caller_main, caller) != 0) {
-        free(caller);
-        return NULL;
-    }
-    return caller;
+    return fx_caller_run(caller);
+}
+
+fx_caller *fx_caller_start_calling(int64_t (*call)(const void *target), const void *target) {
+    fx_caller *caller = calloc(1, sizeof *caller);
+    caller->call = call;
+    caller->target = target;
+    return fx_caller_run(caller);
 }
 
 void fx_caller_cancel(fx_caller *caller) { pthread_cancel(caller->thread); }

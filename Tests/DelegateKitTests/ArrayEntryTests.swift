@@ -157,16 +157,16 @@ import Testing
             let exiting = try CClosure(exits)
             let waiting = try CClosure(waits)
             guard !RegisterPath.isAvailable || (ArrayEntryTests.entersThroughArray(exiting.address) && ArrayEntryTests.entersThroughArray(waiting.address)) else { exit(2) }
-            guard let first = fx_arity_caller_start(exiting.address), fx_arity_caller_join(first, nil) == 0 else { exit(3) }
+            guard let first = fx_caller_start_calling(fx_call_i64x12, exiting.address), fx_caller_join(first, nil) == 0 else { exit(3) }
             if !underThreadSanitizer {
-                guard let second = fx_arity_caller_start(waiting.address) else { exit(4) }
+                guard let second = fx_caller_start_calling(fx_call_i64x12, waiting.address) else { exit(4) }
                 while inside.load(ordering: .relaxed) < 2 { usleep(1000) }
-                fx_arity_caller_cancel(second)
-                guard fx_arity_caller_join(second, nil) == 0 else { exit(5) }
+                fx_caller_cancel(second)
+                guard fx_caller_join(second, nil) == 0 else { exit(5) }
             }
             let sum = try CClosure(ArrayEntryTests.sum12)
             var result: Int64 = 0
-            guard let third = fx_arity_caller_start(sum.address), fx_arity_caller_join(third, &result) == 1, result == 78 else { exit(6) }
+            guard let third = fx_caller_start_calling(fx_call_i64x12, sum.address), fx_caller_join(third, &result) == 1, result == 78 else { exit(6) }
             exit(0)
         }
     }

@@ -33,12 +33,4 @@ int64_t fx_call_floating8(const void *f);
 /* Calls `int64_t f(int64_t × 12)` with 1 … 12. */
 int64_t fx_call_i64x12(const void *f);
 
-/* Calls fx_call_i64x12(f) on a thread of its own, which a closure may end inside (pthread_exit) or which
-   may be cancelled inside it; joining returns 1 when the call returned (its result in *result), 0 when
-   the thread ended inside it. */
-typedef struct fx_arity_caller fx_arity_caller;
-fx_arity_caller *fx_arity_caller_start(const void *f);
-void fx_arity_caller_cancel(fx_arity_caller *caller);
-int fx_arity_caller_join(fx_arity_caller *caller, int64_t *result);
-
 #endif

@@ -204,6 +204,8 @@ void fx_clear_handler(void);
    fx_caller_cancel while the callback sat in a cancellation point). */
 typedef struct fx_caller fx_caller;
 fx_caller *fx_caller_start(const fx_plugin *plugin, int64_t value);
+/* The same thread calling call(target) instead, such as fx_call_i64x12(f) (DelegateKitArities.h). */
+fx_caller *fx_caller_start_calling(int64_t (*call)(const void *target), const void *target);
 void fx_caller_cancel(fx_caller *caller);
 int fx_caller_join(fx_caller *caller, int64_t *result);
 /* Calls plugin->transform(NULL, value) at a setjmp site, as a libjpeg user's decoding function does; the
