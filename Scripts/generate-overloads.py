@@ -659,7 +659,7 @@ extension CFunction {{
     @inlinable @inline(never)
     func checkedCall<{g_r}>({params}{comma}returning: R.Type, checkingResult: Bool) throws -> R {{
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: {n + 1}) {{ identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             {identities}return checkedCalls.contains(UnsafeBufferPointer(identities))
         }}
         if let libffiCall, !isVariadic, known {{

@@ -53,7 +53,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<R: CValue>(returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 1) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             return checkedCalls.contains(UnsafeBufferPointer(identities))
         }
         if let libffiCall, !isVariadic, known {
@@ -126,7 +126,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, R: CValue>(_ a0: A0, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 2) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             return checkedCalls.contains(UnsafeBufferPointer(identities))
         }
@@ -225,7 +225,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, R: CValue>(_ a0: A0, _ a1: A1, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 3) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             return checkedCalls.contains(UnsafeBufferPointer(identities))
@@ -333,7 +333,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 4) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)
@@ -450,7 +450,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 5) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)
@@ -576,7 +576,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 6) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)
@@ -711,7 +711,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 7) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)
@@ -855,7 +855,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 8) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)
@@ -1008,7 +1008,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 9) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)
@@ -1170,7 +1170,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 10) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)
@@ -1341,7 +1341,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 11) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)
@@ -1521,7 +1521,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 12) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)
@@ -1710,7 +1710,7 @@ extension CFunction {
     @inlinable @inline(never)
     func checkedCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11, returning: R.Type, checkingResult: Bool) throws -> R {
         let known = withUnsafeTemporaryAllocation(of: UInt.self, capacity: 13) { identities in
-            identities[0] = checkingResult ? CheckedCallTypes.identity(R.self) : 0
+            identities[0] = CheckedCallTypes.resultIdentity(R.self, checkingResult: checkingResult)
             identities[1] = CheckedCallTypes.identity(A0.self)
             identities[2] = CheckedCallTypes.identity(A1.self)
             identities[3] = CheckedCallTypes.identity(A2.self)

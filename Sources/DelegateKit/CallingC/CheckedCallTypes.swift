@@ -13,13 +13,16 @@ import Synchronization
 /// once and never freed before the function, and at most ``capacity`` are made, after which the check
 /// simply runs on every call of a list not found.
 @usableFromInline
-final class CheckedCallTypes: @unchecked Sendable {  // The lists are written before they are published.
+final class CheckedCallTypes: @unchecked Sendable {  // `made` changes under a lock; lists are written before they are published.
     /// Each a list's address, or 0: its length, then the identity of the result's type (0 for a call
     /// that does not check it) and of each argument's. Published with a release store, read with an acquiring load.
     @usableFromInline let latest = Atomic<UInt>(0)
     @usableFromInline let earlier = Atomic<UInt>(0)
-    /// Every list made, freed with this object; its lock also orders the stores above.
-    private let made = Locked<[UnsafeMutableBufferPointer<UInt>]>([])
+    /// Every list made, freed with this object; only touched under ``insertion`` (or in `deinit`).
+    private var made: [UnsafeMutableBufferPointer<UInt>] = []
+    /// Orders every function's insertions, which are rare (a list's first call), so that a function
+    /// costs no lock of its own to make.
+    private static let insertion = Locked(())
 
     /// How many lists one function makes at most.
     static let capacity = 8
@@ -27,7 +30,7 @@ final class CheckedCallTypes: @unchecked Sendable {  // The lists are written be
     @usableFromInline init() {}
 
     deinit {
-        made.withLock { lists in lists.forEach { $0.deallocate() } }
+        made.forEach { $0.deallocate() }
     }
 
     /// Whether a call of these types passed the check before; `result` counts only where the call
@@ -35,9 +38,26 @@ final class CheckedCallTypes: @unchecked Sendable {  // The lists are written be
     @inlinable
     func contains<each A, R>(_ result: R.Type, checkingResult: Bool, _ arguments: repeat (each A).Type) -> Bool {
         guard latest.load(ordering: .relaxed) != 0 else { return false }
-        var identities = [checkingResult ? Self.identity(R.self) : 0]
-        for argument in repeat each arguments { identities.append(Self.identity(argument)) }
-        return identities.withUnsafeBufferPointer { contains($0) }
+        return Self.withIdentities(R.self, checkingResult: checkingResult, repeat each arguments) { contains($0) }
+    }
+
+    /// Runs `body` with the identities of a call's types, as ``contains(_:)`` takes them, in memory on the
+    /// stack.
+    @inlinable
+    static func withIdentities<each A, R, T>(
+        _ result: R.Type, checkingResult: Bool, _ arguments: repeat (each A).Type, body: (UnsafeBufferPointer<UInt>) -> T
+    ) -> T {
+        var count = 1
+        for _ in repeat (each A).self { count += 1 }
+        return withUnsafeTemporaryAllocation(of: UInt.self, capacity: count) { identities in
+            identities[0] = resultIdentity(R.self, checkingResult: checkingResult)
+            var index = 1
+            for argument in repeat each arguments {
+                identities[index] = identity(argument)
+                index += 1
+            }
+            return body(UnsafeBufferPointer(identities))
+        }
     }
 
     /// Whether a call of the types `identities` names passed the check before: the result's type (0 for a
@@ -63,17 +83,25 @@ final class CheckedCallTypes: @unchecked Sendable {  // The lists are written be
         UInt(bitPattern: ObjectIdentifier(type))
     }
 
+    /// What stands for a call's result among its identities: its type's identity where the call checks it,
+    /// else 0, which no type's is.
+    @inlinable
+    static func resultIdentity<R>(_ type: R.Type, checkingResult: Bool) -> UInt {
+        checkingResult ? identity(R.self) : 0
+    }
+
     /// Records that a call of these types passed the check.
     @usableFromInline
     func insert<each A, R>(_ result: R.Type, checkingResult: Bool, _ arguments: repeat (each A).Type) {
-        var identities = [UInt(0), checkingResult ? Self.identity(R.self) : 0]
-        for argument in repeat each arguments { identities.append(Self.identity(argument)) }
-        identities[0] = UInt(identities.count)
-        made.withLock { lists in
-            guard lists.count < Self.capacity else { return }
-            let list = UnsafeMutableBufferPointer<UInt>.allocate(capacity: identities.count)
-            _ = list.initialize(from: identities)
-            lists.append(list)
+        Self.insertion.withLock { _ in
+            guard made.count < Self.capacity else { return }
+            let list = Self.withIdentities(R.self, checkingResult: checkingResult, repeat each arguments) { identities in
+                let list = UnsafeMutableBufferPointer<UInt>.allocate(capacity: identities.count + 1)
+                list[0] = UInt(list.count)
+                _ = UnsafeMutableBufferPointer(rebasing: list.dropFirst()).initialize(from: identities)
+                return list
+            }
+            made.append(list)
             earlier.store(latest.load(ordering: .relaxed), ordering: .releasing)
             latest.store(UInt(bitPattern: list.baseAddress), ordering: .releasing)
         }
