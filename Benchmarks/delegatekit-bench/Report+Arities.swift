@@ -9,17 +9,14 @@ extension Report {
             "A signature with an integer argument past the fifth is entered by DelegateKit's array entry, which makes",
             "that array where libffi's entry would (on the register path's CPUs; libffi's entry with",
             "`DELEGATEKIT_FAST_PATH=0`). Each cell: ns/call (instructions/call) × raw libffi.", "",
-            "| callback | " + PathKind.arityPaths.map(\.rawValue).joined(separator: " | ") + " |",
-            "|---|" + String(repeating: "---:|", count: PathKind.arityPaths.count),
-        ]
+        ] + Self.tableHeading("callback", PathKind.arityPaths.map(\.rawValue))
         func result(_ arity: Arity, _ path: PathKind) -> ArityResult? { arities.first { $0.arity == arity && $0.path == path } }
         for arity in Arity.allCases {
             let raw = result(arity, .rawLibffi)
             let cells = PathKind.arityPaths.map { path -> String in
                 guard let r = result(arity, path) else { return "—" }
-                let check = r.checksumMatches ? "" : " (WRONG RESULT)"
-                let ratio = path == .direct || path == .rawLibffi ? "" : " \((r.nanoseconds / (raw?.nanoseconds ?? .nan)).formatted(2))×"
-                return "\(r.nanoseconds.formatted(1)) (\(r.instructions.formatted(0)))\(ratio)\(check)"
+                let ratio = path == .direct || path == .rawLibffi ? nil : r.nanoseconds / (raw?.nanoseconds ?? .nan)
+                return Self.measuredCell(r.nanoseconds, r.instructions, ratio: ratio, digits: 2, checksumMatches: r.checksumMatches)
             }
             lines.append("| \(arity.label) | " + cells.joined(separator: " | ") + " |")
         }
