@@ -53,15 +53,43 @@ static const char freed_message[] =
     "DelegateKit: C called a closure after it was freed; keep the closure (or its delegate) alive for as "
     "long as C may call it";
 
+struct table_mapping;
+
 /* A slot's data words: CFFI_TABLE_SIZE bytes after its code. */
 typedef struct slot_words {
     void *context;
     const void *entry;
-    /* While the slot is free: the next free slot of its kind. */
+    /* While the slot is free: the next free slot of its kind in its mapping. */
     struct slot_words *next_free;
-    intptr_t kind;
+    struct table_mapping *mapping;
 } slot_words;
 _Static_assert(sizeof(slot_words) == CFFI_SLOT_SIZE, "a slot's words fill its stride");
+
+/* One mapping: the table's code, its slots' data words, and their payload words (cffi_trampoline_payload),
+   each part CFFI_TABLE_SIZE bytes, slot i's words at the same offset in each. */
+enum { mapping_size = 3 * CFFI_TABLE_SIZE };
+
+/* What this file knows of one mapping. A mapping whose slots are all free again, when another empty one is
+   kept already, gives its memory back (retire_mapping) and is used again before any new one is made: the
+   room a burst of closures took comes back after it, and the count of mappings never grows past the
+   burst's. */
+typedef struct table_mapping {
+    unsigned char *region;
+    /* Slots of each kind freed here, handed out first; then the `unused` never handed out (the last ones
+       of the kind's part): their words are first written when handed out, so that a kind's part nobody
+       uses stays untouched memory. */
+    slot_words *free[2];
+    int unused[2];
+    /* Slots handed out and not freed, buried ones included (their words must stay). */
+    int in_use;
+    int retired;
+    /* Whether this mapping is on available[kind]; an entry there may be stale (nothing left of the kind,
+       or retired): whoever pops it looks. */
+    int listed[2];
+    struct table_mapping *next_available[2];
+    /* Every mapping, for the retired ones to be found again. */
+    struct table_mapping *next;
+} table_mapping;
 
 /* Taken by fork itself (the handlers below): a fork waits for a section in progress, so that a forked
    child never finds the lock held by a thread it does not have. A section takes no other lock and runs no
@@ -73,17 +101,34 @@ __attribute__((constructor)) static void lock_slots_across_fork(void) {
     pthread_atfork(lock_slots, unlock_slots, unlock_slots);
 }
 
-static slot_words *free_slots[kinds];
+/* Mappings that may have slots of each kind to hand out; every mapping; how many hold no slot and are
+   not retired (one is kept, so that a program that makes and frees one closure at a time never maps and
+   retires in turn). */
+static table_mapping *available[kinds];
+static table_mapping *mappings;
+static int empty_mappings;
 /* Slots handed out to live code: not freed, not buried (a debug build's graveyard holds a bounded number
    of buried ones on purpose). What the churn tests check comes back to where it was. */
 static size_t live_slots;
 /* The binary holding the table, open for mapping it again, and the table's offset in it. */
 static int table_file = -1;
 static off_t table_offset;
+/* A file of CFFI_TABLE_SIZE bytes holding the data words of a mapping whose every slot is freed, shared
+   read-only by the retired mappings, so that a late call through a retired slot still stops with
+   freed_message; -1 where none could be made (then no mapping is retired). */
+static int retired_words_file = -1;
 
 static const void *dead_entry(int kind) {
     return kind == CFFI_TRAMPOLINE_STATIC_CHAIN ? (const void *)cffi_trampoline_dead_chain
                                                 : (const void *)cffi_trampoline_dead_registers;
+}
+
+static slot_words *data_words(const table_mapping *mapping) {
+    return (slot_words *)(mapping->region + CFFI_TABLE_SIZE);
+}
+
+static int kind_of(const slot_words *slot) {
+    return slot - data_words(slot->mapping) < CFFI_REGISTER_SLOTS ? CFFI_TRAMPOLINE_REGISTERS : CFFI_TRAMPOLINE_STATIC_CHAIN;
 }
 
 /* Opens the file that holds the table, from the line of /proc/self/maps whose mapping holds it: through
@@ -114,9 +159,29 @@ static int open_table_file(void) {
     return file;
 }
 
-/* One mapping: the table's code, its slots' data words, and their payload words (cffi_trampoline_payload),
-   each part CFFI_TABLE_SIZE bytes, slot i's words at the same offset in each. */
-enum { mapping_size = 3 * CFFI_TABLE_SIZE };
+/* The words every slot of a retired mapping holds: freed_message and its kind's dead entry. Written a
+   page's worth at a time (the kinds' parts start on such a boundary), so that nothing of it stays in this
+   process's own memory. */
+static int make_retired_words_file(void) {
+    enum { chunk = 128 };
+    _Static_assert(CFFI_REGISTER_SLOTS % chunk == 0 && CFFI_CHAIN_SLOTS % chunk == 0, "a chunk is of one kind");
+    int file = memfd_create("delegatekit-retired-slots", MFD_CLOEXEC);
+    if (file < 0) return -1;
+    slot_words words[chunk];
+    memset(words, 0, sizeof words);
+    for (int first = 0; first < CFFI_TABLE_SIZE / CFFI_SLOT_SIZE; first += chunk) {
+        const void *entry = dead_entry(first < CFFI_REGISTER_SLOTS ? CFFI_TRAMPOLINE_REGISTERS : CFFI_TRAMPOLINE_STATIC_CHAIN);
+        for (int index = 0; index < chunk; index++) {
+            words[index].context = (void *)freed_message;
+            words[index].entry = entry;
+        }
+        if (pwrite(file, words, sizeof words, (off_t)first * CFFI_SLOT_SIZE) != (ssize_t)sizeof words) {
+            close(file);
+            return -1;
+        }
+    }
+    return file;
+}
 
 /* Reserves the room of one mapping of the table and its data (read+write), near this binary's code where
    there is room: a slot's indirect jump to an entry gigabytes away costs about a nanosecond more on AMD's
@@ -140,31 +205,86 @@ static unsigned char *reserve_near_code(void) {
     return anywhere == MAP_FAILED ? NULL : anywhere;
 }
 
-/* Maps the table again, read+execute, with its data after it, read+write; puts its slots on the free
-   lists. 0 on success. Called with the lock held. */
+/* Puts `mapping` on the list of those with slots of `kind` to hand out, unless it is there. */
+static void list_available(table_mapping *mapping, int kind) {
+    if (mapping->listed[kind]) return;
+    mapping->listed[kind] = 1;
+    mapping->next_available[kind] = available[kind];
+    available[kind] = mapping;
+}
+
+/* Makes `mapping`'s slots all free and never handed out. */
+static void reset_mapping(table_mapping *mapping) {
+    for (int kind = 0; kind < kinds; kind++) {
+        mapping->free[kind] = NULL;
+        mapping->unused[kind] = slot_count[kind];
+        list_available(mapping, kind);
+    }
+    mapping->retired = 0;
+    empty_mappings += 1;
+}
+
+/* Maps the table again, read+execute, with its data after it, read+write. 0 on success. Called with the
+   lock held. */
 static int map_table(void) {
+    table_mapping *mapping = calloc(1, sizeof *mapping);
+    if (mapping == NULL) return -1;
     unsigned char *region = reserve_near_code();
-    if (region == NULL) return -1;
+    if (region == NULL) {
+        free(mapping);
+        return -1;
+    }
     /* A fresh mapping of a file, never written and never made executable afterwards: what PR_SET_MDWE
        allows. */
     void *code = mmap(region, CFFI_TABLE_SIZE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, table_file, table_offset);
     if (code != region || memcmp(region, cffi_trampoline_table, CFFI_TABLE_SIZE) != 0) {
         munmap(region, mapping_size);
+        free(mapping);
         return -1;
     }
-    slot_words *words = (slot_words *)(region + CFFI_TABLE_SIZE);
-    for (int kind = 0; kind < kinds; kind++) {
-        /* Handed out from the start of each part. */
-        for (int index = slot_count[kind] - 1; index >= 0; index--) {
-            slot_words *slot = &words[first_slot[kind] + index];
-            slot->context = (void *)freed_message;
-            slot->entry = dead_entry(kind);
-            slot->kind = kind;
-            slot->next_free = free_slots[kind];
-            free_slots[kind] = slot;
-        }
-    }
+    mapping->region = region;
+    mapping->next = mappings;
+    mappings = mapping;
+    reset_mapping(mapping);
     return 0;
+}
+
+/* Gives back the memory of `mapping`, whose slots are all free: its data words become a read-only view
+   of retired_words_file (a late call still stops with freed_message), its payload fresh zero pages, and
+   the table's code, never written, is dropped from this process's pages until a call reads it again. Its
+   addresses stay reserved: a late call never reaches whatever else could be mapped there. */
+static void retire_mapping(table_mapping *mapping) {
+    unsigned char *words = mapping->region + CFFI_TABLE_SIZE;
+    if (mmap(words, CFFI_TABLE_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, retired_words_file, 0) != words) return;
+    madvise(words + CFFI_TABLE_SIZE, CFFI_TABLE_SIZE, MADV_DONTNEED);
+    madvise(mapping->region, CFFI_TABLE_SIZE, MADV_DONTNEED);
+    mapping->retired = 1;
+    empty_mappings -= 1;
+}
+
+/* Makes a retired mapping's data read+write again, every slot free. 0 on success. */
+static int revive_mapping(table_mapping *mapping) {
+    unsigned char *words = mapping->region + CFFI_TABLE_SIZE;
+    if (mmap(words, CFFI_TABLE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != words) return -1;
+    reset_mapping(mapping);
+    return 0;
+}
+
+/* A mapping with a slot of `kind` to hand out: listed, else a retired one revived, else a new one. Called
+   with the lock held. */
+static table_mapping *mapping_with_slot(int kind) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+        while (available[kind] != NULL) {
+            table_mapping *mapping = available[kind];
+            if (!mapping->retired && (mapping->free[kind] != NULL || mapping->unused[kind] > 0)) return mapping;
+            available[kind] = mapping->next_available[kind];
+            mapping->listed[kind] = 0;
+        }
+        table_mapping *retired = mappings;
+        while (retired != NULL && !retired->retired) retired = retired->next;
+        if (retired != NULL ? revive_mapping(retired) != 0 : map_table() != 0) return NULL;
+    }
+    return NULL;
 }
 
 static int trampolines_available = 0;
@@ -176,6 +296,7 @@ static void map_first_table(void) {
     if (page <= 0 || CFFI_TABLE_SIZE % page != 0) return;
     table_file = open_table_file();
     if (table_file < 0) return;
+    retired_words_file = make_retired_words_file();
     lock_slots();
     trampolines_available = map_table() == 0;
     unlock_slots();
@@ -193,10 +314,19 @@ int cffi_trampolines_available(void) {
 void *cffi_trampoline_create(int kind, const void *entry, void *context, void **code) {
     if (!cffi_trampolines_available() || kind < 0 || kind >= kinds) return NULL;
     lock_slots();
-    if (free_slots[kind] == NULL) map_table();
-    slot_words *slot = free_slots[kind];
-    if (slot != NULL) {
-        free_slots[kind] = slot->next_free;
+    table_mapping *mapping = mapping_with_slot(kind);
+    slot_words *slot = NULL;
+    if (mapping != NULL) {
+        slot = mapping->free[kind];
+        if (slot != NULL) {
+            mapping->free[kind] = slot->next_free;
+        } else {
+            mapping->unused[kind] -= 1;
+            slot = &data_words(mapping)[first_slot[kind] + slot_count[kind] - 1 - mapping->unused[kind]];
+            slot->mapping = mapping;
+        }
+        if (mapping->in_use == 0) empty_mappings -= 1;
+        mapping->in_use += 1;
         /* Before the address leaves this function: the caller publishes it after this returns. */
         slot->context = context;
         slot->next_free = NULL;
@@ -220,7 +350,7 @@ void cffi_trampoline_bury(void *handle, const char *message) {
        the message as its context. Burial comes after the last call (the closure's owner is gone), so that
        does not happen in a correct program. */
     slot->context = (void *)message;
-    slot->entry = dead_entry((int)slot->kind);
+    slot->entry = dead_entry(kind_of(slot));
     lock_slots();
     live_slots -= 1;
     unlock_slots();
@@ -228,13 +358,20 @@ void cffi_trampoline_bury(void *handle, const char *message) {
 
 void cffi_trampoline_free(void *handle) {
     slot_words *slot = handle;
-    int kind = (int)slot->kind;
+    int kind = kind_of(slot);
+    table_mapping *mapping = slot->mapping;
     lock_slots();
     if (slot->entry != dead_entry(kind)) live_slots -= 1;  /* a buried slot was counted out when buried */
     slot->context = (void *)freed_message;
     slot->entry = dead_entry(kind);
-    slot->next_free = free_slots[kind];
-    free_slots[kind] = slot;
+    slot->next_free = mapping->free[kind];
+    mapping->free[kind] = slot;
+    list_available(mapping, kind);
+    mapping->in_use -= 1;
+    if (mapping->in_use == 0) {
+        empty_mappings += 1;
+        if (empty_mappings > 1 && retired_words_file >= 0) retire_mapping(mapping);
+    }
     unlock_slots();
 }
 
@@ -243,6 +380,18 @@ size_t cffi_trampolines_live(void) {
     size_t count = live_slots;
     unlock_slots();
     return count;
+}
+
+int cffi_trampoline_slots_per_mapping(int kind) { return kind >= 0 && kind < kinds ? slot_count[kind] : 0; }
+
+void cffi_trampoline_mappings(size_t *count, size_t *retired) {
+    lock_slots();
+    *count = *retired = 0;
+    for (table_mapping *mapping = mappings; mapping != NULL; mapping = mapping->next) {
+        *count += 1;
+        *retired += mapping->retired != 0;
+    }
+    unlock_slots();
 }
 
 #else
@@ -260,6 +409,8 @@ void cffi_trampoline_set_context(void *handle, void *context) { (void)handle; (v
 void cffi_trampoline_bury(void *handle, const char *message) { (void)handle; (void)message; }
 void cffi_trampoline_free(void *handle) { (void)handle; }
 size_t cffi_trampolines_live(void) { return 0; }
+void cffi_trampoline_mappings(size_t *count, size_t *retired) { *count = *retired = 0; }
+int cffi_trampoline_slots_per_mapping(int kind) { (void)kind; return 0; }
 
 #endif
 

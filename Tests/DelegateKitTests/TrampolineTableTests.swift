@@ -121,6 +121,91 @@ import Testing
         #expect(stderr.contains("DelegateKit: C called a closure after it was freed"), "\(stderr)")
     }
 
+    /// A burst of slots, all freed, gives back the memory of every mapping it took but one: their data
+    /// words become a read-only view of the retired words (so a late call still stops with the message),
+    /// and the next burst uses those mappings again instead of mapping more. In a child process, so that
+    /// no other test holds a slot in the burst's mappings.
+    @Test func aBurstOfSlotsGivesItsMemoryBackAndTheNextUsesItsMappings() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            var problems: [String] = []
+            let perMapping = Int(cffi_trampoline_slots_per_mapping(Int32(CFFI_TRAMPOLINE_REGISTERS))), count = 4 * perMapping + 1
+            func burst(_ base: Int) -> [(handle: UnsafeMutableRawPointer, code: UnsafeMutableRawPointer)] {
+                var slots: [(handle: UnsafeMutableRawPointer, code: UnsafeMutableRawPointer)] = []
+                slots.reserveCapacity(count)
+                for index in 0..<count {
+                    var code: UnsafeMutableRawPointer?
+                    guard let handle = cffi_trampoline_create(
+                        Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self),
+                        UnsafeMutableRawPointer(bitPattern: (base + index) * 16), &code), let code
+                    else { problems.append("no slot \(index)"); break }
+                    slots.append((handle, code))
+                }
+                for (index, slot) in slots.enumerated() where unsafeBitCast(slot.code, to: IntegerFunction.self)(7) != UInt64((base + index) * 16 + 7) {
+                    problems.append("slot \(index) of the burst from \(base) returned a wrong value")
+                }
+                return slots
+            }
+            func mappings() -> (count: Int, retired: Int) {
+                var count = 0, retired = 0
+                cffi_trampoline_mappings(&count, &retired)
+                return (count, retired)
+            }
+            let start = residentBytes()
+            var slots = burst(1)
+            let peak = residentBytes(), made = mappings()
+            if made.count < 5 || made.retired != 0 { problems.append("after the burst: \(made)") }
+            for slot in slots { cffi_trampoline_free(slot.handle) }
+            let after = mappings(), resident = residentBytes()
+            // Every mapping but the one kept empty; each had its register slots' four words written.
+            if after != (made.count, made.count - 1) { problems.append("after freeing them: \(after), made \(made)") }
+            if peak - resident < (made.count - 1) * perMapping * 4 * MemoryLayout<UInt>.size * 9 / 10 {
+                problems.append("resident memory: \(start) at the start, \(peak) at the peak, \(resident) after")
+            }
+            // The first mapping emptied is the one kept; the last slot's was emptied after it.
+            let last = slots[slots.count - 1]
+            let retiredWords = TrampolineTableTests.mapping(of: last.handle), code = TrampolineTableTests.mapping(of: last.code)
+            if retiredWords.permissions != "r--s" || !retiredWords.file.contains("delegatekit-retired-slots") {
+                problems.append("the last slot's words, retired: \(retiredWords)")
+            }
+            if code.permissions != "r-xp" { problems.append("the last slot's code, retired: \(code)") }
+            slots = burst(100_000)
+            if mappings() != (made.count, 0) { problems.append("after the second burst: \(mappings()), made \(made)") }
+            for slot in slots { cffi_trampoline_free(slot.handle) }
+            let (writableExecutable, lines) = TrampolineTableTests.writableExecutable()
+            if writableExecutable != 0 { problems.append("writable+executable: \(lines)") }
+            for problem in problems { _ = "burst: \(problem)\n".withCString { write(2, $0, strlen($0)) } }
+            exit(0)  // the problems are read from standard error: an exit code would hide them
+        }
+        let problems = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            .split(separator: "\n").filter { $0.hasPrefix("burst: ") }
+        #expect(result != nil && problems.isEmpty, "\(problems)")
+    }
+
+    /// A call through a slot of a mapping retired after a burst stops with the message a freed slot's
+    /// call does: the retired words say so.
+    @Test func aCallThroughARetiredSlotStops() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var codes: [UnsafeMutableRawPointer] = [], handles: [UnsafeMutableRawPointer] = []
+            for _ in 0..<(3 * Int(cffi_trampoline_slots_per_mapping(Int32(CFFI_TRAMPOLINE_REGISTERS)))) {
+                var code: UnsafeMutableRawPointer?
+                guard let handle = cffi_trampoline_create(
+                    Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self), nil, &code),
+                    let code
+                else { exit(0) }
+                codes.append(code)
+                handles.append(handle)
+            }
+            for handle in handles { cffi_trampoline_free(handle) }
+            var count = 0, retired = 0
+            cffi_trampoline_mappings(&count, &retired)
+            // The first mapping emptied is the one kept; the last slot's was emptied after it.
+            guard retired > 0, TrampolineTableTests.mapping(of: handles[handles.count - 1]).permissions == "r--s" else { exit(0) }
+            _ = unsafeBitCast(codes[codes.count - 1], to: IntegerFunction.self)(1)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("DelegateKit: C called a closure after it was freed"), "\(stderr)")
+    }
+
     /// A buried slot stops with its own message, whatever kind it is and whatever the caller passed.
     @Test func aCallThroughABuriedSlotStopsWithItsMessage() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

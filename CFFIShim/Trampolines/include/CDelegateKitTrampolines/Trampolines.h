@@ -189,6 +189,13 @@ void cffi_trampoline_free(void *handle);
 /* How many slots live code holds: handed out, neither freed nor buried. What a leak of slots grows. */
 size_t cffi_trampolines_live(void);
 
+/* How many mappings of the table this process made, and how many of them are retired: every slot free,
+   their memory given back, kept to be used again before any new one is made. */
+void cffi_trampoline_mappings(size_t *count, size_t *retired);
+
+/* How many slots of `kind` one mapping holds. */
+int cffi_trampoline_slots_per_mapping(int kind);
+
 /* Calls `function`, a C function of a register-only signature, with the registers of a call of that
    signature: a direct call, the same registers in, the same registers out. */
 #if defined(__aarch64__)
