@@ -3,7 +3,6 @@
 #include "include/DelegateKitBenchmarkSupport.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <stdint.h>
 
 extern void *__libc_malloc(size_t);
@@ -15,11 +14,6 @@ extern void __libc_free(void *);
 static int64_t allocations;
 
 static void count(void) { __atomic_add_fetch(&allocations, 1, __ATOMIC_RELAXED); }
-
-size_t bench_heap_in_use(void) {
-    struct mallinfo2 info = mallinfo2();
-    return info.uordblks + info.hblkhd;
-}
 
 int64_t bench_allocations(void) { return __atomic_load_n(&allocations, __ATOMIC_RELAXED); }
 

@@ -40,6 +40,9 @@ enum Benchmark {
         if let index = arguments.firstIndex(of: "--measure-calling") {
             return CallingC.measureOne(Array(arguments[(index + 1)...]))
         }
+        if let index = arguments.firstIndex(of: "--measure-growth") {
+            return GrowthBenchmark.measureOne(Array(arguments[(index + 1)...]))
+        }
         if let index = arguments.firstIndex(of: "--measure-churn") {
             return measureChurnOne(Array(arguments[(index + 1)...]))
         }
@@ -87,6 +90,13 @@ enum Benchmark {
             print(report.arityTable().joined(separator: "\n"))
             return
         }
+        if arguments.contains("--bursts-only") {
+            // Only the bursts of many closures and delegates: quick to compare.
+            var report = Report(calls: 0, rounds: 0)
+            report.growth = GrowthBenchmark.measure(quick: arguments.contains("--quick"))
+            print(report.growthTable().joined(separator: "\n"))
+            return
+        }
         if arguments.contains("--churn-only") {
             // Only the long-lived delegate's cycles: quick to compare two versions of the library.
             for cost in (try? measureChurn(cycles: 200_000)) ?? [] {
@@ -126,6 +136,8 @@ enum Benchmark {
             report.arities = try ArityBenchmark.measure(calls: calls, rounds: rounds)
             print("creation, memory and threads…")
             report.costs = try measureCosts(quick: quick)
+            print("bursts of closures and delegates, each size in a child…")
+            report.growth = GrowthBenchmark.measure(quick: quick)
             if !arguments.contains("--no-callgrind") {
                 if let callgrind = Callgrind.prepare() {
                     print("counting instructions with callgrind, each path as it is and with DELEGATEKIT_FAST_PATH=0…")

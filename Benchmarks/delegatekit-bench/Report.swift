@@ -6,6 +6,7 @@ struct Report {
     var shapes: [ShapeResult] = []
     var arities: [ArityResult] = []
     var costs = Costs()
+    var growth: [GrowthBenchmark.Result] = []
     var threads: [(PathKind, Double)] = []
     var peers: [String: [String: Double]] = [:]
     var peerInstructions: [String: Double] = [:]
@@ -28,7 +29,7 @@ struct Report {
         self.rounds = rounds
     }
 
-    private func result(_ kind: PathKind, _ signature: BenchSignature) -> CallResult? {
+    func result(_ kind: PathKind, _ signature: BenchSignature) -> CallResult? {
         calls.first { $0.kind == kind && $0.signature == signature }
     }
 
@@ -92,6 +93,7 @@ struct Report {
             "| cycle | time | memory kept per cycle |", "|---|---:|---:|",
         ]
         lines += costs.churn.map { "| \($0.kind.rawValue) | \($0.nanoseconds.formatted(0)) ns | \($0.bytesKeptPerCycle.formatted(1)) bytes |" }
+        lines += growthTable()
         lines += [
             "", "## Two threads calling one function", "",
             "| path | throughput, 2 threads ÷ 1 thread |", "|---|---:|",
@@ -121,6 +123,7 @@ struct Report {
             }
         }
         if !notes.isEmpty { lines += ["", "## Notes", ""] + notes.map { "- " + $0 } }
+        lines += againstLibffi()  // last: its last line names the rows above 1.0
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -240,6 +243,7 @@ struct Report {
             "churnPerCycle": Dictionary(uniqueKeysWithValues: costs.churn.map {
                 ($0.kind.key, ["nanoseconds": $0.nanoseconds, "bytesKept": $0.bytesKeptPerCycle])
             }),
+            "bursts": growthJSON,
             "twoThreadThroughputRatio": Dictionary(uniqueKeysWithValues: threads.map { ($0.0.rawValue, $0.1) }),
             "qsort": qsortJSON(),
             "callbackShapes": shapes.map { result -> [String: Any] in

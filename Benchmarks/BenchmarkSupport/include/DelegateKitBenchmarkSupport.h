@@ -68,6 +68,12 @@ int64_t bench_now(void);
 /* Bytes of heap in use (mallinfo2's uordblks + hblkhd). */
 size_t bench_heap_in_use(void);
 
+/* Gives the heap's free memory back to the system (malloc_trim(0)). */
+void bench_trim_heap(void);
+
+/* The mappings of this process: the lines of /proc/self/maps. */
+int64_t bench_mapping_count(void);
+
 /* Heap allocations (malloc, calloc, realloc, aligned allocations) made by this process so far. */
 int64_t bench_allocations(void);
 
