@@ -134,7 +134,7 @@ struct Report {
         var lines: [String] = []
         for signature in BenchSignature.allCases {
             guard let direct = result(.direct, signature) else { continue }
-            // The register-only signatures; struct32 travels in memory and keeps libffi's path.
+            // The register-only signatures; struct32 travels in memory: libffi's path, entered through the array entry on x86_64.
             if signature != .s32 {
                 for kind in [PathKind.closure, .slot] {
                     guard let r = result(kind, signature) else { continue }

@@ -89,35 +89,122 @@ static int scalar_class(const ffi_type *type) {
     }
 }
 
-/* Fills `array`'s frame, count and places (at `places`, one byte per argument) for `cif`, and returns 1;
-   or returns 0 where libffi's entry must run: an argument or result that is not a scalar of at most 8
-   bytes, another ABI, too many arguments, or a platform without the entry. */
-static int array_places(const ffi_cif *cif, cffi_array_entry *array, uint8_t *places) {
+#if defined(__x86_64__) && defined(__linux__)
+/* The System V classes of a struct's eightbytes, as the array entry needs them: 0 none yet, 1 INTEGER,
+   2 SSE; `memory` set where the struct travels in memory (a `long double` in it). Marks each eightbyte a
+   scalar at `offset` overlaps. 0 where a member is of a kind this does not know. */
+enum { eightbyte_none = 0, eightbyte_integer = 1, eightbyte_sse = 2 };
+static int classify_members(const ffi_type *type, size_t offset, int classes[2], int *memory) {
+    if (type->type == FFI_TYPE_STRUCT) {
+        for (ffi_type **element = type->elements; *element != NULL; element++) {
+            offset = (offset + (*element)->alignment - 1) / (*element)->alignment * (*element)->alignment;
+            if (!classify_members(*element, offset, classes, memory)) return 0;
+            offset += (*element)->size;
+        }
+        return 1;
+    }
+    if (type->type == FFI_TYPE_LONGDOUBLE) {
+        *memory = 1;
+        return 1;
+    }
+    int class = scalar_class(type);
+    if (class == 0) return 0;
+    for (size_t byte = offset; byte < offset + type->size && byte < 16; byte += 8) {
+        /* INTEGER wins over SSE within an eightbyte. */
+        int *eightbyte = &classes[byte / 8];
+        if (*eightbyte != eightbyte_integer) *eightbyte = class == 1 ? eightbyte_integer : eightbyte_sse;
+    }
+    return 1;
+}
+
+/* How a struct travels: in memory (returns 1, *eightbytes 0), or in `*eightbytes` registers all of
+   `*class` (1), or in two of different classes (`classes` says which; returns 1, *class 0); 0 where this
+   cannot tell. */
+static int classify_struct(const ffi_type *type, int classes[2], int *eightbytes, int *class) {
+    int memory = 0;
+    classes[0] = classes[1] = eightbyte_none;
+    *eightbytes = 0;
+    *class = 0;
+    if (type->size > 16) return 1;
+    if (!classify_members(type, 0, classes, &memory)) return 0;
+    if (memory) return 1;
+    *eightbytes = type->size > 8 ? 2 : 1;
+    if (*eightbytes == 1 || classes[0] == classes[1]) *class = classes[0];
+    return 1;
+}
+#endif
+
+/* Fills `array`'s frame, count, places (at `places`, one byte per argument) and result for `cif`, and
+   returns the array entry that serves it; or returns NULL where libffi's entry must run: an argument or
+   result the entry does not take (Trampolines.h), another ABI, too many arguments, or a platform without
+   the entry. */
+static const void *array_places(const ffi_cif *cif, cffi_array_entry *array, uint8_t *places) {
 #if (defined(__x86_64__) || defined(__aarch64__)) && defined(__linux__)
-    if (cif->abi != FFI_DEFAULT_ABI || cif->nargs > CFFI_ARRAY_MAX_ARGUMENTS) return 0;
-    if (cif->rtype->type != FFI_TYPE_VOID && scalar_class(cif->rtype) == 0) return 0;
+    if (cif->abi != FFI_DEFAULT_ABI || cif->nargs > CFFI_ARRAY_MAX_ARGUMENTS) return NULL;
+    const void *entry = (const void *)cffi_enter_array;
     unsigned count = cif->nargs;
     unsigned frame = (CFFI_ARRAY_BLOCK + 8 * count + 15) / 16 * 16;
     unsigned integers = 0, vectors = 0, stack = 0;
+    if (cif->rtype->type != FFI_TYPE_VOID && scalar_class(cif->rtype) == 0) {
+#if defined(__x86_64__)
+        int classes[2], eightbytes, class;
+        if (cif->rtype->type != FFI_TYPE_STRUCT || !classify_struct(cif->rtype, classes, &eightbytes, &class)) return NULL;
+        entry = (const void *)cffi_enter_array_composite;
+        if (eightbytes == 0) {
+            array->result = CFFI_ARRAY_RESULT_MEMORY;
+            integers = 1;  /* rdi holds the result's address */
+        } else {
+            array->result = class != 0 || eightbytes == 1 ? CFFI_ARRAY_RESULT_PAIR
+                : classes[0] == eightbyte_integer ? CFFI_ARRAY_RESULT_INTEGER_SSE : CFFI_ARRAY_RESULT_SSE_INTEGER;
+        }
+#else
+        return NULL;
+#endif
+    }
     for (unsigned index = 0; index < count; index++) {
-        switch (scalar_class(cif->arg_types[index])) {
+        const ffi_type *type = cif->arg_types[index];
+        unsigned place;
+        switch (scalar_class(type)) {
         case 1:
-            places[index] = integers < CFFI_ARRAY_INTEGERS ? integers++ : frame / 8 + 2 + stack++;
+            place = integers < CFFI_ARRAY_INTEGERS ? integers++ : frame / 8 + 2 + stack++;
             break;
         case 2:
-            places[index] = vectors < 8 ? CFFI_ARRAY_INTEGERS + vectors++ : frame / 8 + 2 + stack++;
+            place = vectors < 8 ? CFFI_ARRAY_INTEGERS + vectors++ : frame / 8 + 2 + stack++;
             break;
-        default:
-            return 0;
+        default: {
+#if defined(__x86_64__)
+            int classes[2], eightbytes, class;
+            if (type->type != FFI_TYPE_STRUCT || !classify_struct(type, classes, &eightbytes, &class)) return NULL;
+            if (eightbytes > 0 && class == 0) return NULL;  /* two classes: not contiguous in the block */
+            if (class == eightbyte_integer && integers + eightbytes <= CFFI_ARRAY_INTEGERS) {
+                place = integers;
+                integers += eightbytes;
+            } else if (class == eightbyte_sse && vectors + eightbytes <= 8) {
+                place = CFFI_ARRAY_INTEGERS + vectors;
+                vectors += eightbytes;
+            } else {
+                /* In the caller's stack words, whole: in memory, or its registers ran out (which leaves
+                   them to the arguments after it). Aligned as it is, to 16 at most. */
+                if (type->alignment > 8) stack += stack % 2;
+                place = frame / 8 + 2 + stack;
+                stack += (unsigned)((type->size + 7) / 8);
+            }
+            break;
         }
+#else
+            return NULL;
+#endif
+        }
+        if (place > UINT8_MAX) return NULL;
+        places[index] = (uint8_t)place;
     }
     array->frame = frame;
     array->count = count;
     array->places = places;
-    return 1;
+    return entry;
 #else
     (void)cif; (void)array; (void)places;
-    return 0;
+    return NULL;
 #endif
 }
 
@@ -130,10 +217,10 @@ void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user
     closure->array.cif = cif;
     /* The array entry only where the register path runs, so that DELEGATEKIT_FAST_PATH=0 and the tests'
        switch (cffi_register_path_suppress) leave every call to libffi's entry. */
+    const void *entry = NULL;
     if (cffi_register_path_available() && !cffi_register_path_suppressed() &&
-        array_places(cif, &closure->array, (uint8_t *)(closure + 1))) {
-        closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, (const void *)cffi_enter_array,
-                                               &closure->array, code);
+        (entry = array_places(cif, &closure->array, (uint8_t *)(closure + 1))) != NULL) {
+        closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, entry, &closure->array, code);
         if (closure->slot != NULL) return closure;
     }
 #if FFI_GO_CLOSURES

@@ -218,16 +218,18 @@ cffi_call_pack:
         .cfi_endproc
         .size cffi_call_pack, . - cffi_call_pack
 
-        /* cffi_enter_array (Trampolines.h) on x86_64: the cffi_array_entry in r10, where a STATIC_CHAIN
-           slot puts its context. A frame of the entry's `frame` bytes under the saved rbp: rdi..r9 at 0,
-           xmm0..xmm7 at 48, the result word at 112 (zeroed), libffi's argument array at 120, made from
-           `places`; the caller's stack words start at frame + 16. The handler's result word comes back in
-           rax and xmm0. */
-        .globl cffi_enter_array
-        .hidden cffi_enter_array
-        .type cffi_enter_array, @function
+        /* cffi_enter_array and cffi_enter_array_composite (Trampolines.h) on x86_64: the
+           cffi_array_entry in r10, where a STATIC_CHAIN slot puts its context. A frame of the entry's
+           `frame` bytes under the saved rbp: rdi..r9 at 0, xmm0..xmm7 at 48, the result words at 112
+           (zeroed), the result's kind at 128 (composite), libffi's argument array at 136, made from `places`; the
+           caller's stack words start at frame + 16. A scalar result comes back in rax and xmm0; a struct
+           as the entry's `result` says, one in memory at the address the caller passed in rdi. */
+        .macro array_entry name, composite
+        .globl \name
+        .hidden \name
+        .type \name, @function
         .p2align 4
-cffi_enter_array:
+\name:
         .cfi_startproc
         endbr64
         pushq %rbp
@@ -252,9 +254,14 @@ cffi_enter_array:
         movsd %xmm6, 96(%rsp)
         movsd %xmm7, 104(%rsp)
         movq $0, 112(%rsp)
+        .if \composite
+        movq $0, 120(%rsp)
+        movl 40(%r10), %eax             /* the result's kind, kept for after the call: the handler may */
+        movl %eax, 128(%rsp)            /* free the closure, and its entry with it, as it returns */
+        .endif
         movl 28(%r10), %ecx             /* count */
         movq 32(%r10), %rsi             /* places */
-        leaq 120(%rsp), %rdx            /* the argument array */
+        leaq 136(%rsp), %rdx            /* the argument array */
         testl %ecx, %ecx
         jz 2f
 1:      movzbl -1(%rsi,%rcx), %eax      /* from the last argument down */
@@ -264,21 +271,50 @@ cffi_enter_array:
         jnz 1b
 2:      movq 16(%r10), %rdi             /* cif */
         leaq 112(%rsp), %rsi            /* the result's address */
+        .if \composite
+        cmpl $CFFI_RESULT_MEMORY, 40(%r10)
+        jne 3f
+        movq 0(%rsp), %rsi              /* in memory: the caller's, passed in rdi */
+3:
+        .endif
         movq 8(%r10), %rcx              /* user data */
         callq *(%r10)                   /* handler */
         movq 112(%rsp), %rax
+        .if \composite
+        movq 120(%rsp), %rdx
         movq %rax, %xmm0
+        movq %rdx, %xmm1
+        movl 128(%rsp), %ecx            /* the result's kind */
+        cmpl $CFFI_RESULT_INTEGER_SSE, %ecx
+        jne 4f
+        movq %rdx, %xmm0
+        jmp 9f
+4:      cmpl $CFFI_RESULT_SSE_INTEGER, %ecx
+        jne 5f
+        movq %rdx, %rax
+        jmp 9f
+5:      cmpl $CFFI_RESULT_MEMORY, %ecx
+        jne 9f
+        movq 0(%rsp), %rax              /* the address the caller passed */
+9:
+        .else
+        movq %rax, %xmm0
+        .endif
         leave
         .cfi_def_cfa %rsp, 8
         retq
         .cfi_endproc
-        .size cffi_enter_array, . - cffi_enter_array
+        .size \name, . - \name
+        .endm
+
+        array_entry cffi_enter_array, 0
+        array_entry cffi_enter_array_composite, 1
 
 /* Marks the object as compatible with CET's indirect branch tracking and shadow stack (IBT, SHSTK), so
    that a program built with -fcf-protection keeps them: the linker keeps a feature only where every
    object it links has it. Both are facts of this code: every place an indirect branch lands begins with
    endbr64 (the slots, and what a slot's jump reaches here: the dead stubs, cffi_enter_register_body,
-   cffi_call_opaque, cffi_enter_array), and nothing but their own calls and rets touches a return address. Only under __CET__
+   cffi_call_opaque, cffi_enter_array and cffi_enter_array_composite), and nothing but their own calls and rets touches a return address. Only under __CET__
    (what -fcf-protection defines), as the compiler marks C: SwiftPM assembles this file with its C
    targets' flags (-Xcc reaches it too), so without the flag no object beside this one is marked and a
    note would change nothing, and with it this object is marked with the rest (Scripts/check-cet-note.sh

@@ -13,4 +13,10 @@
 #define CFFI_REGISTER_SLOTS 1280
 #define CFFI_CHAIN_SLOTS 768
 
+/* How cffi_enter_array_composite returns a struct: Trampolines.h's CFFI_ARRAY_RESULT_*, which C declares
+   and this file spells for the assembler (Trampolines.c checks they agree). */
+#define CFFI_RESULT_INTEGER_SSE 1
+#define CFFI_RESULT_SSE_INTEGER 2
+#define CFFI_RESULT_MEMORY 3
+
 #endif

@@ -224,14 +224,17 @@ int64_t fx_epoch_advance(void) { return __atomic_add_fetch(&fx_epoch, 1, __ATOMI
 void fx_epoch_note(void) { fx_noted_epoch = __atomic_load_n(&fx_epoch, __ATOMIC_SEQ_CST); }
 int64_t fx_epoch_noted(void) { return fx_noted_epoch; }
 
+typedef enum { FX_SHAPE_NARROW, FX_SHAPE_WIDE, FX_SHAPE_QUAD } fx_hammer_shape;
+
 struct fx_hammer {
     const fx_plugin *plugin;
     int64_t iterations, implementations;
     int count;
     /* Whether each call is made by a thread of its own, which ends after it. */
     bool fresh;
-    /* Whether the slot is called as fx_wide_transform, every value argument i. */
-    bool wide;
+    /* How the slot is called: as transform, as fx_wide_transform (every value argument i), or as
+       fx_quad_transform (every field i). */
+    fx_hammer_shape shape;
     pthread_t threads[16];
     int64_t wrong[16], nulls[16], calls[16], first_wrong[16];
     int finished, stopping;
@@ -247,7 +250,15 @@ static fx_call_outcome fx_hammer_call(const fx_hammer *h, int64_t i, int64_t *re
     /* Load the slot afresh each call, as a library holding the table pointer does. */
     int64_t (*transform)(void *, int64_t) = __atomic_load_n(&h->plugin->transform, __ATOMIC_ACQUIRE);
     if (transform == NULL) return FX_CALL_NULL;
-    *result = h->wide ? ((fx_wide_transform)transform)(NULL, i, i, i, i, i, i, i, i) : transform(NULL, i);
+    switch (h->shape) {
+    case FX_SHAPE_NARROW: *result = transform(NULL, i); break;
+    case FX_SHAPE_WIDE: *result = ((fx_wide_transform)transform)(NULL, i, i, i, i, i, i, i, i); break;
+    case FX_SHAPE_QUAD: {
+        fx_quad q = ((fx_quad_transform)transform)(NULL, (fx_quad){i, i, i, i});
+        *result = q.a == q.b && q.b == q.c && q.c == q.d ? q.a : -1;
+        break;
+    }
+    }
     /* The default value: the implementation was removed, and the slot emptied, while the call was on
        its way. It is served like a NULL slot, never by the removed closure. */
     if (*result == 0 && i != 0) return FX_CALL_NULL;
@@ -298,7 +309,7 @@ static void *fx_hammer_work(void *argument) {
 }
 
 static fx_hammer *fx_hammer_start_threads(const fx_plugin *plugin, int threads, int64_t iterations,
-                                          int64_t implementations, bool fresh, bool wide) {
+                                          int64_t implementations, bool fresh, fx_hammer_shape shape) {
     if (threads < 1 || threads > 16) return NULL;
     fx_hammer *h = calloc(1, sizeof *h);
     h->plugin = plugin;
@@ -306,7 +317,7 @@ static fx_hammer *fx_hammer_start_threads(const fx_plugin *plugin, int threads, 
     h->implementations = implementations;
     h->count = threads;
     h->fresh = fresh;
-    h->wide = wide;
+    h->shape = shape;
     for (int i = 0; i < threads; i++) {
         fx_worker *worker = malloc(sizeof *worker);
         worker->hammer = h;
@@ -317,16 +328,21 @@ static fx_hammer *fx_hammer_start_threads(const fx_plugin *plugin, int threads, 
 }
 
 fx_hammer *fx_hammer_start(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations) {
-    return fx_hammer_start_threads(plugin, threads, iterations, implementations, false, false);
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, false, FX_SHAPE_NARROW);
 }
 
 fx_hammer *fx_hammer_start_fresh(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations) {
-    return fx_hammer_start_threads(plugin, threads, iterations, implementations, true, false);
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, true, FX_SHAPE_NARROW);
 }
 
 fx_hammer *fx_hammer_start_wide(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
                                 bool fresh) {
-    return fx_hammer_start_threads(plugin, threads, iterations, implementations, fresh, true);
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, fresh, FX_SHAPE_WIDE);
+}
+
+fx_hammer *fx_hammer_start_quad(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
+                                bool fresh) {
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, fresh, FX_SHAPE_QUAD);
 }
 
 int64_t fx_hammer_first_wrong(const fx_hammer *h) {

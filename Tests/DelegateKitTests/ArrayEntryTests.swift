@@ -14,7 +14,7 @@ import Testing
 @Suite struct ArrayEntryTests {
     /// Whether C entering `address` reaches `cffi_enter_array`.
     static func entersThroughArray(_ address: UnsafeRawPointer) -> Bool {
-        fx_code_kind(address) == 2 && fx_slot_entry(address) == TrampolineShim.arrayEntry
+        fx_code_kind(address) == 2 && fx_slot_entry(address).map { TrampolineShim.arrayEntries.contains($0) } == true
     }
 
     /// `value`'s bytes, zero-extended to a word: what a closure received, comparable whatever its type.
@@ -93,6 +93,116 @@ import Testing
         try agree(Float(1.5), Float(-2.25), Float.greatestFiniteMagnitude)
         try agree(Double(-0.0), Double(1e300), -Double.pi)
         try agree(UnsafeMutableRawPointer(bitPattern: 0x1000), UnsafeMutableRawPointer?.none, UnsafeMutableRawPointer(bitPattern: UInt.max))
+    }
+
+    /// The bytes of `value` that hold its C type's members (not its padding, nor a `long double`'s six
+    /// unused bytes): what C passing a struct promises to deliver.
+    static func meaningfulBytes<T: CValue>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value) { bytes in
+            leaves(of: T.cType).flatMap { leaf in
+                Array(bytes[leaf.offset..<(leaf.offset + (leaf.type == .longDouble ? 10 : leaf.type.size))])
+            }
+        }
+    }
+
+    /// `T (T, int64_t × 6, double × 8, T)`: on x86_64 the first `T` in registers where its class has room
+    /// (or in memory), some of the `int64_t`s and `double`s after it on the stack, the last `T` on the
+    /// stack; the result in registers or in memory. The array entry (on x86_64, where `T` is not of two
+    /// classes) and libffi's agree, for a `CClosure`, a slot and a `.stable` slot; `arrayEntry` is
+    /// whether the array entry takes it here.
+    func agreeOnStruct<T: CValue>(_ type: T.Type, arrayEntry: Bool, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let a = sample(T.self, seed: 1), b = sample(T.self, seed: 2)
+        let received = Mutex<[[UInt8]]>([])
+        let body: @Sendable (T, Int64, Int64, Int64, Int64, Int64, Int64,
+                             Double, Double, Double, Double, Double, Double, Double, Double, T) -> T = {
+            a, i1, i2, i3, i4, i5, i6, d1, d2, d3, d4, d5, d6, d7, d8, b in
+            let words = [i1, i2, i3, i4, i5, i6].map { UInt64(bitPattern: $0) } + [d1, d2, d3, d4, d5, d6, d7, d8].map(\.bitPattern)
+            received.withLock { $0 = [Self.meaningfulBytes(a), Self.meaningfulBytes(b)] + words.map { withUnsafeBytes(of: $0) { Array($0) } } }
+            return combined(a, b)
+        }
+        let integers: [Int64] = [-1, 2, -3_000_000_000, 4, Int64.min, Int64.max]
+        let doubles: [Double] = [0.5, -1.5, 2.5, -3.5, 4.5, -5.5, 6.5, .pi]
+        let sent = [Self.meaningfulBytes(a), Self.meaningfulBytes(b)]
+            + (integers.map { UInt64(bitPattern: $0) } + doubles.map(\.bitPattern)).map { withUnsafeBytes(of: $0) { Array($0) } }
+
+        let closures = [try CClosure(body), try RegisterPath.withLibffiEntry { try CClosure(body) }]
+        let signature = closures[0].signature
+        let descriptor = ProtocolDescriptor(name: "structs", methods: [MethodDescriptor(name: "f", signature: signature)])
+        func delegate(stable: Bool) throws -> DynamicDelegate {
+            let delegate = DynamicDelegate(protocol: descriptor)
+            try delegate.implement("f", body)
+            if stable { try delegate.setPolicy(.stable) }
+            return delegate
+        }
+        let delegates = try [false, true].flatMap { stable in
+            [try delegate(stable: stable), try RegisterPath.withLibffiEntry { try delegate(stable: stable) }]
+        }
+        let functions = closures.map(\.address) + delegates.map { $0.table.load(as: UnsafeRawPointer.self) }
+        let expected = Self.meaningfulBytes(combined(a, b))
+        for (index, function) in functions.enumerated() {
+            let viaArray = index % 2 == 0
+            #expect(Self.entersThroughArray(function) == (viaArray && arrayEntry && RegisterPath.isAvailable),
+                    "\(T.self), function \(index)", sourceLocation: sourceLocation)
+            received.withLock { $0 = [] }
+            let result = try callFromC(
+                function, signature, a, integers[0], integers[1], integers[2], integers[3], integers[4], integers[5],
+                doubles[0], doubles[1], doubles[2], doubles[3], doubles[4], doubles[5], doubles[6], doubles[7], b)
+            #expect(Self.meaningfulBytes(decode(result, as: T.self)) == expected, "\(T.self), function \(index)", sourceLocation: sourceLocation)
+            #expect(received.withLock { $0 } == sent, "\(T.self), function \(index)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Structs of one class, or in memory, take the array entry on x86_64; of two classes, libffi's. On
+    /// aarch64 every struct keeps libffi's entry.
+    @Test func structsInRegistersAndInMemoryAgree() throws {
+        #if arch(x86_64)
+        let x86 = true
+        #else
+        let x86 = false
+        #endif
+        try agreeOnStruct(S1.self, arrayEntry: x86)
+        try agreeOnStruct(S3.self, arrayEntry: x86)
+        try agreeOnStruct(S7.self, arrayEntry: x86)
+        try agreeOnStruct(S8.self, arrayEntry: x86)  // int32 and float in one eightbyte: INTEGER
+        try agreeOnStruct(SFF.self, arrayEntry: x86)
+        try agreeOnStruct(S12.self, arrayEntry: x86)  // two SSE eightbytes, the second half used
+        try agreeOnStruct(SDD.self, arrayEntry: x86)
+        try agreeOnStruct(S17.self, arrayEntry: x86)  // in memory
+        try agreeOnStruct(S24.self, arrayEntry: x86)
+        try agreeOnStruct(S32.self, arrayEntry: x86)
+        try agreeOnStruct(S64.self, arrayEntry: x86)
+        try agreeOnStruct(N2.self, arrayEntry: x86)
+        try agreeOnStruct(N3.self, arrayEntry: x86)
+        try agreeOnStruct(SLongDouble.self, arrayEntry: x86)  // a long double: in memory, aligned to 16
+        try agreeOnStruct(SLD16.self, arrayEntry: false)  // INTEGER then SSE
+        try agreeOnStruct(SPair.self, arrayEntry: false)
+        try agreeOnStruct(N1.self, arrayEntry: false)
+    }
+
+    /// A struct result of two eightbytes comes back in the registers its classes name, whatever they are
+    /// (both integer, both SSE, integer then SSE, SSE then integer): the array entry takes every such
+    /// signature on x86_64, and gives C what libffi's entry gives.
+    @Test func structResultsOfEachPairOfClasses() throws {
+        #if arch(x86_64)
+        let x86 = true
+        #else
+        let x86 = false
+        #endif
+        func agree<R: CValue>(_ make: @escaping @Sendable (Int64, Double) -> R, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+            let closures = [try CClosure(make), try RegisterPath.withLibffiEntry { try CClosure(make) }]
+            let signature = closures[0].signature
+            #expect(Self.entersThroughArray(closures[0].address) == (x86 && RegisterPath.isAvailable), sourceLocation: sourceLocation)
+            for (integer, double) in [(Int64(-7), 2.5), (Int64.max, -1e300), (0, 0)] {
+                let results = try closures.map { try callFromC($0.address, signature, integer, double) }
+                #expect(Self.meaningfulBytes(decode(results[0], as: R.self)) == Self.meaningfulBytes(make(integer, double)),
+                        "\(R.self)", sourceLocation: sourceLocation)
+                #expect(results[0] == results[1], "\(R.self)", sourceLocation: sourceLocation)
+            }
+        }
+        try agree { IntegerPair(first: $0, second: Int64(bitPattern: $1.bitPattern)) }
+        try agree { SDD(a: $1, b: Double($0)) }
+        try agree { SLD16(a: $0, b: $1) }
+        try agree { DoubleThenInteger(first: $1, second: $0) }
     }
 
     /// Which entry C reaches, by signature: the register path's where every argument fits its registers,
@@ -174,4 +284,18 @@ import Testing
     static let sum12: @Sendable (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64) -> Int64 = {
         a, b, c, d, e, f, g, h, i, j, k, l in [a, b, c, d, e, f, g, h, i, j, k, l].reduce(0, &+)
     }
+}
+
+/// Two integer eightbytes, for the result classes' test (no fixture struct is of this shape).
+struct IntegerPair: CValue {
+    var first: Int64
+    var second: Int64
+    static var cType: CType { .structure([.int64, .int64]) }
+}
+
+/// An SSE eightbyte, then an integer one.
+struct DoubleThenInteger: CValue {
+    var first: Double
+    var second: Int64
+    static var cType: CType { .structure([.double, .int64]) }
 }

@@ -7,16 +7,19 @@
 func callFromC<each A: CValue>(_ function: UnsafeRawPointer, _ signature: CSignature, _ argument: repeat each A) throws -> [UInt8] {
     let prepared = try PreparedSignature.prepared(signature)
     let count = signature.returnType.widening == .none ? signature.returnType.size : 8
-    var result: (UInt64, UInt64) = (0, 0)
+    // As large as any result, a struct returned in memory included, and aligned as any.
+    let result = UnsafeMutableRawPointer.allocate(byteCount: max(16, count), alignment: 16)
+    defer { result.deallocate() }
+    result.initializeMemory(as: UInt8.self, repeating: 0, count: max(16, count))
     withArgumentArray(repeat each argument) { arguments in
-        withUnsafeMutableBytes(of: &result) { prepared.call(function, result: $0.baseAddress!, arguments: arguments) }
+        prepared.call(function, result: result, arguments: arguments)
     }
-    return withUnsafeBytes(of: result) { Array($0.prefix(count)) }
+    return Array(UnsafeRawBufferPointer(start: result, count: count))
 }
 
 /// The value `T` whose bytes C received.
 func decode<T: CValue>(_ bytes: [UInt8], as type: T.Type) -> T {
-    var storage: (UInt64, UInt64) = (0, 0)
-    bytes.withUnsafeBytes { source in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) } }
-    return withUnsafeBytes(of: storage) { $0.loadUnaligned(as: T.self) }
+    var storage = [UInt8](repeating: 0, count: max(bytes.count, MemoryLayout<T>.size))
+    storage.replaceSubrange(0..<bytes.count, with: bytes)
+    return storage.withUnsafeBytes { $0.loadUnaligned(as: T.self) }
 }

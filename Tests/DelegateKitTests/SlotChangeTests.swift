@@ -86,6 +86,13 @@ import Testing
         try Self.checkStress("stress-wide", share: 2)
     }
 
+    /// The same where C passes and receives a struct of four `int64_t`: in memory on x86_64, where the
+    /// stubs and the dispatcher enter through the array entry's struct form (`cffi_enter_array_composite`,
+    /// the result at the address C passed); libffi's entry elsewhere. Half the calls.
+    @Test func structCallsWhileTheSlotChanges() throws {
+        try Self.checkStress("stress-struct", share: 2)
+    }
+
     /// Runs a stress `mode` everywhere and checks that each of its four runs saw no wrong answer.
     static func checkStress(_ mode: String, share: Int) throws {
         try runEverywhere([mode] + stressArguments(release: false, share: share),

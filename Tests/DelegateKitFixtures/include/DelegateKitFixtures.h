@@ -165,6 +165,14 @@ typedef int64_t (*fx_wide_transform)(void *context, int64_t value, int64_t, int6
    the array entry where the register path runs. */
 fx_hammer *fx_hammer_start_wide(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
                                 bool fresh);
+/* transform as a callback taking and returning a struct of four int64_t: passed and returned in memory on
+   x86_64 (the array entry's result in memory), by reference and through x8 on aarch64. */
+typedef struct { int64_t a, b, c, d; } fx_quad;
+typedef fx_quad (*fx_quad_transform)(void *context, fx_quad value);
+/* fx_hammer_start_wide's hammer calling the slot as an fx_quad_transform whose value's fields are all i;
+   a result whose fields differ counts as wrong. */
+fx_hammer *fx_hammer_start_quad(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
+                                bool fresh);
 /* What a wrong result was beyond i * 1000 (result - i * 1000) for the first one a thread saw; 0 when none
    (call it once every thread has finished, before joining). */
 int64_t fx_hammer_first_wrong(const fx_hammer *hammer);

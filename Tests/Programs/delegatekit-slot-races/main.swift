@@ -14,6 +14,9 @@
 //                                        the same with `transform` described and called with eight value
 //                                        arguments, some on the caller's stack: where the register path runs,
 //                                        its stubs and dispatcher enter through the array entry
+//   delegatekit-slot-races stress-struct CALLS ROUNDS
+//                                        the same with `transform` taking and returning a struct of four
+//                                        int64_t (in memory on x86_64: the array entry's result in memory)
 //
 // A failed check prints a line with "FAILED"; the last line is "done". An alarm ends a run that hangs.
 import DelegateKit
@@ -37,6 +40,22 @@ let widePlugin = ProtocolDescriptor(name: "fx_plugin", members: [
     .method(MethodDescriptor(name: "start", signature: CSignature(.int32, [.pointer]))),
     .method(MethodDescriptor(name: "transform", signature: CSignature(.int64, [.pointer] + Array(repeating: .int64, count: 8)))),
 ])
+
+/// fx_plugin with `transform` as C calls it in `stress-struct` (fx_quad_transform), at the same offset.
+let quadPlugin = ProtocolDescriptor(name: "fx_plugin", members: [
+    .field("version", .int32),
+    .method(MethodDescriptor(name: "start", signature: CSignature(.int32, [.pointer]))),
+    .method(MethodDescriptor(name: "transform", signature: CSignature(fx_quad.cType, [.pointer, fx_quad.cType]))),
+])
+
+extension fx_quad: CValue {
+    public static var cType: CType { .structure(Array(repeating: .int64, count: 4)) }
+}
+
+/// How the hammer calls `transform`: as fx_plugin declares it, with eight value arguments, or with a struct.
+enum Shape: String {
+    case narrow = "stress", wide = "stress-wide", quad = "stress-struct"
+}
 
 typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -> Int64
 
@@ -280,12 +299,15 @@ let workSink = Atomic<UInt64>(0)
 /// (i * 1000 + 1) and removes it: every answer is one of those or zero (a call that arrived after the
 /// removal emptied the slot), or the slot was NULL. Fresh threads make `amount` calls, one each;
 /// long-lived ones call until this thread has made `amount` rounds of changes.
-func stress(fresh: Bool, stable: Bool, wide: Bool, amount: Int64) throws {
-    let delegate = DynamicDelegate(protocol: wide ? widePlugin : plugin)
+func stress(fresh: Bool, stable: Bool, shape: Shape, amount: Int64) throws {
+    let delegate = DynamicDelegate(protocol: shape == .wide ? widePlugin : shape == .quad ? quadPlugin : plugin)
     if stable { try delegate.setPolicy(.stable, for: "transform") }
     let threads: Int32 = 4
-    guard let hammer = wide
-        ? fx_hammer_start_wide(table(of: delegate), threads, fresh ? amount / Int64(threads) : .max, 2, fresh)
+    let iterations = fresh ? amount / Int64(threads) : .max
+    guard let hammer = shape == .wide
+        ? fx_hammer_start_wide(table(of: delegate), threads, iterations, 2, fresh)
+        : shape == .quad
+        ? fx_hammer_start_quad(table(of: delegate), threads, iterations, 2, fresh)
         : fresh
         ? fx_hammer_start_fresh(table(of: delegate), threads, amount / Int64(threads), 2)
         : fx_hammer_start(table(of: delegate), threads, .max, 2)
@@ -302,7 +324,15 @@ func stress(fresh: Bool, stable: Bool, wide: Bool, amount: Int64) throws {
                 defer { fx_flight_leave(id) }
                 return withExtendedLifetime(sentinel) { work(i) * 1000 + k }
             }
-            if wide {
+            if shape == .quad {
+                // Every field is i; one that is not answers -1 in every field, which the hammer counts as wrong.
+                let body: @Sendable (UnsafeMutableRawPointer?, fx_quad) -> fx_quad = { _, q in
+                    let right = q.a == q.b && q.b == q.c && q.c == q.d
+                    let r = right ? answer(q.a) : -1
+                    return fx_quad(a: r, b: r, c: r, d: r)
+                }
+                try delegate.implement("transform", body)
+            } else if shape == .wide {
                 // Every value argument is i; one that is not answers -1, which the hammer counts as wrong.
                 let body: @Sendable (UnsafeMutableRawPointer?, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64) -> Int64 = {
                     _, i, a, b, c, d, e, f, g in
@@ -320,7 +350,7 @@ func stress(fresh: Bool, stable: Bool, wide: Bool, amount: Int64) throws {
     let firstWrong = fx_hammer_first_wrong(hammer)
     var wrong: Int64 = 0, nulls: Int64 = 0
     let answered = fx_hammer_join(hammer, &wrong, &nulls)
-    let label = "\(wide ? "wide, " : "")\(fresh ? "fresh threads" : "long-lived threads"), \(stable ? "stable slot (dispatcher)" : "plain slot (stubs)")"
+    let label = "\(shape == .narrow ? "" : shape == .wide ? "wide, " : "struct, ")\(fresh ? "fresh threads" : "long-lived threads"), \(stable ? "stable slot (dispatcher)" : "plain slot (stubs)")"
     check(wrong == 0, "\(label): \(wrong) wrong answers, the first \(firstWrong) beyond i * 1000")
     let released = fx_flight_violation_count() - violations
     check(released == 0, "\(label): \(released) closures released while a call ran them")
@@ -338,15 +368,16 @@ do {
     case "states":
         try states()
         try callsRunningWhileRemoved()
-    case "stress", "stress-wide":
+    case "stress", "stress-wide", "stress-struct":
+        let shape = Shape(rawValue: arguments.first!)!
         let calls = arguments.dropFirst().first.flatMap { Int64($0) } ?? 40_000
         let rounds = arguments.dropFirst(2).first.flatMap { Int64($0) } ?? 20_000
         for stable in [false, true] {
-            try stress(fresh: true, stable: stable, wide: arguments.first == "stress-wide", amount: calls)
-            try stress(fresh: false, stable: stable, wide: arguments.first == "stress-wide", amount: rounds)
+            try stress(fresh: true, stable: stable, shape: shape, amount: calls)
+            try stress(fresh: false, stable: stable, shape: shape, amount: rounds)
         }
     default:
-        print("usage: delegatekit-slot-races states | stress [calls] [rounds] | stress-wide [calls] [rounds]")
+        print("usage: delegatekit-slot-races states | stress [calls] [rounds] | stress-wide [calls] [rounds] | stress-struct [calls] [rounds]")
         exit(2)
     }
 } catch {

@@ -112,7 +112,13 @@ void cffi_call_pack(const void *function, void *const *arguments, void *result);
    handler as libffi's entry would (handler(cif, result, arguments, user_data)); the result word, which the
    handler wrote as libffi wants it (a narrow integer as a whole ffi_arg), comes back in both result
    registers. So every handler of libffi's form runs unchanged, and an argument costs one entry of the
-   array. CDelegateKitLibffi's closures take it where their cif allows (cffi_closure_create). */
+   array. CDelegateKitLibffi's closures take it where their cif allows (cffi_closure_create).
+
+   On x86_64 structs take it too, where each lies in one place: one the ABI passes in memory (larger than
+   16 bytes, or holding a `long double`) is in the caller's stack words; one of integer eightbytes only in
+   consecutive integer registers, one of SSE eightbytes only in consecutive vector registers, each stored
+   as 8 bytes in the block, so its bytes are contiguous there too (a struct mixing the classes is not: it
+   keeps libffi's entry). A struct result is returned by cffi_enter_array_composite, as `result` says. */
 typedef struct cffi_array_entry {
     void (*handler)(void *cif, void *result, void **arguments, void *user_data);
     void *user_data;
@@ -123,23 +129,41 @@ typedef struct cffi_array_entry {
     uint32_t count;
     /* Per argument, its value's address from the entry's stack pointer in 8-byte units: a register in the
        block at the frame's bottom (CFFI_ARRAY_INTEGERS integer registers, then 8 vector registers, then
-       the result word), or the caller's k-th stack word at frame / 8 + 2 + k. */
+       the result words), or the caller's k-th stack word at frame / 8 + 2 + k. */
     const uint8_t *places;
+    /* For cffi_enter_array_composite: where the result goes back (CFFI_ARRAY_RESULT_*). */
+    uint32_t result;
 } cffi_array_entry;
 
-/* The integer argument registers cffi_enter_array stores (rdi..r9; x0..x7), and the bytes of its block:
-   those, 8 vector registers and the result word, after which the argument array begins. */
+/* The integer argument registers cffi_enter_array stores (rdi..r9; x0..x7), its result words, and the
+   bytes of its block: those registers, 8 vector registers, the result words and (x86_64) the result's
+   kind, after which the argument array begins. */
 #if defined(__aarch64__)
 #define CFFI_ARRAY_INTEGERS 8
+#define CFFI_ARRAY_BLOCK (8 * (CFFI_ARRAY_INTEGERS + 8 + 1))
 #else
 #define CFFI_ARRAY_INTEGERS 6
+#define CFFI_ARRAY_BLOCK (8 * (CFFI_ARRAY_INTEGERS + 8 + 2 + 1))
 #endif
-#define CFFI_ARRAY_BLOCK (8 * (CFFI_ARRAY_INTEGERS + 8 + 1))
 /* The most arguments a cffi_array_entry takes: its places are bytes. */
 #define CFFI_ARRAY_MAX_ARGUMENTS 100
 
-/* The entry itself, for a STATIC_CHAIN slot's entry word: not a function C calls by this type. */
+/* How cffi_enter_array_composite returns a struct of two eightbytes (x86_64): both words in rax and rdx
+   and in xmm0 and xmm1 (two of one class), the first in rax and the second in xmm0, the first in xmm0 and
+   the second in rax; or one the caller passed the address of in rdi (in memory), which it returns. */
+enum {
+    CFFI_ARRAY_RESULT_PAIR = 0,
+    CFFI_ARRAY_RESULT_INTEGER_SSE = 1,
+    CFFI_ARRAY_RESULT_SSE_INTEGER = 2,
+    CFFI_ARRAY_RESULT_MEMORY = 3,
+};
+
+/* The entries themselves, for a STATIC_CHAIN slot's entry word: not functions C calls by this type.
+   cffi_enter_array returns a scalar result; cffi_enter_array_composite (x86_64) a struct. */
 void cffi_enter_array(void);
+#if defined(__x86_64__)
+void cffi_enter_array_composite(void);
+#endif
 
 /* While set on a thread, closures made on it get register bodies that convert each argument by its Swift
    type even in a debug build: how the tests compare them with cffi_call_opaque's in one process. */

@@ -24,10 +24,15 @@ enum TrampolineShim {
         floating: unsafeBitCast(cffi_enter_register_body as IntegerEntry, to: FloatingEntry.self),
         contextIsBodyWords: true)
 
-    /// The entry libffi's closures take in libffi's place where every argument is a scalar of at most 8
-    /// bytes (`cffi_enter_array`, see `Trampolines.h`): what the tests find a slot entering.
-    static var arrayEntry: UnsafeRawPointer {
-        unsafeBitCast(cffi_enter_array as @convention(c) () -> Void, to: UnsafeRawPointer.self)
+    /// The entries libffi's closures take in libffi's place where every argument lies in one place
+    /// (`cffi_enter_array`, and on x86_64 `cffi_enter_array_composite` for a struct result; see
+    /// `Trampolines.h`): what the tests find a slot entering.
+    static var arrayEntries: [UnsafeRawPointer] {
+        #if arch(x86_64)
+        [cffi_enter_array, cffi_enter_array_composite].map { unsafeBitCast($0 as @convention(c) () -> Void, to: UnsafeRawPointer.self) }
+        #else
+        [unsafeBitCast(cffi_enter_array as @convention(c) () -> Void, to: UnsafeRawPointer.self)]
+        #endif
     }
 
     /// Whether the register path runs in this process (decided once; see ``RegisterPath/isAvailable``).
