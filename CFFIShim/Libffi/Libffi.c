@@ -148,9 +148,12 @@ static const void *array_places(const ffi_cif *cif, cffi_array_entry *array, uin
     if (cif->rtype->type != FFI_TYPE_VOID && scalar_class(cif->rtype) == 0) {
 #if defined(__x86_64__)
         int classes[2], eightbytes, class;
-        if (cif->rtype->type != FFI_TYPE_STRUCT || !classify_struct(cif->rtype, classes, &eightbytes, &class)) return NULL;
         entry = (const void *)cffi_enter_array_composite;
-        if (eightbytes == 0) {
+        if (cif->rtype->type == FFI_TYPE_LONGDOUBLE) {
+            array->result = CFFI_ARRAY_RESULT_X87;
+        } else if (cif->rtype->type != FFI_TYPE_STRUCT || !classify_struct(cif->rtype, classes, &eightbytes, &class)) {
+            return NULL;
+        } else if (eightbytes == 0) {
             array->result = CFFI_ARRAY_RESULT_MEMORY;
             integers = 1;  /* rdi holds the result's address */
         } else {
@@ -173,8 +176,10 @@ static const void *array_places(const ffi_cif *cif, cffi_array_entry *array, uin
             break;
         default: {
 #if defined(__x86_64__)
-            int classes[2], eightbytes, class;
-            if (type->type != FFI_TYPE_STRUCT || !classify_struct(type, classes, &eightbytes, &class)) return NULL;
+            int classes[2], eightbytes = 0, class = 0;
+            /* A long double travels in memory, as a struct holding one does. */
+            if (type->type != FFI_TYPE_LONGDOUBLE &&
+                (type->type != FFI_TYPE_STRUCT || !classify_struct(type, classes, &eightbytes, &class))) return NULL;
             if (eightbytes > 0 && class == 0) return NULL;  /* two classes: not contiguous in the block */
             if (class == eightbyte_integer && integers + eightbytes <= CFFI_ARRAY_INTEGERS) {
                 place = integers;

@@ -223,7 +223,8 @@ cffi_call_pack:
            `frame` bytes under the saved rbp: rdi..r9 at 0, xmm0..xmm7 at 48, the result words at 112
            (zeroed), the result's kind at 128 (composite), libffi's argument array at 136, made from `places`; the
            caller's stack words start at frame + 16. A scalar result comes back in rax and xmm0; a struct
-           as the entry's `result` says, one in memory at the address the caller passed in rdi. */
+           as the entry's `result` says, one in memory at the address the caller passed in rdi, a `long double` in
+           st(0). */
         .macro array_entry name, composite
         .globl \name
         .hidden \name
@@ -294,8 +295,12 @@ cffi_call_pack:
         movq %rdx, %rax
         jmp 9f
 5:      cmpl $CFFI_RESULT_MEMORY, %ecx
-        jne 9f
+        jne 6f
         movq 0(%rsp), %rax              /* the address the caller passed */
+        jmp 9f
+6:      cmpl $CFFI_RESULT_X87, %ecx
+        jne 9f
+        fldt 112(%rsp)                  /* a long double, in st(0) */
 9:
         .else
         movq %rax, %xmm0

@@ -18,7 +18,8 @@ _Static_assert(offsetof(cffi_array_entry, user_data) == 8 && offsetof(cffi_array
                    offsetof(cffi_array_entry, places) == 32,
                "cffi_array_entry's layout is what TrampolineTable.S reads");
 _Static_assert(offsetof(cffi_array_entry, result) == 40 && CFFI_ARRAY_RESULT_INTEGER_SSE == CFFI_RESULT_INTEGER_SSE &&
-                   CFFI_ARRAY_RESULT_SSE_INTEGER == CFFI_RESULT_SSE_INTEGER && CFFI_ARRAY_RESULT_MEMORY == CFFI_RESULT_MEMORY,
+                   CFFI_ARRAY_RESULT_SSE_INTEGER == CFFI_RESULT_SSE_INTEGER && CFFI_ARRAY_RESULT_MEMORY == CFFI_RESULT_MEMORY &&
+                   CFFI_ARRAY_RESULT_X87 == CFFI_RESULT_X87,
                "cffi_enter_array_composite reads the result's kind as Trampolines.h says");
 
 static _Thread_local int register_path_suppressed = 0;

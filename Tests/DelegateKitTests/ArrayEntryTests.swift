@@ -177,6 +177,10 @@ import Testing
         try agreeOnStruct(SLD16.self, arrayEntry: false)  // INTEGER then SSE
         try agreeOnStruct(SPair.self, arrayEntry: false)
         try agreeOnStruct(N1.self, arrayEntry: false)
+        #if arch(x86_64)
+        // A long double: in memory as an argument, aligned to 16; on the x87 stack as the result.
+        try agreeOnStruct(Float80.self, arrayEntry: true)
+        #endif
     }
 
     /// A struct result of two eightbytes comes back in the registers its classes name, whatever they are
@@ -206,10 +210,16 @@ import Testing
     }
 
     /// Which entry C reaches, by signature: the register path's where every argument fits its registers,
-    /// the array entry where every argument and the result is a scalar of at most 8 bytes, libffi's where
-    /// any is not (`long double`, a struct).
+    /// the array entry where every argument and the result lies in one place (a scalar of at most 8
+    /// bytes; on x86_64 a `long double` and a struct of one register class or in memory too), libffi's
+    /// where any does not (a complex number; a struct of two classes; on aarch64 any struct).
     @Test func eachSignatureTakesItsEntry() throws {
         let here = RegisterPath.isAvailable
+        #if arch(x86_64)
+        let x86 = true
+        #else
+        let x86 = false
+        #endif
         let five = try CClosure { (a: Int64, b: Int64, c: Int64, d: Int64, e: Int64) -> Int64 in a &+ b &+ c &+ d &+ e }
         let six = try CClosure { (a: Int64, b: Int64, c: Int64, d: Int64, e: Int64, f: Int64) -> Int64 in a &+ b &+ c &+ d &+ e &+ f }
         let many = try CClosure(Self.sum12)
@@ -217,7 +227,11 @@ import Testing
         #expect(fx_code_kind(five.address) == (here ? 1 : 2))
         #expect(Self.entersThroughArray(six.address) == here)
         #expect(Self.entersThroughArray(many.address) == here)
-        #expect(fx_code_kind(wide.address) == 2 && !Self.entersThroughArray(wide.address))
+        let complex = try CClosure(signature: CSignature(.complexDouble, [.complexDouble])) { _ in }
+        let mixed = try CClosure(signature: CSignature(.void, [SLD16.cType])) { _ in }
+        #expect(fx_code_kind(wide.address) == 2 && Self.entersThroughArray(wide.address) == (here && x86))
+        #expect(fx_code_kind(complex.address) == 2 && !Self.entersThroughArray(complex.address))
+        #expect(fx_code_kind(mixed.address) == 2 && !Self.entersThroughArray(mixed.address))
         #expect(fx_call_i64x12(many.address) == 78)
         let viaLibffi = try RegisterPath.withLibffiEntry { try CClosure(Self.sum12) }
         #expect(!Self.entersThroughArray(viaLibffi.address))

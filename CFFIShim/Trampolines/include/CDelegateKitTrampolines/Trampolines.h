@@ -118,7 +118,8 @@ void cffi_call_pack(const void *function, void *const *arguments, void *result);
    16 bytes, or holding a `long double`) is in the caller's stack words; one of integer eightbytes only in
    consecutive integer registers, one of SSE eightbytes only in consecutive vector registers, each stored
    as 8 bytes in the block, so its bytes are contiguous there too (a struct mixing the classes is not: it
-   keeps libffi's entry). A struct result is returned by cffi_enter_array_composite, as `result` says. */
+   keeps libffi's entry); so does a `long double`, in memory. A struct or `long double` result is returned
+   by cffi_enter_array_composite, as `result` says. */
 typedef struct cffi_array_entry {
     void (*handler)(void *cif, void *result, void **arguments, void *user_data);
     void *user_data;
@@ -150,12 +151,14 @@ typedef struct cffi_array_entry {
 
 /* How cffi_enter_array_composite returns a struct of two eightbytes (x86_64): both words in rax and rdx
    and in xmm0 and xmm1 (two of one class), the first in rax and the second in xmm0, the first in xmm0 and
-   the second in rax; or one the caller passed the address of in rdi (in memory), which it returns. */
+   the second in rax; or one the caller passed the address of in rdi (in memory), which it returns; or a
+   `long double`, on the x87 stack. */
 enum {
     CFFI_ARRAY_RESULT_PAIR = 0,
     CFFI_ARRAY_RESULT_INTEGER_SSE = 1,
     CFFI_ARRAY_RESULT_SSE_INTEGER = 2,
     CFFI_ARRAY_RESULT_MEMORY = 3,
+    CFFI_ARRAY_RESULT_X87 = 4,
 };
 
 /* The entries themselves, for a STATIC_CHAIN slot's entry word: not functions C calls by this type.
