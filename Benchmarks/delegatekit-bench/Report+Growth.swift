@@ -6,12 +6,12 @@ extension Report {
         var lines = [
             "", "## Bursts: many alive at once, then all destroyed", "",
             "Each row is a child process that makes COUNT objects, keeps them all alive, then destroys them and calls",
-            "`malloc_trim(0)`. Per object: the time to make it and the resident or heap growth while all are alive",
+            "`malloc_trim(0)`. Per object: the process CPU time to make it (median of three children) and the resident or heap growth while all are alive",
             "(× raw: against raw libffi's closure at the same count). Kept: resident growth and mappings (lines of",
             "`/proc/self/maps`) left after they are all gone. Trampoline mappings whose slots are all free give their",
             "memory back and stay reserved (their words a shared read-only page that stops a late call), to be used",
             "again before any new one is made.", "",
-            "| made | count | ns per object | bytes per object alive | kept after destroying all | mappings kept |",
+            "| made | count | CPU ns per object | bytes per object alive | kept after destroying all | mappings kept |",
             "|---|---:|---:|---:|---:|---:|",
         ]
         for result in growth {

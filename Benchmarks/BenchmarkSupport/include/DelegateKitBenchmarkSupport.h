@@ -65,6 +65,10 @@ int64_t bench_ffi_call_i64(int64_t n);
 /* Monotonic clock in nanoseconds. */
 int64_t bench_now(void);
 
+/* This process's CPU time (every thread, user and system) in nanoseconds: what a burst of creations cost
+   it, whatever else the machine was doing meanwhile. */
+int64_t bench_cpu_now(void);
+
 /* Bytes of heap in use (mallinfo2's uordblks + hblkhd). */
 size_t bench_heap_in_use(void);
 
