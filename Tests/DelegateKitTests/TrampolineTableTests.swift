@@ -1,6 +1,7 @@
 @testable import DelegateKit
 import CDelegateKitTrampolines
 import DelegateKitFixtures
+import Foundation
 import Glibc
 import Testing
 
@@ -156,9 +157,11 @@ import Testing
             if made.count < 5 || made.retired != 0 { problems.append("after the burst: \(made)") }
             for slot in slots { cffi_trampoline_free(slot.handle) }
             let after = mappings(), resident = residentBytes()
-            // Every mapping but the one kept empty; each had its register slots' four words written.
+            // Every mapping but the one kept empty; each had its register slots' four words written. (A
+            // sanitizer's shadow of the remapped words grows as they are given back: not measured there.)
             if after != (made.count, made.count - 1) { problems.append("after freeing them: \(after), made \(made)") }
-            if peak - resident < (made.count - 1) * perMapping * 4 * MemoryLayout<UInt>.size * 9 / 10 {
+            let sanitized = ProcessInfo.processInfo.environment["DELEGATEKIT_SANITIZER", default: ""] != ""
+            if !sanitized && peak - resident < (made.count - 1) * perMapping * 4 * MemoryLayout<UInt>.size * 9 / 10 {
                 problems.append("resident memory: \(start) at the start, \(peak) at the peak, \(resident) after")
             }
             // The first mapping emptied is the one kept; the last slot's was emptied after it.
