@@ -134,7 +134,7 @@ cffi_call_opaque:
         pushq %rbx
         .cfi_adjust_cfa_offset 8
         .cfi_rel_offset %rbx, 0
-        subq $232, %rsp                 /* the block, the result word, the pack, 16-byte alignment for the call */
+        subq $232, %rsp                 /* the block, the result word, the pack (14 entries), 16-byte alignment */
         .cfi_adjust_cfa_offset 232
         movq %rdi, 0(%rsp)
         movq %rsi, 8(%rsp)
@@ -169,12 +169,15 @@ cffi_call_opaque:
         addq %rsp, %r9
         jmp 2f
 1:      leaq 112(%rsp), %rdi            /* the pack: each argument's address, in an array */
-        movq 24(%rbx), %rcx             /* its length, from the last argument down */
-3:      movq 24(%rbx,%rcx,8), %rdx
-        addq %rsp, %rdx
-        movq %rdx, -8(%rdi,%rcx,8)
-        subq $1, %rcx
-        jnz 3b
+        movq %rsp, %xmm8                /* two at a time: the block's address in both halves, */
+        punpcklqdq %xmm8, %xmm8         /* added to two offsets (an odd count's last pair reads */
+        xorl %ecx, %ecx                 /* the record's spare offset and fills a spare entry) */
+3:      movdqu 32(%rbx,%rcx,8), %xmm9
+        paddq %xmm8, %xmm9
+        movdqu %xmm9, (%rdi,%rcx,8)
+        addq $2, %rcx
+        cmpq 24(%rbx), %rcx
+        jb 3b
 2:      callq *(%rbx)
         movq 16(%rbx), %rcx             /* result_shift */
         movq 104(%rsp), %rax

@@ -79,8 +79,9 @@ typedef struct cffi_opaque_call {
     uint64_t pack;
     /* Per argument (the rest any valid offset): its register's offset in a block of the integer registers
        i0..i4 then the floating ones d0..d7, 8 bytes each. A value's bytes are the low bytes of its
-       register, as C leaves them (a float the low half). */
-    intptr_t arguments[13];
+       register, as C leaves them (a float the low half). Thirteen at most, and a spare: x86_64 makes the
+       pack two entries at a time. */
+    intptr_t arguments[14];
 } cffi_opaque_call;
 
 /* Calls `call`'s function with the arguments of a register-only call whose registers are these: stores

@@ -90,10 +90,10 @@ enum TrampolineShim {
         function: UnsafeRawPointer, context: UnsafeRawPointer?, argumentOffsets: [Int], pack: Bool = false, resultShift: Int, owner: Any
     ) -> OpaqueCall {
         let call = OpaqueCall(owner)
-        let o = argumentOffsets + repeatElement(0, count: 13 - argumentOffsets.count)  // unused ones: any valid offset
+        let o = argumentOffsets + repeatElement(0, count: 14 - argumentOffsets.count)  // unused ones: any valid offset
         call.record.initialize(to: cffi_opaque_call(
             function: function, context: context, result_shift: UInt64(resultShift), pack: pack ? UInt64(argumentOffsets.count) : 0,
-            arguments: (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12])))
+            arguments: (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13])))
         return call
     }
 
