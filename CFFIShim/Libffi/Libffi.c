@@ -195,10 +195,10 @@ static const void *array_places(const ffi_cif *cif, cffi_array_entry *array, uin
                 stack += (unsigned)((type->size + 7) / 8);
             }
             break;
-        }
 #else
             return NULL;
 #endif
+        }
         }
         if (place > UINT8_MAX) return NULL;
         places[index] = (uint8_t)place;
