@@ -29,6 +29,28 @@ import Testing
         var values: [UInt64] = []
     }
 
+    /// `body` as a `CClosure`, a slot and a `.stable` slot, each made entering through the array entry
+    /// (where the register path runs) and through libffi's, in that order: their signature, the addresses
+    /// C calls, and what keeps them alive.
+    static func onBothEntries<each A: CValue, R>(
+        _ body: @escaping @Sendable (repeat each A) -> R
+    ) throws -> (signature: CSignature, functions: [UnsafeRawPointer], owners: [AnyObject]) {
+        let closures = [try CClosure(body), try RegisterPath.withLibffiEntry { try CClosure(body) }]
+        let signature = closures[0].signature
+        let descriptor = ProtocolDescriptor(name: "both", methods: [MethodDescriptor(name: "f", signature: signature)])
+        func delegate(stable: Bool) throws -> DynamicDelegate {
+            let delegate = DynamicDelegate(protocol: descriptor)
+            try delegate.implement("f", body)
+            if stable { try delegate.setPolicy(.stable) }
+            return delegate
+        }
+        let delegates = try [false, true].flatMap { stable in
+            [try delegate(stable: stable), try RegisterPath.withLibffiEntry { try delegate(stable: stable) }]
+        }
+        let functions = closures.map(\.address) + delegates.map { $0.table.load(as: UnsafeRawPointer.self) }
+        return (signature, functions, closures + delegates)
+    }
+
     /// `T (T, int64_t × 8, double × 8, T, T)`: the first `T` in a register, the last two on the caller's
     /// stack on both CPUs (x86_64 has 6 integer argument registers, aarch64 8; each has 8 vector ones), and
     /// some of the `int64_t`s and `double`s after it on the stack as well. Checks the result C gets and
@@ -48,19 +70,9 @@ import Testing
         let doubles: [Double] = [0.5, -1.5, 2.5, -3.5, 4.5, -5.5, 6.5, .pi]
         let sent = [Self.bits(a)] + integers.map { UInt64(bitPattern: $0) } + doubles.map(\.bitPattern) + [Self.bits(b), Self.bits(c)]
 
-        let closures = [try CClosure(body), try RegisterPath.withLibffiEntry { try CClosure(body) }]
-        let signature = closures[0].signature
-        let descriptor = ProtocolDescriptor(name: "wide", methods: [MethodDescriptor(name: "f", signature: signature)])
-        func delegate(stable: Bool) throws -> DynamicDelegate {
-            let delegate = DynamicDelegate(protocol: descriptor)
-            try delegate.implement("f", body)
-            if stable { try delegate.setPolicy(.stable) }
-            return delegate
-        }
-        let delegates = try [false, true].flatMap { stable in
-            [try delegate(stable: stable), try RegisterPath.withLibffiEntry { try delegate(stable: stable) }]
-        }
-        let functions = closures.map(\.address) + delegates.map { $0.table.load(as: UnsafeRawPointer.self) }
+        let made = try Self.onBothEntries(body)
+        defer { withExtendedLifetime(made.owners) {} }
+        let (signature, functions) = (made.signature, made.functions)
         for (index, function) in functions.enumerated() {
             let viaArray = index % 2 == 0
             #expect(Self.entersThroughArray(function) == (viaArray && RegisterPath.isAvailable), sourceLocation: sourceLocation)
@@ -125,19 +137,9 @@ import Testing
         let sent = [Self.meaningfulBytes(a), Self.meaningfulBytes(b)]
             + (integers.map { UInt64(bitPattern: $0) } + doubles.map(\.bitPattern)).map { withUnsafeBytes(of: $0) { Array($0) } }
 
-        let closures = [try CClosure(body), try RegisterPath.withLibffiEntry { try CClosure(body) }]
-        let signature = closures[0].signature
-        let descriptor = ProtocolDescriptor(name: "structs", methods: [MethodDescriptor(name: "f", signature: signature)])
-        func delegate(stable: Bool) throws -> DynamicDelegate {
-            let delegate = DynamicDelegate(protocol: descriptor)
-            try delegate.implement("f", body)
-            if stable { try delegate.setPolicy(.stable) }
-            return delegate
-        }
-        let delegates = try [false, true].flatMap { stable in
-            [try delegate(stable: stable), try RegisterPath.withLibffiEntry { try delegate(stable: stable) }]
-        }
-        let functions = closures.map(\.address) + delegates.map { $0.table.load(as: UnsafeRawPointer.self) }
+        let made = try Self.onBothEntries(body)
+        defer { withExtendedLifetime(made.owners) {} }
+        let (signature, functions) = (made.signature, made.functions)
         let expected = Self.meaningfulBytes(combined(a, b))
         for (index, function) in functions.enumerated() {
             let viaArray = index % 2 == 0
