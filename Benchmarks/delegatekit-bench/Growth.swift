@@ -12,13 +12,8 @@ enum GrowthBenchmark {
         case closure = "capturing `CClosure`, `int64(int64,int64)`"
         case delegate = "16-slot `DynamicDelegate`, every slot implemented"
 
-        var key: String {
-            switch self {
-            case .raw: return "raw"
-            case .closure: return "closure"
-            case .delegate: return "delegate"
-            }
-        }
+        /// The name `--measure-growth` takes.
+        var key: String { String(describing: self) }
 
         /// The sizes of the burst.
         func counts(quick: Bool) -> [Int] {

@@ -50,8 +50,7 @@ extension Report {
             "(instructions ÷ raw libffi's where callgrind counted them). Calls into C compare with raw `ffi_call` of the",
             "same function; upcalls with a raw libffi closure and a C handler; creation with `ffi_closure_alloc` +",
             "`ffi_prep_closure_loc` + `ffi_closure_free` with one shared cif.", "",
-            "| job | × raw libffi, time | × raw libffi, instructions |", "|---|---:|---:|",
-        ]
+        ] + Self.tableHeading("job", ["× raw libffi, time", "× raw libffi, instructions"])
         lines += rows.map { "| \($0.job) | \($0.ratio.formatted(2)) | \($0.instructions.map { $0.formatted(2) } ?? "–") |" }
         let above = rows.filter { $0.ratio > 1.0 }
         lines += ["", "Above 1.0 (\(above.count) of \(rows.count) rows): "

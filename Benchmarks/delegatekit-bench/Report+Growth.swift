@@ -11,9 +11,7 @@ extension Report {
             "`/proc/self/maps`) left after they are all gone. Trampoline mappings whose slots are all free give their",
             "memory back and stay reserved (their words a shared read-only page that stops a late call), to be used",
             "again before any new one is made.", "",
-            "| made | count | CPU ns per object | bytes per object alive | kept after destroying all | mappings kept |",
-            "|---|---:|---:|---:|---:|---:|",
-        ]
+        ] + Self.tableHeading("made", ["count", "CPU ns per object", "bytes per object alive", "kept after destroying all", "mappings kept"])
         for result in growth {
             let raw = growth.first { $0.kind == .raw && $0.count == result.count }
             var time = result.nanosecondsPerCreation.formatted(0), bytes = result.bytesPerObject.formatted(0)
