@@ -210,6 +210,14 @@ def api_lines(graphs):
     return sorted(set(f"{path}  {text}" for path, text in lines))
 
 
+# The header's last line names the compiler whose symbol graph the file was written from.
+GENERATOR = "# Written from the symbol graph of "
+
+
+def generator(graphs):
+    return graphs[0]["metadata"]["generator"]
+
+
 def read_api(path):
     return [line for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
 
@@ -280,13 +288,18 @@ def main():
         print("\n".join(lines))
     elif arguments.api == "update":
         BASELINE.parent.mkdir(exist_ok=True)
-        BASELINE.write_text(BASELINE_HEADER + "\n".join(lines) + "\n")
+        BASELINE.write_text(BASELINE_HEADER + f"{GENERATOR}{generator(graphs)}\n" + "\n".join(lines) + "\n")
         print(f"{BASELINE.relative_to(ROOT)}: {len(lines)} lines")
     else:
         found = differences(read_api(BASELINE), lines)
         if found:
             print("\n".join(found))
-            sys.exit(f"error: the public API differs from {BASELINE.relative_to(ROOT)} ({len(found)} differences above): "
+            # Another compiler may spell the same declaration otherwise (spacing, sugar): say so rather than
+            # let a toolchain change pass for an API change.
+            written = next((line[len(GENERATOR):] for line in BASELINE.read_text().splitlines() if line.startswith(GENERATOR)), None)
+            if written != generator(graphs):
+                print(f"note: the baseline was written from {written}'s symbol graph, this build's is {generator(graphs)}'s")
+            sys.exit(f"error: the public API differs from {BASELINE.relative_to(ROOT)} ({len(found)} listed above): "
                      "if that is meant, run `bash Scripts/check-api.sh --update` and say so in CHANGELOG.md")
         print(f"the public API is {BASELINE.relative_to(ROOT)} ({len(lines)} lines)")
 
