@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds DelegateKit's DocC documentation offline with the toolchain's own tools, and fails on any docc
-# warning (a broken ``symbol`` link in the catalog or in a doc comment).
-# Usage: Scripts/build-docs.sh   → .build/DelegateKit.doccarchive
+# warning (a broken ``symbol`` link in the catalog or in a doc comment), then makes the static site a package
+# index hosts from the archive (Scripts/check-docs-site.py opens it in a browser).
+# Usage: Scripts/build-docs.sh   → .build/DelegateKit.doccarchive and .build/DelegateKit-site
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,4 +23,13 @@ docc convert Sources/DelegateKit/DelegateKit.docc \
     --fallback-display-name DelegateKit \
     --fallback-bundle-identifier org.delegatekit.DelegateKit \
     --warnings-as-errors
-echo "documentation: .build/DelegateKit.doccarchive"
+
+# The site under a base path, as a package index serves it (/owner/repo/version/documentation/…), so that the
+# check reads the site as readers there do: a path that misses the base works at the root of a host only.
+# (About a second; the archive stays as it is, for hosts that serve it at the root.)
+rm -rf .build/DelegateKit-site
+mkdir -p .build/DelegateKit-site
+docc process-archive transform-for-static-hosting .build/DelegateKit.doccarchive \
+    --output-path .build/DelegateKit-site \
+    --hosting-base-path /DelegateKit
+echo "documentation: .build/DelegateKit.doccarchive, site: .build/DelegateKit-site (served under /DelegateKit/)"
