@@ -1,6 +1,7 @@
 @testable import DelegateKit  // RegisterPath.withLibffiEntry: both call paths
 import DelegateKitCGLib
 import DelegateKitCLua
+import DelegateKitDocumentationExamples
 import Foundation
 import Glibc
 import Synchronization
@@ -151,6 +152,14 @@ import Testing
             g_action_group_activate_action(OpaquePointer(group), "add", g_variant_new_int32(2))
             #expect(counter.value == 2)
             #expect(total.load(ordering: .relaxed) == 42)
+        }
+    }
+
+    @Test func theDocumentationsExamplesRun() throws {
+        try Self.onBothPaths {
+            #expect(try runLuaWithSwiftFunctions("counter.add(40); counter.add(2); return counter.value()") == 42)
+            let (quits, zoom) = try activateSwiftActions(zooms: [150, 75])
+            #expect(quits == 1 && zoom == 75)
         }
     }
 
