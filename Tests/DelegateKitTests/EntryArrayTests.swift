@@ -263,6 +263,10 @@ import Testing
         finished.wait()
         #expect(torn.load(ordering: .relaxed) == 0, "the walk saw a named row without its function")
         #expect(functions.count == rows)
+        // Each name is the array's own copy of its String, not a pointer that lived only for the call.
+        let names = (0..<rows).map { String(cString: functions.baseAddress[$0].name) }
+        #expect(names == (0..<rows).map { "f\($0)" })
+        #expect(Set((0..<rows).map { functions.baseAddress[$0].name }).count == rows)
     }
 
     @Test func aFillMayAppendToItsOwnArray() throws {
