@@ -17,7 +17,7 @@ extension DynamicDelegate {
         return slots.state.withLock { _ in UnsafeRawPointer(table + member.offset).loadUnaligned(as: T.self) }
     }
 
-    private func checkedField<T: CValue>(_ field: String, _ type: T.Type) throws -> FieldDescriptor {
+    func checkedField<T: CValue>(_ field: String, _ type: T.Type) throws -> FieldDescriptor {
         let member = try descriptor.checkedField(field)
         let cType = try T.checkedCType()
         guard member.type.accepts(cType) else {

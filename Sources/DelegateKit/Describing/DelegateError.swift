@@ -72,6 +72,13 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>`` was given a ``JumpTarget`` that another call
     /// catching jumps still uses; a jump would reach only one of them. Carries the function's name.
     case jumpTargetInUse(function: String)
+    /// ``EntryArray/append(_:)`` or ``TypedEntryArray/append(_:)`` found every row of the array's capacity
+    /// taken: its memory never moves while C may hold it, so it cannot grow. Carries the array's type and
+    /// capacity.
+    case entryArrayFull(type: String, capacity: Int)
+    /// ``EntryArray/update(row:_:)`` or ``TypedEntryArray/update(row:_:)`` was given the index of no row.
+    /// Carries the array's type, the index and the number of rows.
+    case entryArrayIndex(type: String, index: Int, count: Int)
 }
 
 extension DelegateError: CustomStringConvertible {
@@ -141,6 +148,11 @@ extension DelegateError: CustomStringConvertible {
         case let .jumpTargetInUse(function):
             return "\(function) cannot be called catching jumps to a JumpTarget that another call still uses: "
                 + "give each call in progress a target of its own"
+        case let .entryArrayFull(type, capacity):
+            return "\(type) is full: all \(capacity) rows are taken, and its memory cannot move while C may hold it; "
+                + "make the array with the capacity it needs"
+        case let .entryArrayIndex(type, index, count):
+            return "\(type) has no row \(index): it has \(count) row\(count == 1 ? "" : "s")"
         case let .waitingForOwnCall(method, proto):
             return "waitForRemovedCalls(timeout:) was called inside a call of method '\(method)' of \(proto) that it "
                 + "would wait for, which could never end: wait outside the removed closure, or do not wait"

@@ -199,3 +199,21 @@ extension CType {
         return .structure(Array(repeating: unit, count: max(size / max(unit.size, 1), 1)))
     }
 }
+
+extension ReflectedTable {
+    /// The offset of the member `member` names, for writing it as data; throws
+    /// ``DelegateError/notAField(_:protocol:signature:)`` for a function-pointer member, which takes a
+    /// closure (a slot's value is written only as its slot changes), and
+    /// ``DelegateError/invalidMember(_:protocol:reason:)`` for a key path to no stored member.
+    static func dataOffset<Table, Value>(_ member: KeyPath<Table, Value>) throws -> Int {
+        let descriptor = of(Table.self).descriptor
+        try descriptor.validate()
+        guard let offset = MemoryLayout<Table>.offset(of: member) else {
+            throw DelegateError.invalidMember("\(member)", protocol: descriptor.name, reason: "it is not a stored member of the struct")
+        }
+        if let method = descriptor.methods.first(where: { $0.offset == offset }) {
+            throw DelegateError.notAField(method.name, protocol: descriptor.name, signature: method.signature)
+        }
+        return offset
+    }
+}

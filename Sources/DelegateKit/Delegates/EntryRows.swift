@@ -1,0 +1,134 @@
+import Glibc
+import Synchronization
+
+/// What ``EntryArray`` and ``TypedEntryArray`` share: the records' memory, a delegate per row, the C
+/// strings the rows point to, and the order a new row is written in.
+///
+/// The memory is allocated once, for `capacity` rows and the terminator after them, zeroed, so that its
+/// address never changes while C holds it. Each row is a table a delegate fills in place (`Delegate` is
+/// ``DynamicDelegate`` or ``TypedDelegate``), so its closures are slots: replacing one follows the
+/// slot-change protocol, and they are released with the delegate.
+///
+/// An append takes the first free record, under the lock, and fills it outside: the fill closure runs the
+/// program's code, which no lock of DelegateKit's is held across (see ``Locked``), and may itself append.
+/// A record being filled is one C reads as a terminator: its closures go in first (the fill closure
+/// installs them through the row's delegate), then the data members it was given, recorded meanwhile,
+/// and its first member last, after a release fence. C walking a NULL-terminated array stops at a record
+/// whose first member is zero, so it sees a row whole or not at all (unless that first member is a
+/// function pointer), and rows in order: one whose fill finished first stays unseen behind one still
+/// being filled. A failed fill gives its record back, zero, for the next append.
+final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Mutable state is in `state`.
+    let base: UnsafeMutableRawPointer
+    let stride: Int
+    let capacity: Int
+    /// The array's type as messages name it (`TypedEntryArray<luaL_Reg>`).
+    let name: String
+
+    private struct State {
+        /// Per record: its row's delegate once its fill has finished.
+        var delegates: [Delegate?]
+        /// Per record: whether an append has it (filling or finished).
+        var taken: [Bool]
+        /// Every C string a row was given, kept until the array goes: C may have copied the pointer
+        /// (CPython keeps a method's `ml_name`), so a replaced one stays too.
+        var strings: [UnsafeMutablePointer<CChar>] = []
+    }
+    private let state: Locked<State>
+
+    init(name: String, size: Int, alignment: Int, capacity: Int) {
+        self.name = name
+        // A record's stride: its size rounded up to its alignment, as C lays out an array.
+        let alignment = max(alignment, 1)
+        stride = max((size + alignment - 1) / alignment * alignment, alignment)
+        self.capacity = max(capacity, 0)
+        let bytes = stride * (self.capacity + 1)
+        base = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: alignment)
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        state = Locked(State(delegates: Array(repeating: nil, count: self.capacity), taken: Array(repeating: false, count: self.capacity)))
+    }
+
+    deinit {
+        // Each delegate releases its closures; a delegate filling memory it does not own never touches
+        // that memory as it goes, so the memory goes after them.
+        let (delegates, strings) = state.withLock { state in
+            defer { state.delegates = []; state.strings = [] }
+            return (state.delegates, state.strings)
+        }
+        _ = consume delegates
+        strings.forEach { free($0) }
+        base.deallocate()
+    }
+
+    /// The rows C sees: those before the first record not finished.
+    var delegates: [Delegate] {
+        state.withLock { state in Array(state.delegates.prefix { $0 != nil }.map { $0! }) }
+    }
+
+    var count: Int { state.withLock { state in state.delegates.prefix { $0 != nil }.count } }
+
+    /// A copy of `string` as a C string, alive as long as the array.
+    func keep(_ string: String) -> UnsafePointer<CChar> {
+        let copy = strdup(string)!
+        state.withLock { $0.strings.append(copy) }
+        return UnsafePointer(copy)
+    }
+
+    /// Appends a row: a delegate made by `makeDelegate` at the first free record, handed to `fill` with
+    /// the recorder of its data members; returns its index. Writes nothing C can see when `fill` throws.
+    func append(
+        makeDelegate: (UnsafeMutableRawPointer) -> Delegate, fill: (Delegate, RecordedRow) throws -> Void
+    ) throws -> Int {
+        let free = state.withLock { state -> Int? in
+            guard let index = state.taken.firstIndex(of: false) else { return nil }
+            state.taken[index] = true
+            return index
+        }
+        guard let index = free else { throw DelegateError.entryArrayFull(type: name, capacity: capacity) }
+        let record = base + index * stride
+        let delegate = makeDelegate(record)
+        let recorded = RecordedRow()
+        do {
+            try fill(delegate, recorded)
+        } catch {
+            // The record is the terminator again before the delegate, and its closures, go.
+            record.initializeMemory(as: UInt8.self, repeating: 0, count: stride)
+            state.withLock { $0.taken[index] = false }
+            throw error
+        }
+        recorded.write(to: record, firstMemberLast: true)
+        state.withLock { $0.delegates[index] = delegate }
+        return index
+    }
+
+    /// Runs `fill` on the row at `index`, then writes the data members it recorded.
+    func update(_ index: Int, fill: (Delegate, RecordedRow) throws -> Void) throws {
+        let row = state.withLock { state in state.delegates.indices.contains(index) ? state.delegates[index] : nil }
+        guard let row else { throw DelegateError.entryArrayIndex(type: name, index: index, count: count) }
+        let recorded = RecordedRow()
+        try fill(row, recorded)
+        // Under the lock: two updates of one row write its members one after the other.
+        state.withLock { _ in recorded.write(to: base + index * stride, firstMemberLast: false) }
+    }
+}
+
+/// The data members a fill closure gave one row, written once the closure returns.
+final class RecordedRow {
+    private var writes: [(offset: Int, write: (UnsafeMutableRawPointer) -> Void)] = []
+
+    /// Records writing `value` at `offset` of the record; a later write of the same member wins.
+    func record<Value: BitwiseCopyable>(_ value: Value, at offset: Int) {
+        writes.removeAll { $0.offset == offset }
+        writes.append((offset, { ($0 + offset).storeBytes(of: value, as: Value.self) }))
+    }
+
+    /// Writes every member recorded into `record`, the one at offset 0 last, after a release fence, when
+    /// `firstMemberLast` (a new row, see ``EntryRows``).
+    fileprivate func write(to record: UnsafeMutableRawPointer, firstMemberLast: Bool) {
+        let first = firstMemberLast ? writes.first { $0.offset == 0 } : nil
+        for write in writes where first == nil || write.offset != 0 { write.write(record) }
+        if let first {
+            atomicMemoryFence(ordering: .releasing)
+            first.write(record)
+        }
+    }
+}
