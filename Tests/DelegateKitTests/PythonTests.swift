@@ -8,9 +8,10 @@ import Testing
 /// runs in a child process (an exit test, `inPython`) that initializes Python once, builds the module on
 /// each call path and runs the same Python code against it, then finalizes Python.
 ///
-/// The module is built by hand with today's API: each function a `CClosure` kept alive beside the
-/// `PyMethodDef`, `PyGetSetDef` and `PyType_Slot` arrays (terminated by a zeroed row) and the C strings
-/// they point to. That version is the baseline an array of entries must do in fewer lines.
+/// The module is built twice: by hand, each function a `CClosure` kept alive beside the `PyMethodDef`,
+/// `PyGetSetDef` and `PyType_Slot` arrays (terminated by a zeroed row) and the C strings they point to,
+/// the baseline the documentation compares against; and with `TypedEntryArray`s, which own all of that.
+/// What the functions do is shared (`answer`, `add`, ...): the two versions differ only in the building.
 @Suite struct PythonTests {
     @Test func aModuleAndATypeBuiltByHandInAChildProcess() async {
         expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
@@ -60,7 +61,7 @@ import Testing
 
     /// Runs `script` against the module `build` makes, and checks the closures saw its calls; returns what
     /// Python's module and type point to, for `inPython` to keep until Python is finalized.
-    static func runScript(_ build: (LogBox) throws -> AnyObject) throws -> AnyObject {
+    static func runScript(_ build: (LogBox) throws -> Any) throws -> Any {
         let log = LogBox()
         let kept = try build(log)
         check(PyRun_SimpleStringFlags(script, nil) == 0, "the Python code failed (its traceback is above)")
@@ -68,8 +69,18 @@ import Testing
         return kept
     }
 
-    static func builtByHand(libffi: Bool) throws -> AnyObject {
+    @Test func aModuleAndATypeBuiltWithEntryArraysInAChildProcess() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inPython(PythonTests.builtWithEntryArrays)
+        })
+    }
+
+    static func builtByHand(libffi: Bool) throws -> Any {
         try runScript(makeModuleByHand)
+    }
+
+    static func builtWithEntryArrays(libffi: Bool) throws -> Any {
+        try runScript(makeModuleWithEntryArrays)
     }
 
     // MARK: By hand, with today's API
@@ -102,7 +113,7 @@ import Testing
     }
 
     /// The module `dk_test` with its type `Counter`, in `sys.modules`.
-    static func makeModuleByHand(_ log: LogBox) throws -> AnyObject {
+    static func makeModuleByHand(_ log: LogBox) throws -> Any {
         let kept = KeptByHand()
         let counterMethods = kept.array([
             PyMethodDef(
@@ -169,6 +180,91 @@ import Testing
         Py_DECREF(counterType)
         Py_DECREF(module)
         return kept
+    }
+
+    // MARK: With arrays of entries
+
+    /// The same module as `makeModuleByHand`'s, each array a `TypedEntryArray` that owns its rows' closures
+    /// and strings (the type's spec and the module's definition too, as arrays of one: Python keeps
+    /// pointers into both).
+    static func makeModuleWithEntryArrays(_ log: LogBox) throws -> Any {
+        let counterMethods = TypedEntryArray(of: PyMethodDef.self, capacity: 2)
+        try counterMethods.append { row in
+            try row.setField(\.ml_name, "increment")
+            try row.setField(\.ml_flags, METH_NOARGS)
+            try row.delegate.implement(\.ml_meth) { (object: PyObjectPointer, _: PyObjectPointer) in increment(log, object) }
+        }
+        try counterMethods.append { row in
+            try row.setField(\.ml_name, "add")
+            try row.setField(\.ml_flags, METH_O)
+            try row.delegate.implement(\.ml_meth) { (object: PyObjectPointer, n: PyObjectPointer) in addToCount(log, object, n) }
+        }
+        let counterProperties = TypedEntryArray(of: PyGetSetDef.self, capacity: 1)
+        try counterProperties.append { row in
+            try row.setField(\.name, "value")
+            try row.delegate.implement(\.get) { (object: PyObjectPointer, _: UnsafeMutableRawPointer?) in value(log, object) }
+            try row.delegate.implement(\.set) { (object: PyObjectPointer, value: PyObjectPointer, _: UnsafeMutableRawPointer?) in
+                setValue(log, object, value)
+            }
+        }
+        let counterSlots = TypedEntryArray(of: PyType_Slot.self, capacity: 3)
+        for (slot, value) in [
+            (Py_tp_methods, UnsafeMutableRawPointer(counterMethods.baseAddress)),
+            (Py_tp_getset, UnsafeMutableRawPointer(counterProperties.baseAddress)),
+            (Py_tp_new, unsafeBitCast(PyType_GenericNew as newfunc, to: UnsafeMutableRawPointer.self)),
+        ] {
+            try counterSlots.append { row in
+                try row.setField(\.slot, slot)
+                try row.setField(\.pfunc, value)
+            }
+        }
+        let counterSpec = TypedEntryArray(of: PyType_Spec.self, capacity: 1)
+        try counterSpec.append { row in
+            try row.setField(\.name, "dk_test.Counter")
+            try row.setField(\.basicsize, Int32(counterSize))
+            try row.setField(\.flags, UInt32(Py_TPFLAGS_DEFAULT))
+            try row.setField(\.slots, counterSlots.baseAddress)
+        }
+        let counterType = PyType_FromSpec(counterSpec.baseAddress)
+        check(counterType != nil, "PyType_FromSpec failed")
+
+        let functions = TypedEntryArray(of: PyMethodDef.self, capacity: 3)
+        try functions.append { row in
+            try row.setField(\.ml_name, "answer")
+            try row.setField(\.ml_flags, METH_NOARGS)
+            try row.delegate.implement(\.ml_meth) { (_: PyObjectPointer, _: PyObjectPointer) in answer(log) }
+        }
+        try functions.append { row in
+            try row.setField(\.ml_name, "add")
+            try row.setField(\.ml_flags, METH_VARARGS)
+            try row.delegate.implement(\.ml_meth) { (_: PyObjectPointer, arguments: PyObjectPointer) in add(log, arguments) }
+        }
+        // METH_KEYWORDS: a function of three arguments in `ml_meth`, whose type has two (C casts it). The
+        // row's delegate refuses it (its check is the member's type's), so the closure is made and kept
+        // apart, and its pointer written into the row, cast.
+        let scaleFunction = try CClosure { (_: PyObjectPointer, arguments: PyObjectPointer, keywords: PyObjectPointer) in
+            scale(log, arguments, keywords)
+        }
+        let scaleRow = try functions.append { row in
+            try row.setField(\.ml_name, "scale")
+            try row.setField(\.ml_flags, METH_VARARGS | METH_KEYWORDS)
+        }
+        functions.baseAddress[scaleRow].ml_meth = try scaleFunction.functionPointer(erasedAs: PyCFunction.self)
+        let definition = TypedEntryArray(of: PyModuleDef.self, capacity: 1)
+        try definition.append { row in
+            try row.setField(\.m_name, "dk_test")
+            try row.setField(\.m_size, -1)
+            try row.setField(\.m_methods, functions.baseAddress)
+        }
+        // Not by `setField`, which takes only `BitwiseCopyable` values: Swift 6.2.3 does not count
+        // `PyModuleDef_Base` as one (it holds a `PyObject`, whose reference count is in an anonymous union).
+        definition.baseAddress.pointee.m_base = dk_py_module_def_head()
+        let module = PyModule_Create2(definition.baseAddress, PYTHON_API_VERSION)
+        check(module != nil && PyModule_AddObjectRef(module, "Counter", counterType) == 0, "the module was not made")
+        check(PyDict_SetItemString(PyImport_GetModuleDict(), "dk_test", module) == 0, "sys.modules refused the module")
+        Py_DECREF(counterType)
+        Py_DECREF(module)
+        return (counterMethods, counterProperties, counterSlots, counterSpec, functions, scaleFunction, definition)
     }
 
     // MARK: What the functions and the type do (every version)
@@ -261,11 +357,11 @@ import Testing
 /// type point to) is released only after that, since Python may hold the module and the type until it
 /// finalizes. Exits normally, unlike `inChild` (whose scenarios jump over frames), so that LeakSanitizer's
 /// check at exit runs in the AddressSanitizer run. A failed check prints why and ends the child (`fail`).
-func inPython(_ scenario: (_ libffi: Bool) throws -> AnyObject) -> Never {
+func inPython(_ scenario: (_ libffi: Bool) throws -> Any) -> Never {
     startWatchdog()
     dup2(1, 2)  // Python's tracebacks, and the sanitizers' reports, in the output the parent shows
     Py_InitializeEx(0)  // 0: Python installs no signal handler (SIGINT) in the test process
-    var kept: [AnyObject] = []
+    var kept: [Any] = []
     do {
         kept.append(try scenario(false))
         kept.append(try RegisterPath.withLibffiEntry { try scenario(true) })
