@@ -102,12 +102,19 @@ let package = Package(
         // leave by a `longjmp` (png_error, lua_error), what `CallbackExit` is for.
         .systemLibrary(name: "DelegateKitCPNG", path: "Examples/SystemLibraries/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "DelegateKitCLua", path: "Examples/SystemLibraries/CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
+        // CPython's C API, for the tests only: the interpreter embedded, calling a module's functions and a
+        // type's methods and properties made of closures. pkg-config's `python3-embed` (not `python3`, which
+        // leaves out the library an extension module does not link but a program embedding Python must).
+        .systemLibrary(
+            name: "DelegateKitCPython", path: "Examples/SystemLibraries/CPython", pkgConfig: "python3-embed",
+            providers: [.apt(["libpython3-dev"])]),
         // The system libxml2, whose headers live under /usr/include/libxml2 (pkg-config says so).
         .systemLibrary(name: "DelegateKitCLibXML2", path: "Examples/SystemLibraries/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .testTarget(
             name: "DelegateKitTests", dependencies: [
                 "DelegateKit", "CDelegateKitRetirement", "CDelegateKitTrampolines", "DelegateKitFixtures", "DelegateKitExamples", "DelegateKitDocumentationExamples", "DelegateKitCSQLite",
                 "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib", "DelegateKitCPNG", "DelegateKitCLua",
+                "DelegateKitCPython",
             ]),
         // The `#CClosure` macro: its compiler plug-in, its declaration (what users import), its benchmark
         // (`swift run -c release --traits Macros delegatekit-macro-bench`) and its tests. Without the trait the

@@ -27,7 +27,8 @@
 : "${DK_SRC_IN_CHROOT:=/src}"
 
 # The libraries the package, its tests and its examples link against (as .ci/run installs on the host).
-DK_TEST_LIBRARIES=(libffi-dev libsqlite3-dev libxml2-dev libjpeg-dev libglib2.0-dev libpng-dev liblua5.4-dev pkg-config python3)
+# (libpython3-dev: CPython's C API, which PythonTests embeds.)
+DK_TEST_LIBRARIES=(libffi-dev libsqlite3-dev libxml2-dev libjpeg-dev libglib2.0-dev libpng-dev liblua5.4-dev pkg-config python3 libpython3-dev)
 # The toolchain chroot starts as a machine with only Swift and libffi's headers (plus libc6-dev, which
 # Debian's swiftlang does not pull in but every link needs, git, which SwiftPM
 # calls, and certificates), where a user's package must build; the test libraries come after

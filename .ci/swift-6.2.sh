@@ -35,11 +35,15 @@ dk_stage "6.2.3 version" swift_in_chroot swift --version
 # A user's package on a machine with only Swift and libffi's headers (the chroot has no SQLite, libxml2,
 # libjpeg or GLib headers yet): Getting Started's manifest, with targets named as users name theirs, must
 # resolve DelegateKit and build. Skipped when the chroot is reused and already has the test libraries.
-if [ ! -e "$DK_CHROOT_AMD64/.delegatekit-ci-libraries" ]; then
+# The marker lists the libraries installed: a reused chroot gets any that DK_TEST_LIBRARIES gained since.
+libraries_marker=$DK_CHROOT_AMD64/.delegatekit-ci-libraries
+if [ ! -e "$libraries_marker" ]; then
     dk_stage "consumer package with only Swift and libffi-dev (6.2.3)" \
         swift_in_chroot Scripts/check-consumer-manifest.sh Examples/Consumer
+fi
+if [ "$(cat "$libraries_marker" 2>/dev/null)" != "${DK_TEST_LIBRARIES[*]}" ]; then
     dk_stage "test libraries into the chroot" dk_chroot_install "$DK_CHROOT_AMD64" "${DK_TEST_LIBRARIES[@]}"
-    touch "$DK_CHROOT_AMD64/.delegatekit-ci-libraries"
+    echo "${DK_TEST_LIBRARIES[*]}" > "$libraries_marker"
 fi
 
 # The project has no warnings: any warning in a file of the package's own (not under .build) fails, whatever

@@ -465,13 +465,7 @@ func expectFinished(_ result: ExitTest.Result?, echo: Bool = false, sourceLocati
 /// The child's watchdog, then `scenario` on the register path and on libffi's; a failed check prints
 /// and exits with 1.
 func inChild(_ scenario: (_ libffi: Bool) throws -> Void) {
-    // The watchdog: SIGALRM's default action ends the process, whichever thread it reaches.
-    var alarmOnly = sigset_t()
-    sigemptyset(&alarmOnly)
-    sigaddset(&alarmOnly, SIGALRM)
-    pthread_sigmask(SIG_UNBLOCK, &alarmOnly, nil)
-    signal(SIGALRM, SIG_DFL)
-    alarm(60)
+    startWatchdog()
     do {
         try scenario(false)
         try RegisterPath.withLibffiEntry { try scenario(true) }
@@ -485,6 +479,16 @@ func inChild(_ scenario: (_ libffi: Bool) throws -> Void) {
     print("done")
     fflush(nil)
     _exit(0)
+}
+
+/// A child's watchdog: in a minute SIGALRM's default action ends the process, whichever thread it reaches.
+func startWatchdog() {
+    var alarmOnly = sigset_t()
+    sigemptyset(&alarmOnly)
+    sigaddset(&alarmOnly, SIGALRM)
+    pthread_sigmask(SIG_UNBLOCK, &alarmOnly, nil)
+    signal(SIGALRM, SIG_DFL)
+    alarm(60)
 }
 
 /// Whether DelegateKit still holds the closure of a slot's top implementation: weakly, the object it
