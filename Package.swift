@@ -70,7 +70,7 @@ let package = Package(
         // can import: DelegateKit, the system modules and the C libraries' module maps.
         .target(
             name: "DelegateKitDocumentationExamples",
-            dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib", "DelegateKitCPNG", "DelegateKitCLua"],
+            dependencies: ["DelegateKit", "DelegateKitCSQLite", "DelegateKitCLibXML2", "DelegateKitCJPEG", "DelegateKitCGLib", "DelegateKitCPNG", "DelegateKitCLua", "DelegateKitCPython"],
             path: "Examples/DocumentationExamples"),
         // `swift run -c release delegatekit-bench`: DelegateKit against raw libffi, a direct call and Python.
         // (DelegateKitFixtures for its facts of the process: PR_SET_MDWE, the memory map, a slot's kind.)

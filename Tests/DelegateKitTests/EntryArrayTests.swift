@@ -219,6 +219,42 @@ import Testing
         #expect(functions.count == 0)
     }
 
+    /// A row appended as a record keeps the function the record holds as its slot's original, which an
+    /// implementation covers and its removal brings back.
+    @Test func aRecordsFunctionIsTheBottomOfItsSlot() throws {
+        let original: lua_CFunction = { lua in
+            lua_pushinteger(lua, 1)
+            return 1
+        }
+        try Self.onBothPaths {
+            let functions = TypedEntryArray(of: luaL_Reg.self, capacity: 1)
+            try functions.append(luaL_Reg(name: nil, func: original)) { try $0.setField(\.name, "value") }
+            #expect(try Self.runLua(functions.baseAddress, "return dk.value()") == 1)
+            let row = functions.delegates[0]
+            try row.implement(\.func) { (lua: OpaquePointer?) -> Int32 in
+                lua_pushinteger(lua, 2)
+                return 1
+            }
+            #expect(try Self.runLua(functions.baseAddress, "return dk.value()") == 2)
+            #expect(row.removeImplementation(for: "func"))
+            #expect(try Self.runLua(functions.baseAddress, "return dk.value()") == 1)
+        }
+    }
+
+    /// A member holding a closure unchecked must hold a pointer.
+    @Test func aClosureIsHeldOnlyByAPointerMember() throws {
+        let actions = TypedEntryArray(of: GActionEntry.self, capacity: 1)
+        let closure = try CClosure { (_: OpaquePointer?) in }
+        do {
+            try actions.append { try $0.setField(\.padding, holding: closure) }
+            Issue.record("a closure went into a member that is no pointer")
+        } catch let error as DelegateError {
+            guard case .invalidMember(let member, _, let reason) = error else { throw error }
+            #expect(member.contains("padding") && reason.contains("not a C function pointer or a raw pointer"))
+        }
+        #expect(actions.count == 0)
+    }
+
     @Test func anUpdateOfNoRowSaysSo() throws {
         let functions = EntryArray(protocol: try ProtocolDescriptor(parsing: "struct r { const char *name; };", name: "r"), capacity: 2)
         #expect(throws: DelegateError.entryArrayIndex(type: "EntryArray of r", index: 0, count: 0)) {

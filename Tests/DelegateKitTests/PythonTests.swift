@@ -1,5 +1,6 @@
 @testable import DelegateKit  // RegisterPath.withLibffiEntry: both call paths in one process
 @preconcurrency import DelegateKitCPython  // Python's exception classes are C globals (`PyExc_TypeError`)
+import DelegateKitDocumentationExamples
 import Glibc
 import Testing
 
@@ -72,6 +73,25 @@ import Testing
     @Test func aModuleAndATypeBuiltWithEntryArraysInAChildProcess() async {
         expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             inPython(PythonTests.builtWithEntryArrays)
+        })
+    }
+
+    /// The documentation's `counters.Counter`, made with arrays of entries.
+    @Test func theDocumentationsCounterTypeInAChildProcess() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inPython { _ in
+                let log = LogBox()
+                let kept = try makeCountersModule { log.append("increment") }
+                let script = """
+                    import counters
+                    c = counters.Counter()
+                    c.increment(); c.increment()
+                    assert c.value == 2 and counters.Counter().value == 0
+                    """
+                check(PyRun_SimpleStringFlags(script, nil) == 0, "the Python code failed (its traceback is above)")
+                check(log.messages == ["increment", "increment"], "the closures saw \(log.messages)")
+                return kept
+            }
         })
     }
 
@@ -208,22 +228,13 @@ import Testing
             }
         }
         let counterSlots = TypedEntryArray(of: PyType_Slot.self, capacity: 3)
-        for (slot, value) in [
-            (Py_tp_methods, UnsafeMutableRawPointer(counterMethods.baseAddress)),
-            (Py_tp_getset, UnsafeMutableRawPointer(counterProperties.baseAddress)),
-            (Py_tp_new, unsafeBitCast(PyType_GenericNew as newfunc, to: UnsafeMutableRawPointer.self)),
-        ] {
-            try counterSlots.append { row in
-                try row.setField(\.slot, slot)
-                try row.setField(\.pfunc, value)
-            }
-        }
+        try counterSlots.append(PyType_Slot(slot: Py_tp_methods, pfunc: UnsafeMutableRawPointer(counterMethods.baseAddress)))
+        try counterSlots.append(PyType_Slot(slot: Py_tp_getset, pfunc: UnsafeMutableRawPointer(counterProperties.baseAddress)))
+        try counterSlots.append(PyType_Slot(slot: Py_tp_new, pfunc: unsafeBitCast(PyType_GenericNew as newfunc, to: UnsafeMutableRawPointer.self)))
+        // The spec (and below, the module's definition) as an array of one: Python keeps pointers into both.
         let counterSpec = TypedEntryArray(of: PyType_Spec.self, capacity: 1)
-        try counterSpec.append { row in
-            try row.setField(\.name, "dk_test.Counter")
-            try row.setField(\.basicsize, Int32(counterSize))
-            try row.setField(\.flags, UInt32(Py_TPFLAGS_DEFAULT))
-            try row.setField(\.slots, counterSlots.baseAddress)
+        try counterSpec.append(PyType_Spec(name: nil, basicsize: Int32(counterSize), itemsize: 0, flags: UInt32(Py_TPFLAGS_DEFAULT), slots: counterSlots.baseAddress)) {
+            try $0.setField(\.name, "dk_test.Counter")
         }
         let counterType = PyType_FromSpec(counterSpec.baseAddress)
         check(counterType != nil, "PyType_FromSpec failed")
@@ -239,32 +250,24 @@ import Testing
             try row.setField(\.ml_flags, METH_VARARGS)
             try row.delegate.implement(\.ml_meth) { (_: PyObjectPointer, arguments: PyObjectPointer) in add(log, arguments) }
         }
-        // METH_KEYWORDS: a function of three arguments in `ml_meth`, whose type has two (C casts it). The
-        // row's delegate refuses it (its check is the member's type's), so the closure is made and kept
-        // apart, and its pointer written into the row, cast.
-        let scaleFunction = try CClosure { (_: PyObjectPointer, arguments: PyObjectPointer, keywords: PyObjectPointer) in
-            scale(log, arguments, keywords)
-        }
-        let scaleRow = try functions.append { row in
+        try functions.append { row in
             try row.setField(\.ml_name, "scale")
+            // METH_KEYWORDS: a function of three arguments in `ml_meth`, whose type has two (C casts it).
             try row.setField(\.ml_flags, METH_VARARGS | METH_KEYWORDS)
+            try row.setField(\.ml_meth, holding: CClosure { (_: PyObjectPointer, arguments: PyObjectPointer, keywords: PyObjectPointer) in
+                scale(log, arguments, keywords)
+            })
         }
-        functions.baseAddress[scaleRow].ml_meth = try scaleFunction.functionPointer(erasedAs: PyCFunction.self)
         let definition = TypedEntryArray(of: PyModuleDef.self, capacity: 1)
-        try definition.append { row in
-            try row.setField(\.m_name, "dk_test")
-            try row.setField(\.m_size, -1)
-            try row.setField(\.m_methods, functions.baseAddress)
-        }
-        // Not by `setField`, which takes only `BitwiseCopyable` values: Swift 6.2.3 does not count
-        // `PyModuleDef_Base` as one (it holds a `PyObject`, whose reference count is in an anonymous union).
-        definition.baseAddress.pointee.m_base = dk_py_module_def_head()
+        try definition.append(PyModuleDef(
+            m_base: dk_py_module_def_head(), m_name: nil, m_doc: nil, m_size: -1, m_methods: functions.baseAddress,
+            m_slots: nil, m_traverse: nil, m_clear: nil, m_free: nil)) { try $0.setField(\.m_name, "dk_test") }
         let module = PyModule_Create2(definition.baseAddress, PYTHON_API_VERSION)
         check(module != nil && PyModule_AddObjectRef(module, "Counter", counterType) == 0, "the module was not made")
         check(PyDict_SetItemString(PyImport_GetModuleDict(), "dk_test", module) == 0, "sys.modules refused the module")
         Py_DECREF(counterType)
         Py_DECREF(module)
-        return (counterMethods, counterProperties, counterSlots, counterSpec, functions, scaleFunction, definition)
+        return (counterMethods, counterProperties, counterSlots, counterSpec, functions, definition)
     }
 
     // MARK: What the functions and the type do (every version)

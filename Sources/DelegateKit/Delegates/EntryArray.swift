@@ -40,7 +40,7 @@ public final class EntryArray: @unchecked Sendable {  // Its state is its rows'.
     /// Each row's delegate, in order: for changing a row's closures later (override, observe, remove).
     public var delegates: [DynamicDelegate] { rows.delegates }
 
-    /// Appends a row that `fill` fills, and returns its index; as ``TypedEntryArray/append(_:)``.
+    /// Appends a row that `fill` fills, and returns its index; as `TypedEntryArray`'s `append` does.
     @discardableResult
     public func append(_ fill: (Row) throws -> Void) throws -> Int {
         let (descriptor, origin) = (descriptor, origin)
@@ -63,7 +63,7 @@ public final class EntryArray: @unchecked Sendable {  // Its state is its rows'.
 
         /// Sets the data member `field` to `value` (written when the fill closure returns); throws as
         /// ``DynamicDelegate/setField(_:_:)`` does.
-        public func setField<T: CValue & BitwiseCopyable>(_ field: String, _ value: T) throws {
+        public func setField<T: CValue>(_ field: String, _ value: T) throws {
             recorded.record(value, at: try delegate.checkedField(field, T.self).offset)
         }
 
@@ -72,6 +72,14 @@ public final class EntryArray: @unchecked Sendable {  // Its state is its rows'.
         public func setField(_ field: String, _ string: String) throws {
             let offset = try delegate.checkedField(field, UnsafePointer<CChar>?.self).offset
             recorded.record(Optional(rows.keep(string)), at: offset)
+        }
+
+        /// Sets the data member `field`, a pointer, to `closure`'s function pointer, which the array keeps
+        /// as long as it lives (a `void *` holding a function); as ``TypedEntryArray/Row/setField(_:holding:)``.
+        public func setField(_ field: String, holding closure: CClosure) throws {
+            let offset = try delegate.checkedField(field, UnsafeRawPointer?.self).offset
+            recorded.record(Optional(closure.address), at: offset)
+            rows.keep(closure)
         }
     }
 }

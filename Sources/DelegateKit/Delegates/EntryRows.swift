@@ -32,6 +32,8 @@ final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Muta
         /// Every C string a row was given, kept until the array goes: C may have copied the pointer
         /// (CPython keeps a method's `ml_name`), so a replaced one stays too.
         var strings: [UnsafeMutablePointer<CChar>] = []
+        /// The closures rows hold as plain pointers (not slots), kept as the strings are.
+        var closures: [CClosure] = []
     }
     private let state: Locked<State>
 
@@ -50,11 +52,12 @@ final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Muta
     deinit {
         // Each delegate releases its closures; a delegate filling memory it does not own never touches
         // that memory as it goes, so the memory goes after them.
-        let (delegates, strings) = state.withLock { state in
-            defer { state.delegates = []; state.strings = [] }
-            return (state.delegates, state.strings)
+        let (delegates, strings, closures) = state.withLock { state in
+            defer { state.delegates = []; state.strings = []; state.closures = [] }
+            return (state.delegates, state.strings, state.closures)
         }
         _ = consume delegates
+        _ = consume closures
         strings.forEach { free($0) }
         base.deallocate()
     }
@@ -73,9 +76,19 @@ final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Muta
         return UnsafePointer(copy)
     }
 
+    /// Keeps `closure` as long as the array.
+    func keep(_ closure: CClosure) {
+        state.withLock { $0.closures.append(closure) }
+    }
+
     /// Appends a row: a delegate made by `makeDelegate` at the first free record, handed to `fill` with
     /// the recorder of its data members; returns its index. Writes nothing C can see when `fill` throws.
+    ///
+    /// With an `initial` record, its bytes are the row's before the delegate is made, which takes its
+    /// function pointers as the slots' originals, except the first `firstMemberSize` bytes: those are
+    /// recorded, to be written last.
     func append(
+        initial: UnsafeRawPointer? = nil, firstMemberSize: Int = 0,
         makeDelegate: (UnsafeMutableRawPointer) -> Delegate, fill: (Delegate, RecordedRow) throws -> Void
     ) throws -> Int {
         let free = state.withLock { state -> Int? in
@@ -85,8 +98,13 @@ final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Muta
         }
         guard let index = free else { throw DelegateError.entryArrayFull(type: name, capacity: capacity) }
         let record = base + index * stride
-        let delegate = makeDelegate(record)
         let recorded = RecordedRow()
+        if let initial {
+            let first = min(max(firstMemberSize, 0), stride)
+            (record + first).copyMemory(from: initial + first, byteCount: stride - first)
+            if first > 0 { recorded.record(bytes: UnsafeRawBufferPointer(start: initial, count: first), at: 0) }
+        }
+        let delegate = makeDelegate(record)
         do {
             try fill(delegate, recorded)
         } catch {
@@ -115,10 +133,18 @@ final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Muta
 final class RecordedRow {
     private var writes: [(offset: Int, write: (UnsafeMutableRawPointer) -> Void)] = []
 
-    /// Records writing `value` at `offset` of the record; a later write of the same member wins.
-    func record<Value: BitwiseCopyable>(_ value: Value, at offset: Int) {
+    /// Records writing `value`, of a trivial type, at `offset` of the record; a later write of the same
+    /// member wins.
+    func record<Value>(_ value: Value, at offset: Int) {
         writes.removeAll { $0.offset == offset }
         writes.append((offset, { ($0 + offset).storeBytes(of: value, as: Value.self) }))
+    }
+
+    /// Records writing a copy of `bytes` at `offset`.
+    func record(bytes: UnsafeRawBufferPointer, at offset: Int) {
+        let copy = Array(bytes)
+        writes.removeAll { $0.offset == offset }
+        writes.append((offset, { record in copy.withUnsafeBytes { (record + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }))
     }
 
     /// Writes every member recorded into `record`, the one at offset 0 last, after a release fence, when

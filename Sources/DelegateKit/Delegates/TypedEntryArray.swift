@@ -70,8 +70,36 @@ public final class TypedEntryArray<Entry>: @unchecked Sendable {  // Its state i
     /// as it was.
     @discardableResult
     public func append(_ fill: (Row) throws -> Void) throws -> Int {
+        try append(from: nil, fill)
+    }
+
+    /// Appends `record` as a row, and returns its index: for rows of values only, written as the
+    /// initializer the struct imports with spells them.
+    ///
+    /// ```swift
+    /// try slots.append(PyType_Slot(slot: Py_tp_methods, pfunc: UnsafeMutableRawPointer(methods.baseAddress)))
+    /// ```
+    ///
+    /// Its first member is written last, as for a row a fill closure fills. Throws
+    /// ``DelegateError/entryArrayFull(type:capacity:)`` when every row is taken.
+    @discardableResult
+    public func append(_ record: Entry) throws -> Int {
+        try append(record) { _ in }
+    }
+
+    /// Appends a row that starts as `record` and that `fill` completes, and returns its index: a function
+    /// pointer `record` holds is the bottom of its slot's stack, as in a table the delegate fills in
+    /// place, and what `fill` sets or implements goes over it. Throws as the `append` of a fill closure alone does.
+    @discardableResult
+    public func append(_ record: Entry, _ fill: (Row) throws -> Void) throws -> Int {
+        try withUnsafeBytes(of: record) { try append(from: $0.baseAddress, fill) }
+    }
+
+    private func append(from record: UnsafeRawPointer?, _ fill: (Row) throws -> Void) throws -> Int {
         let origin = origin
+        let first = ReflectedTable.of(Entry.self).descriptor.members.first?.type.size ?? 0
         return try rows.append(
+            initial: record, firstMemberSize: first,
             makeDelegate: {
                 TypedDelegate(for: Entry.self, filling: $0.assumingMemoryBound(to: Entry.self), file: origin.file, line: origin.line)
             },
@@ -97,9 +125,45 @@ public final class TypedEntryArray<Entry>: @unchecked Sendable {  // Its state i
         /// Sets the data member `member` to `value` (written when the fill closure returns).
         ///
         /// Throws ``DelegateError/notAField(_:protocol:signature:)`` for a function-pointer member, which
-        /// takes a closure through ``delegate``.
-        public func setField<Value: BitwiseCopyable>(_ member: WritableKeyPath<Entry, Value>, _ value: Value) throws {
+        /// takes a closure through ``delegate`` (or ``setField(_:holding:)``), and
+        /// ``DelegateError/notTrivial(type:)`` for a value C could not copy (one holding a Swift reference).
+        public func setField<Value>(_ member: WritableKeyPath<Entry, Value>, _ value: Value) throws {
+            guard _isPOD(Value.self) else { throw DelegateError.notTrivial(type: String(reflecting: Value.self)) }
             recorded.record(value, at: try ReflectedTable.dataOffset(member))
+        }
+
+        /// Sets the member `member` to `closure`'s function pointer, which the array keeps as long as it
+        /// lives; for a member C calls as another type than it declares, so that the row's delegate, whose
+        /// check is the member's type, refuses the closure: CPython's `ml_meth` holding a function of
+        /// three arguments for `METH_KEYWORDS`, a `void *` holding a function (`PyType_Slot`'s `pfunc`).
+        ///
+        /// ```swift
+        /// try row.setField(\.ml_flags, METH_VARARGS | METH_KEYWORDS)
+        /// try row.setField(\.ml_meth, holding: CClosure { (module: PyObjectPointer, arguments: PyObjectPointer, keywords: PyObjectPointer) in … })
+        /// ```
+        ///
+        /// Nothing checks what C calls the pointer as (see
+        /// ``CFunctionPointerConvertible/functionPointer(erasedAs:)``), and the member is written as data:
+        /// not a slot the delegate changes. Throws
+        /// ``DelegateError/invalidMember(_:protocol:reason:)`` when the member is neither a C function
+        /// pointer nor a raw pointer.
+        public func setField<Value>(_ member: WritableKeyPath<Entry, Value>, holding closure: CClosure) throws {
+            guard let offset = MemoryLayout<Entry>.offset(of: member) else {
+                throw DelegateError.invalidMember("\(member)", protocol: String(describing: Entry.self), reason: "it is not a stored member of the struct")
+            }
+            switch Value.self {
+            case is UnsafeMutableRawPointer?.Type, is UnsafeRawPointer?.Type, is OpaquePointer?.Type:
+                recorded.record(closure.address, at: offset)
+            default:
+                do {
+                    recorded.record(try closure.functionPointer(erasedAs: Value.self), at: offset)
+                } catch {
+                    throw DelegateError.invalidMember(
+                        "\(member)", protocol: String(describing: Entry.self),
+                        reason: "it holds a `\(String(reflecting: Value.self))`, not a C function pointer or a raw pointer")
+                }
+            }
+            rows.keep(closure)
         }
 
         /// Sets the `const char *` member `member` to a copy of `string`, which the array keeps as long as

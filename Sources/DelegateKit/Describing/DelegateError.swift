@@ -72,7 +72,7 @@ public enum DelegateError: Error, Hashable, Sendable {
     /// ``CFunction/call(catchingJumpsTo:_:returning:)->JumpOutcome<R>`` was given a ``JumpTarget`` that another call
     /// catching jumps still uses; a jump would reach only one of them. Carries the function's name.
     case jumpTargetInUse(function: String)
-    /// ``EntryArray/append(_:)`` or ``TypedEntryArray/append(_:)`` found every row of the array's capacity
+    /// `append` of an ``EntryArray`` or a ``TypedEntryArray`` found every row of the array's capacity
     /// taken: its memory never moves while C may hold it, so it cannot grow. Carries the array's type and
     /// capacity.
     case entryArrayFull(type: String, capacity: Int)
