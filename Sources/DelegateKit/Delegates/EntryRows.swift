@@ -24,11 +24,15 @@ final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Muta
     /// The array's type as messages name it (`TypedEntryArray<luaL_Reg>`).
     let name: String
 
+    /// What a record is: free (zero), taken by an append whose fill runs, or a finished row.
+    private enum Record {
+        case free, filling, row(Delegate)
+
+        var isFree: Bool { if case .free = self { true } else { false } }
+    }
+
     private struct State {
-        /// Per record: its row's delegate once its fill has finished.
-        var delegates: [Delegate?]
-        /// Per record: whether an append has it (filling or finished).
-        var taken: [Bool]
+        var records: [Record]
         /// Every C string a row was given, kept until the array goes: C may have copied the pointer
         /// (CPython keeps a method's `ml_name`), so a replaced one stays too.
         var strings: [UnsafeMutablePointer<CChar>] = []
@@ -46,28 +50,35 @@ final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Muta
         let bytes = stride * (self.capacity + 1)
         base = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: alignment)
         base.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
-        state = Locked(State(delegates: Array(repeating: nil, count: self.capacity), taken: Array(repeating: false, count: self.capacity)))
+        state = Locked(State(records: Array(repeating: .free, count: self.capacity)))
     }
 
     deinit {
         // Each delegate releases its closures; a delegate filling memory it does not own never touches
         // that memory as it goes, so the memory goes after them.
-        let (delegates, strings, closures) = state.withLock { state in
-            defer { state.delegates = []; state.strings = []; state.closures = [] }
-            return (state.delegates, state.strings, state.closures)
+        let (records, strings, closures) = state.withLock { state in
+            defer { state = State(records: []) }
+            return (state.records, state.strings, state.closures)
         }
-        _ = consume delegates
+        _ = consume records
         _ = consume closures
         strings.forEach { free($0) }
         base.deallocate()
     }
 
-    /// The rows C sees: those before the first record not finished.
+    /// The rows C sees: those before the first record that is not a finished row.
     var delegates: [Delegate] {
-        state.withLock { state in Array(state.delegates.prefix { $0 != nil }.map { $0! }) }
+        state.withLock { state in
+            var rows: [Delegate] = []
+            for record in state.records {
+                guard case .row(let delegate) = record else { break }
+                rows.append(delegate)
+            }
+            return rows
+        }
     }
 
-    var count: Int { state.withLock { state in state.delegates.prefix { $0 != nil }.count } }
+    var count: Int { delegates.count }
 
     /// A copy of `string` as a C string, alive as long as the array.
     func keep(_ string: String) -> UnsafePointer<CChar> {
@@ -92,8 +103,8 @@ final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Muta
         makeDelegate: (UnsafeMutableRawPointer) -> Delegate, fill: (Delegate, RecordedRow) throws -> Void
     ) throws -> Int {
         let free = state.withLock { state -> Int? in
-            guard let index = state.taken.firstIndex(of: false) else { return nil }
-            state.taken[index] = true
+            guard let index = state.records.firstIndex(where: \.isFree) else { return nil }
+            state.records[index] = .filling
             return index
         }
         guard let index = free else { throw DelegateError.entryArrayFull(type: name, capacity: capacity) }
@@ -110,17 +121,20 @@ final class EntryRows<Delegate: DynamicDelegate>: @unchecked Sendable {  // Muta
         } catch {
             // The record is the terminator again before the delegate, and its closures, go.
             record.initializeMemory(as: UInt8.self, repeating: 0, count: stride)
-            state.withLock { $0.taken[index] = false }
+            state.withLock { $0.records[index] = .free }
             throw error
         }
         recorded.write(to: record, firstMemberLast: true)
-        state.withLock { $0.delegates[index] = delegate }
+        state.withLock { $0.records[index] = .row(delegate) }
         return index
     }
 
     /// Runs `fill` on the row at `index`, then writes the data members it recorded.
     func update(_ index: Int, fill: (Delegate, RecordedRow) throws -> Void) throws {
-        let row = state.withLock { state in state.delegates.indices.contains(index) ? state.delegates[index] : nil }
+        let row = state.withLock { state -> Delegate? in
+            guard state.records.indices.contains(index), case .row(let delegate) = state.records[index] else { return nil }
+            return delegate
+        }
         guard let row else { throw DelegateError.entryArrayIndex(type: name, index: index, count: count) }
         let recorded = RecordedRow()
         try fill(row, recorded)

@@ -34,6 +34,8 @@
 public final class TypedEntryArray<Entry>: @unchecked Sendable {  // Its state is its rows'.
     private let rows: EntryRows<TypedDelegate<Entry>>
     private let origin: SourceLocation
+    /// The size of `Entry`'s first member, which a new row's record writes last.
+    private let firstMemberSize: Int
 
     /// An empty array of at most `capacity` rows of `Entry`, a C struct Swift imports: every record zero.
     ///
@@ -44,6 +46,7 @@ public final class TypedEntryArray<Entry>: @unchecked Sendable {  // Its state i
             name: "TypedEntryArray<\(String(describing: entry))>", size: MemoryLayout<Entry>.size,
             alignment: MemoryLayout<Entry>.alignment, capacity: capacity)
         origin = SourceLocation(file: file, line: line)
+        firstMemberSize = ReflectedTable.of(entry).descriptor.members.first?.type.size ?? 0
         CallbackScope.adopt(self)
     }
 
@@ -97,9 +100,8 @@ public final class TypedEntryArray<Entry>: @unchecked Sendable {  // Its state i
 
     private func append(from record: UnsafeRawPointer?, _ fill: (Row) throws -> Void) throws -> Int {
         let origin = origin
-        let first = ReflectedTable.of(Entry.self).descriptor.members.first?.type.size ?? 0
         return try rows.append(
-            initial: record, firstMemberSize: first,
+            initial: record, firstMemberSize: firstMemberSize,
             makeDelegate: {
                 TypedDelegate(for: Entry.self, filling: $0.assumingMemoryBound(to: Entry.self), file: origin.file, line: origin.line)
             },
@@ -148,9 +150,7 @@ public final class TypedEntryArray<Entry>: @unchecked Sendable {  // Its state i
         /// ``DelegateError/invalidMember(_:protocol:reason:)`` when the member is neither a C function
         /// pointer nor a raw pointer.
         public func setField<Value>(_ member: WritableKeyPath<Entry, Value>, holding closure: CClosure) throws {
-            guard let offset = MemoryLayout<Entry>.offset(of: member) else {
-                throw DelegateError.invalidMember("\(member)", protocol: String(describing: Entry.self), reason: "it is not a stored member of the struct")
-            }
+            let offset = try ReflectedTable.storedOffset(member)
             switch Value.self {
             case is UnsafeMutableRawPointer?.Type, is UnsafeRawPointer?.Type, is OpaquePointer?.Type:
                 recorded.record(closure.address, at: offset)

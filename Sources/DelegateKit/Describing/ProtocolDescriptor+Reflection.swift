@@ -111,9 +111,7 @@ struct ReflectedTable: Sendable {
         let descriptor = table.descriptor
         try descriptor.validate()
         let path = "\(member)"
-        guard let offset = MemoryLayout<Table>.offset(of: member) else {
-            throw DelegateError.invalidMember(path, protocol: descriptor.name, reason: "it is not a stored member of the struct")
-        }
+        let offset = try storedOffset(member)
         guard let method = descriptor.methods.first(where: { $0.offset == offset }),
             let expected = table.functionTypes[offset]
         else {
@@ -208,11 +206,19 @@ extension ReflectedTable {
     static func dataOffset<Table, Value>(_ member: KeyPath<Table, Value>) throws -> Int {
         let descriptor = of(Table.self).descriptor
         try descriptor.validate()
-        guard let offset = MemoryLayout<Table>.offset(of: member) else {
-            throw DelegateError.invalidMember("\(member)", protocol: descriptor.name, reason: "it is not a stored member of the struct")
-        }
+        let offset = try storedOffset(member)
         if let method = descriptor.methods.first(where: { $0.offset == offset }) {
             throw DelegateError.notAField(method.name, protocol: descriptor.name, signature: method.signature)
+        }
+        return offset
+    }
+
+    /// The offset of the stored member `member` names; throws
+    /// ``DelegateError/invalidMember(_:protocol:reason:)`` for a key path to a computed property or
+    /// through one.
+    static func storedOffset<Table, Value>(_ member: KeyPath<Table, Value>) throws -> Int {
+        guard let offset = MemoryLayout<Table>.offset(of: member) else {
+            throw DelegateError.invalidMember("\(member)", protocol: of(Table.self).descriptor.name, reason: "it is not a stored member of the struct")
         }
         return offset
     }
