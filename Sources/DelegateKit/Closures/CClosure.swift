@@ -54,20 +54,21 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     @usableFromInline
     convenience init(thunk: CallThunk, joinsScope: Bool = true) throws {
         try self.init(
-            prepared: thunk.prepared, body: thunk.body, handler: CClosure.entry, target: nil,
+            prepared: thunk.prepared, body: thunk.body, handler: thunk.handler?.function ?? CClosure.entry,
+            target: nil, handlerData: thunk.handler?.userData,
             swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: TrampolineShim.bodyEntry, opaque: thunk.opaque,
             direct: thunk.direct)
         if joinsScope { CallbackScope.adopt(self) }
     }
 
-    /// A closure whose calls go to `handler` with `target` (or, without one, this closure) as user data;
+    /// A closure whose calls go to `handler` with `handlerData`, or `target`, or this closure as user data;
     /// or, when the signature takes the register path and `registerEntry` is given, to `registerEntry`
     /// with the same context (or ``registers``' words, for an entry that takes them); or, given `direct`,
     /// to its own entry with its own context; or, given `opaque` (whose body ``registers`` is, and keeps
     /// it alive), to `cffi_call_opaque` with its record.
     init(
         prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: LibffiShim.Handler, target: AnyObject?,
-        swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: RegisterEntry? = nil,
+        handlerData: UnsafeMutableRawPointer? = nil, swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: RegisterEntry? = nil,
         opaque: OpaqueCall? = nil, direct: _DirectEntry? = nil
     ) throws {
         self.prepared = prepared
@@ -91,7 +92,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
             code.setUserData(toWordsOf: registers)
         } else {
             directContext = nil
-            code.setUserData(Unmanaged.passUnretained(target ?? self).toOpaque())  // `self` exists only now
+            code.setUserData(handlerData ?? Unmanaged.passUnretained(target ?? self).toOpaque())  // `self` exists only now
         }
     }
 

@@ -25,11 +25,21 @@ struct CallThunk: Sendable {
     /// The register form as a call of `cffi_call_opaque`, which a ``CClosure`` enters directly (see
     /// ``OpaqueBody``); ``registers`` is then its ``OpaqueCall/body``.
     let opaque: OpaqueCall?
+    /// libffi's handler for ``body``'s work done in C, where there is one (``PackFunction``): what a
+    /// ``CClosure`` or a slot gives libffi instead of a Swift handler that calls ``body``.
+    let handler: Handler?
+
+    /// A handler in C and its user data, which ``body`` keeps valid as long as it lives.
+    @usableFromInline
+    struct Handler: @unchecked Sendable {  // The user data is only read, by the handler.
+        let function: LibffiShim.Handler
+        let userData: UnsafeMutableRawPointer
+    }
 
     @usableFromInline
     init(
         prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, opaque: OpaqueCall? = nil,
-        direct: _DirectEntry? = nil, body: @escaping ArrayBody
+        direct: _DirectEntry? = nil, handler: Handler? = nil, body: @escaping ArrayBody
     ) {
         self.prepared = prepared
         self.swiftType = swiftType
@@ -37,6 +47,7 @@ struct CallThunk: Sendable {
         hasRegisters = registers != nil
         self.opaque = opaque
         self.direct = direct
+        self.handler = handler
         self.body = body
     }
 
@@ -63,7 +74,7 @@ struct CallThunk: Sendable {
     func entering(_ direct: _DirectEntry) -> CallThunk {
         CallThunk(
             prepared: prepared, swiftType: swiftType, registers: hasRegisters ? registers : nil, opaque: opaque, direct: direct,
-            body: body)
+            handler: handler, body: body)
     }
 
     /// The thunk for a closure with typed arguments, of more than the fixed-arity overloads take: it runs
@@ -119,7 +130,7 @@ struct CallThunk: Sendable {
         let signature = try CSignature.of(returning: returnType(), repeat (each A).self)
         let swiftType = ((repeat each A) -> R).self
         let widening = signature.returnType.widening
-        guard let function = PackFunction.make(closure) else {
+        guard let function = PackFunction.make(closure, widening: widening) else {
             return try CallThunk(signature: signature, swiftType: swiftType) { result, arguments in byArgument(result, arguments, widening) }
         }
         return try function.thunk(signature, swiftType: swiftType)

@@ -13,12 +13,20 @@
 /// The value lives in a ``Storage`` of its own (a struct of one stored property, whose address is the
 /// value's): a function value of a pack type cannot be handed to a generic parameter to be read, and a
 /// struct's layout, unlike a class's, puts its one property at its start.
+///
+/// A call that enters by libffi's array (libffi's entry, or `cffi_enter_array`) runs no Swift code before
+/// the closure's thunk: the closure's handler is `cffi_pack_handler` (`CFFIShim/Libffi/PackFunction.c`),
+/// given a record of the function's words and result type, which this object owns.
 @usableFromInline
 final class PackFunction: @unchecked Sendable {  // Written once, in init.
     /// The stored closure's two words, its code and its context, in pack form.
     private let words: UnsafeMutableRawPointer
     /// Destroys and frees ``words``' storage, which only the generic initializer knows the type of.
     private let destroy: @Sendable (UnsafeMutableRawPointer) -> Void
+    /// How a result narrower than a register is widened for libffi.
+    private let widening: ReturnWidening
+    /// The user data of ``LibffiShim/packHandler``: ``words`` and ``widening``.
+    private let call: UnsafeMutableRawPointer
 
     /// Where the closure is stored: its one property is at the struct's address.
     @usableFromInline
@@ -29,17 +37,19 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
         init(_ closure: @escaping (repeat each A) -> R) { self.closure = closure }
     }
 
-    /// Keeps `closure` in pack form, or returns nil where libffi's array may not suit it: an argument
+    /// Keeps `closure` in pack form, its result widened as `widening` says, or returns nil where libffi's array may not suit it: an argument
     /// type aligned to more than 8 bytes, whose copy libffi does not promise to align (a struct passed on
     /// the stack, a `long double`), while the closure's thunk may read it with aligned instructions.
     @inlinable
-    static func make<each A: CValue, R>(_ closure: @escaping @Sendable (repeat each A) -> R) -> PackFunction? {
+    static func make<each A: CValue, R>(
+        _ closure: @escaping @Sendable (repeat each A) -> R, widening: ReturnWidening
+    ) -> PackFunction? {
         for type in repeat (each A).self {
             guard alignment(of: type) <= 8 else { return nil }
         }
         let storage = UnsafeMutablePointer<Storage<repeat each A, R>>.allocate(capacity: 1)
         storage.initialize(to: Storage(closure))
-        return PackFunction(words: UnsafeMutableRawPointer(storage)) {
+        return PackFunction(words: UnsafeMutableRawPointer(storage), widening: widening) {
             $0.assumingMemoryBound(to: Storage<repeat each A, R>.self).deinitialize(count: 1)
             $0.deallocate()
         }
@@ -49,26 +59,33 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     static func alignment<T>(of _: T.Type) -> Int { MemoryLayout<T>.alignment }
 
     @usableFromInline
-    init(words: UnsafeMutableRawPointer, destroy: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) {
+    init(words: UnsafeMutableRawPointer, widening: ReturnWidening, destroy: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) {
         self.words = words
+        self.widening = widening
         self.destroy = destroy
+        call = LibffiShim.makePackCall(function: words, widening: widening)
     }
 
-    deinit { destroy(words) }
+    deinit {
+        LibffiShim.freePackCall(call)
+        destroy(words)
+    }
 
-    /// The thunk of this closure, of `signature`: its body and, where the signature takes registers, its
-    /// register form.
+    /// The thunk of this closure, of `signature`: its body, its handler in C and, where the signature
+    /// takes registers, its register form.
     @usableFromInline
     func thunk(_ signature: CSignature, swiftType: Any.Type) throws -> CallThunk {
         let prepared = try PreparedSignature.prepared(signature)
         let opaque = opaqueCall(prepared)
         return CallThunk(
-            prepared: prepared, swiftType: swiftType, registers: opaque?.body, opaque: opaque, body: body(signature.returnType.widening))
+            prepared: prepared, swiftType: swiftType, registers: opaque?.body, opaque: opaque,
+            handler: CallThunk.Handler(function: LibffiShim.packHandler, userData: call), body: body)
     }
 
     /// Calls the closure with libffi's array as its pack, then widens a result narrower than a register as
-    /// libffi expects. It holds this object, and so the closure, as long as it lives.
-    private func body(_ widening: ReturnWidening) -> CallThunk.ArrayBody {
+    /// libffi expects: what callers of ``CallThunk/body`` run (``handler`` does the same in C). It holds
+    /// this object, and so the closure, as long as it lives.
+    private var body: CallThunk.ArrayBody {
         { [self] result, arguments in
             call(arguments, result)
             widening.apply(to: result)

@@ -105,6 +105,33 @@ enum LibffiShim {
         cffi_closure_in_table(closure) != 0
     }
 
+    /// The handler of a closure in pack form (``PackFunction``), whose user data is a record
+    /// ``makePackCall(function:widening:)`` made: libffi's entry reaches the closure's thunk through C alone.
+    static var packHandler: Handler { cffi_pack_handler }
+
+    /// A record for ``packHandler``: the pack-form function value's two words at `function`, its result
+    /// widened as `widening` says. Free it with ``freePackCall(_:)``.
+    static func makePackCall(function: UnsafeRawPointer, widening: ReturnWidening) -> UnsafeMutableRawPointer {
+        let resultType: Int32
+        switch widening {
+        case .none: resultType = FFI_TYPE_VOID  // nothing to widen, whatever the result is
+        case .signExtend8: resultType = FFI_TYPE_SINT8
+        case .signExtend16: resultType = FFI_TYPE_SINT16
+        case .signExtend32: resultType = FFI_TYPE_SINT32
+        case .zeroExtend8: resultType = FFI_TYPE_UINT8
+        case .zeroExtend16: resultType = FFI_TYPE_UINT16
+        case .zeroExtend32: resultType = FFI_TYPE_UINT32
+        }
+        let call = UnsafeMutablePointer<cffi_pack_call>.allocate(capacity: 1)
+        call.initialize(to: cffi_pack_call(function: function, result_type: UInt32(resultType)))
+        return UnsafeMutableRawPointer(call)
+    }
+
+    /// Frees a record ``makePackCall(function:widening:)`` made.
+    static func freePackCall(_ call: UnsafeMutableRawPointer) {
+        call.assumingMemoryBound(to: cffi_pack_call.self).deallocate()
+    }
+
     /// Stores `value` at `address` as C's `long double`, exactly (on aarch64 a quad, which Swift has no
     /// type for).
     static func storeLongDouble(_ value: Double, to address: UnsafeMutableRawPointer) {

@@ -4,13 +4,22 @@ final class PlainClosure: Sendable {
     let body: CallThunk.ArrayBody
     /// The call in register form, for a slot whose signature takes registers (see ``RegisterPath``).
     let registers: RegisterBody
+    /// The thunk's handler in C, where it has one; else ``entry`` runs ``body``.
+    private let handler: CallThunk.Handler?
 
     init(_ thunk: CallThunk) {
         body = thunk.body
         registers = thunk.registerForm()
+        handler = thunk.handler
     }
 
-    /// The handler a published ``SlotStub`` runs, with this object (unretained) as user data.
+    /// What a published ``SlotStub`` entered by libffi's array runs, and its user data: the thunk's handler
+    /// in C, or ``entry`` with this object, unretained (valid while this object lives).
+    var libffiHandler: (function: LibffiShim.Handler, userData: UnsafeMutableRawPointer) {
+        handler.map { ($0.function, $0.userData) } ?? (PlainClosure.entry, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The handler that runs ``body``, with a `PlainClosure` (unretained) as user data.
     static let entry: LibffiShim.Handler = { _, result, arguments, userData in
         Unmanaged<PlainClosure>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.body(result.unsafelyUnwrapped, arguments ?? noArguments)

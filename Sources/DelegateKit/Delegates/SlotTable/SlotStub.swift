@@ -55,8 +55,13 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     /// Makes calls run `body` once published. Only while retired and idle: no call reads the guard's
     /// handler then, and publishing orders these writes before any call that sees the guard published.
     func bind(_ body: PlainClosure) {
-        guardian.pointee.handler = PlainClosure.entry
-        guardian.pointee.user_data = Unmanaged.passUnretained(body).toOpaque()
+        if code.entersInRegisters {
+            // The register entry (`enterStub`) reads the user data as the closure itself.
+            guardian.pointee.handler = PlainClosure.entry
+            guardian.pointee.user_data = Unmanaged.passUnretained(body).toOpaque()
+        } else {
+            (guardian.pointee.handler, guardian.pointee.user_data) = body.libffiHandler
+        }
         #if DEBUG
         let words = body.registers.words  // valid while `body` holds its register form
         guardian.pointee.registers = (words.code, words.context)
