@@ -30,7 +30,12 @@ Run: python3 Scripts/generate-overloads.py   (then commit the output)
 """
 import pathlib
 
-MAX = 6
+# Eight: a callback of up to eight floating-point arguments (and five integers beside them on x86_64, eight
+# on aarch64) takes registers only, where a closure in pack form pays for an array of addresses a call.
+MAX = 8
+# A debug build calls a closure of at most this many arguments through `cffi_call_opaque`, each address in a
+# register (OpaqueBody); past it, in pack form (PackFunction), which runs no generic code per call either.
+OPAQUE_MAX = 6
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "Sources" / "DelegateKit"
 # The script as the headers name it: its path in the repository.
@@ -66,7 +71,11 @@ def typed_thunk_body(n, void):
     """The body of `CallThunk.typed` for a closure of n arguments of types A0... returning R (or Void).
     Both forms capture only `captured`, one object, which Swift then passes as each function's context as
     it is: one allocation where a context per form would be two. The same object is the closure's own
-    register entry when its types are one of the common shapes (see `SHAPES`)."""
+    register entry when its types are one of the common shapes (see `SHAPES`).
+
+    A debug build runs no generic code per call: up to OPAQUE_MAX arguments it calls the closure through
+    `cffi_call_opaque` (OpaqueBody), past it in pack form (PackFunction), as the variadic overloads do; the
+    straight-line register form is an optimized build's."""
     _, _, args, _, _, _ = arity(n)
     prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
     key = "returnType.scalarCode"
@@ -82,26 +91,24 @@ def typed_thunk_body(n, void):
     types = ", ".join(f"A{i}" for i in range(n))
     make = (f"let captured = CapturedVoid{n}{'<' + types + '>' if n else ''}(closure)" if void
             else f"let captured = Captured{n}<{', '.join([types, 'R']) if n else 'R'}>(closure, returnType.widening)")
+    return_type = "CType.void" if void else "try R.checkedCType()"
+    result_agrees = "" if void else " && registerClassAgrees(R.self, returnType)"
     if void:
-        return f"""        let returnType = CType.void
-{prepare}
-        {make}
-        #if DEBUG
-        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
-        #else
-        let opaque: OpaqueCall? = nil
-        #endif
-        var registers = opaque?.body
-        if registers == nil && prepared.takesRegisters{agree} {{
-            registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                {reg_var}captured.closure({reg_args})
-                return .zero
-            }}
-        }}
-        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, direct: captured.directEntry) {{ [captured] _, arguments in
+        register_call = f"""                {reg_var}captured.closure({reg_args})
+                return .zero"""
+        array_call = f"""{{ [captured] _, arguments in
             captured.closure({args})
         }}"""
-    return f"""        let returnType = try R.checkedCType()
+    else:
+        register_call = f"""                {reg_var}return registerResult(captured.closure({reg_args}))"""
+        array_call = f"""{{ [captured] result, arguments in
+            storeResult(captured.closure({args}), to: result, captured.widening)
+        }}"""
+    register_body = f"""RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+{register_call}
+            }}"""
+    if n <= OPAQUE_MAX:
+        return f"""        let returnType = {return_type}
 {prepare}
         {make}
         #if DEBUG
@@ -110,13 +117,30 @@ def typed_thunk_body(n, void):
         let opaque: OpaqueCall? = nil
         #endif
         var registers = opaque?.body
-        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType){agree} {{
-            registers = RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                {reg_var}return registerResult(captured.closure({reg_args}))
-            }}
+        if registers == nil && prepared.takesRegisters{result_agrees}{agree} {{
+            registers = {register_body}
         }}
-        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, direct: captured.directEntry) {{ [captured] result, arguments in
-            storeResult(captured.closure({args}), to: result, captured.widening)
+        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, direct: captured.directEntry) {array_call}"""
+    # Past OPAQUE_MAX arguments the fixed arity serves an optimized build's register form. Where the
+    # arguments do not all arrive in registers, libffi's array (or the array entry's) is handed to the
+    # closure element by element (PackFunction.spreading). A debug build runs the closure in pack form, as
+    # the variadic overloads do, which runs no generic code per call either.
+    store = f"closure({args})" if void else f"storeResult(closure({args}), to: result, widening)"
+    nested_array_call = array_call.replace("\n", "\n    ")
+    aligned = " && ".join(f"PackFunction.alignment(of: A{i}.self) <= 8" for i in range(n))
+    return f"""        #if !DEBUG
+        let returnType = {return_type}
+{prepare}
+        if prepared.takesRegisters{result_agrees}{agree} {{
+            {make}
+            return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, direct: captured.directEntry) {nested_array_call}
+        }}
+        if {aligned} {{
+            return try PackFunction.spreading(closure, count: {n}, widening: returnType.widening).thunk(prepared.signature, swiftType: ({fn}).self)
+        }}
+        #endif
+        return try packed(closure, returning: {return_type}) {{ {"_, arguments, _" if void else "result, arguments, widening"} in
+            {store}
         }}"""
 
 

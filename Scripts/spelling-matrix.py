@@ -47,7 +47,7 @@ class Shape:
         return ", ".join(t for _, t in self.params)
 
 
-# The six shapes with an entry of their own, and common generic ones.
+# The six shapes with an entry of their own, common generic ones, and two of many parameters.
 SHAPES = [
     Shape("comparator", "int (const void *, const void *)", [("a", "UnsafeRawPointer?"), ("b", "UnsafeRawPointer?")],
           "Int32", "probe.compare(a, b)", "probe.int32", "comparator"),
@@ -65,6 +65,13 @@ SHAPES = [
     Shape("sum", "int64_t (int64_t, int64_t)", [("a", "Int64"), ("b", "Int64")], "Int64", "a &+ b", "probe.int64"),
     Shape("scale", "double (double)", [("x", "Double")], "Double", "x * probe.factor", "probe.factor"),
     Shape("handle", "int (struct opaque *)", [("handle", "OpaquePointer?")], "Int32", "probe.close(handle)", "probe.int32"),
+    # Seven and eight parameters: the fixed-arity overloads' last two arities, past which the variadic
+    # (pack) overloads take the closure. Every argument in a register; and one on the caller's stack.
+    Shape("weigh", "double (double, double, double, double, double, double, double)",
+          [(n, "Double") for n in "abcdefg"], "Double", "a * probe.factor + g", "probe.factor"),
+    Shape("element", "void (void *, int, int, int, int, int, int, int)",
+          [("p", "UnsafeMutableRawPointer?")] + [(n, "Int32") for n in "abcdefg"], "Void", "probe.free(p)",
+          "probe.free(nil)"),
 ]
 
 # Variadic shapes, `R (A…, ...)`: the closure's last parameter is the rest of the arguments. Only the entry
@@ -431,16 +438,7 @@ final class SpellingProbe: Sendable {
 
 /// The shapes as a C table: a struct of `@convention(c)` members, for the key-path entry points.
 struct SpellingTable {
-    var comparator: (@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Int32)?
-    var destroy: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
-    var context: (@convention(c) (UnsafeMutableRawPointer?) -> Int32)?
-    var threadStart: (@convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?)?
-    var busy: (@convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32)?
-    var foreach: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void)?
-    var tick: (@convention(c) () -> Void)?
-    var sum: (@convention(c) (Int64, Int64) -> Int64)?
-    var scale: (@convention(c) (Double) -> Double)?
-    var handle: (@convention(c) (OpaquePointer?) -> Int32)?
+%TABLE%
 }
 
 /// The same table for the by-name entry points.
@@ -542,7 +540,8 @@ def prelude():
     descriptor = ",\n".join(
         f'    MethodDescriptor(name: "{s.name}", signature: try! CSignature(parsing: "{s.c}"))' for s in SHAPES + VARIADIC_SHAPES)
     slots = "\n".join(f'    @Slot("{s.name}") var {s.name}: (({s.types}) -> {s.result})?' for s in SHAPES)
-    return PRELUDE.replace("%DESCRIPTOR%", descriptor).replace("%SLOTS%", slots)
+    table = "\n".join(f"    var {s.name}: (@convention(c) ({s.types}) -> {s.result})?" for s in SHAPES)
+    return PRELUDE.replace("%DESCRIPTOR%", descriptor).replace("%SLOTS%", slots).replace("%TABLE%", table)
 
 
 # What a case's code may use besides the prelude, made anew for each case by the test that runs it.

@@ -221,6 +221,47 @@ cffi_call_pack:
         .cfi_endproc
         .size cffi_call_pack, . - cffi_call_pack
 
+        /* cffi_call_spread (Trampolines.h) on x86_64: the function value's words in rdi, the argument
+           array in rsi, the count (7 or 8) in rdx, the result's address in rcx. The addresses past the
+           sixth go in the two stack words under the return address (the second a pad for seven), so the
+           stack is 16-aligned at the call. */
+        .globl cffi_call_spread
+        .hidden cffi_call_spread
+        .type cffi_call_spread, @function
+        .p2align 4
+cffi_call_spread:
+        .cfi_startproc
+        endbr64
+        pushq %r13
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %r13, 0
+        subq $16, %rsp
+        .cfi_adjust_cfa_offset 16
+        movq (%rdi), %r11
+        movq 8(%rdi), %r13
+        movq %rcx, %rax
+        movq 48(%rsi), %r10
+        movq %r10, 0(%rsp)
+        cmpq $8, %rdx
+        jb 1f
+        movq 56(%rsi), %r10
+        movq %r10, 8(%rsp)
+1:      movq 0(%rsi), %rdi
+        movq 16(%rsi), %rdx
+        movq 24(%rsi), %rcx
+        movq 32(%rsi), %r8
+        movq 40(%rsi), %r9
+        movq 8(%rsi), %rsi
+        callq *%r11
+        addq $16, %rsp
+        .cfi_adjust_cfa_offset -16
+        popq %r13
+        .cfi_adjust_cfa_offset -8
+        .cfi_restore %r13
+        retq
+        .cfi_endproc
+        .size cffi_call_spread, . - cffi_call_spread
+
         /* cffi_enter_array and cffi_enter_array_composite (Trampolines.h) on x86_64: the
            cffi_array_entry in r10, where a STATIC_CHAIN slot puts its context. A frame of the entry's
            `frame` bytes under the saved rbp: rdi..r9 at 0, xmm0..xmm7 at 48, the result words at 112
@@ -532,6 +573,40 @@ cffi_call_pack:
         ret
         .cfi_endproc
         .size cffi_call_pack, . - cffi_call_pack
+
+        /* cffi_call_spread (Trampolines.h) on AAPCS64: the function value's words in x0, the argument
+           array in x1, the count (7 or 8) in x2, the result's address in x3. Every address fits a
+           register (x0-x7); the result's goes in x8, the context in x20 (the caller's kept on the stack). */
+        .globl cffi_call_spread
+        .hidden cffi_call_spread
+        .type cffi_call_spread, %function
+        .p2align 4
+cffi_call_spread:
+        .cfi_startproc
+        BTI_C
+        stp x20, x30, [sp, #-16]!
+        .cfi_def_cfa_offset 16
+        .cfi_offset x20, -16
+        .cfi_offset x30, -8
+        ldp x16, x20, [x0]
+        mov x8, x3
+        mov x9, x1
+        mov x10, x2
+        ldp x0, x1, [x9]
+        ldp x2, x3, [x9, #16]
+        ldp x4, x5, [x9, #32]
+        ldr x6, [x9, #48]
+        cmp x10, #8
+        b.lo 1f
+        ldr x7, [x9, #56]
+1:      blr x16
+        ldp x20, x30, [sp], #16
+        .cfi_def_cfa_offset 0
+        .cfi_restore x20
+        .cfi_restore x30
+        ret
+        .cfi_endproc
+        .size cffi_call_spread, . - cffi_call_spread
 
         /* cffi_call_registers (Trampolines.h) on AAPCS64: the C function in x0, its integer registers in
            x1-x5, its vector registers in place. Calls it with x0-x4 and v0-v7, and returns x0 and d0 as a

@@ -53,11 +53,15 @@ struct SpellingCase: Sendable, CustomTestStringConvertible {
     }
 
     /// The matrix covers what it says: every entry point, and the six shapes with an entry of their own;
-    /// the variadic shapes for the two entry points that take variadic closures (each spelling, and for the
-    /// one that returns a value, a closure returning only a literal).
+    /// the last fixed arities (seven and eight parameters) for every entry point; the variadic shapes for
+    /// the two entry points that take variadic closures (each spelling, and for the one that returns a
+    /// value, a closure returning only a literal).
     @Test func theMatrixCoversEveryEntryPointAndShape() {
         #expect(Set(spellingMatrix.map(\.entryPoint)).count == 16)
-        #expect(Set(spellingMatrix.map(\.shape)).count == 12)
+        #expect(Set(spellingMatrix.map(\.shape)).count == 14)
+        for shape in ["double (double, double, double, double, double, double, double)", "void (void *, int, int, int, int, int, int, int)"] {
+            #expect(Set(spellingMatrix.filter { $0.shape == shape }.map(\.entryPoint)).count == 16, "\(shape)")
+        }
         let variadic = spellingMatrix.filter { $0.shape.hasSuffix("...)") }
         #expect(Set(variadic.map(\.entryPoint)) == ["CClosure", "implement by name"])
         #expect(variadic.count == 2 * 2 * 8 + 2)

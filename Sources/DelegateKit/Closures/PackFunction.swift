@@ -25,6 +25,9 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     private let destroy: @Sendable (UnsafeMutableRawPointer) -> Void
     /// How a result narrower than a register is widened for libffi.
     private let widening: ReturnWidening
+    /// For a closure kept in its most general form (``spreading(_:count:widening:)``), its number of
+    /// parameters, each an address of its own; 0 for one in pack form.
+    private let spread: Int
     /// The user data of ``LibffiShim/packHandler``: ``words`` and ``widening``.
     private let call: UnsafeMutableRawPointer
 
@@ -55,15 +58,36 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
         }
     }
 
+    /// Keeps `closure`, a function value of `count` parameters (seven or eight, whose types
+    /// ``make(_:widening:)`` would accept), in its most general form: each argument by address, so that
+    /// `cffi_call_spread` hands it libffi's array element by element. What a fixed-arity closure of that
+    /// many parameters runs where they do not all arrive in registers: a pack made of it would be a
+    /// second reabstraction thunk in front of its own. Never specialized, so that `closure` arrives as a
+    /// value of an unknown type, which is that form, whatever its type is.
+    @usableFromInline @_semantics("optimize.sil.specialize.generic.never")
+    static func spreading<Function>(_ closure: Function, count: Int, widening: ReturnWidening) -> PackFunction {
+        assert(MemoryLayout<Function>.size == 2 * MemoryLayout<UnsafeRawPointer>.size && (7...8).contains(count))
+        let storage = UnsafeMutablePointer<Function>.allocate(capacity: 1)
+        storage.initialize(to: closure)
+        return PackFunction(words: UnsafeMutableRawPointer(storage), widening: widening, spread: count) {
+            $0.assumingMemoryBound(to: Function.self).deinitialize(count: 1)
+            $0.deallocate()
+        }
+    }
+
     @inlinable
     static func alignment<T>(of _: T.Type) -> Int { MemoryLayout<T>.alignment }
 
     @usableFromInline
-    init(words: UnsafeMutableRawPointer, widening: ReturnWidening, destroy: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) {
+    init(
+        words: UnsafeMutableRawPointer, widening: ReturnWidening, spread: Int = 0,
+        destroy: @escaping @Sendable (UnsafeMutableRawPointer) -> Void
+    ) {
         self.words = words
         self.widening = widening
+        self.spread = spread
         self.destroy = destroy
-        call = LibffiShim.makePackCall(function: words, widening: widening)
+        call = LibffiShim.makePackCall(function: words, spread: spread, widening: widening)
     }
 
     deinit {
@@ -79,15 +103,21 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
         let opaque = opaqueCall(prepared)
         return CallThunk(
             prepared: prepared, swiftType: swiftType, registers: opaque?.body, opaque: opaque,
-            handler: CallThunk.Handler(function: LibffiShim.packHandler, userData: call), body: body)
+            handler: CallThunk.Handler(function: LibffiShim.packHandler(spread: spread != 0), userData: call), body: body)
     }
 
     /// Calls the closure with libffi's array as its pack, then widens a result narrower than a register as
     /// libffi expects: what callers of ``CallThunk/body`` run (``handler`` does the same in C). It holds
     /// this object, and so the closure, as long as it lives.
     private var body: CallThunk.ArrayBody {
-        { [self] result, arguments in
-            call(arguments, result)
+        if spread != 0 {
+            return { [self] result, arguments in
+                TrampolineShim.callSpread(words, arguments, spread, result)
+                widening.apply(to: result)
+            }
+        }
+        return { [self] result, arguments in
+            TrampolineShim.callPack(words, arguments, result)
             widening.apply(to: result)
         }
     }
@@ -96,14 +126,10 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     /// argument registers in a block and calls the closure with the array of their addresses, as libffi's
     /// entry would have made it.
     private func opaqueCall(_ prepared: PreparedSignature) -> OpaqueCall? {
-        guard let offsets = prepared.registerLayout?.argumentOffsets else { return nil }
+        guard spread == 0, let offsets = prepared.registerLayout?.argumentOffsets else { return nil }
         let value = words.load(as: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
         return TrampolineShim.opaqueCall(
             function: value.code, context: value.context, argumentOffsets: offsets, pack: true,
             resultShift: OpaqueBody.resultShift(prepared.signature.returnType), owner: self)
-    }
-
-    private func call(_ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ result: UnsafeMutableRawPointer) {
-        TrampolineShim.callPack(words, arguments, result)
     }
 }

@@ -105,13 +105,15 @@ enum LibffiShim {
         cffi_closure_in_table(closure) != 0
     }
 
-    /// The handler of a closure in pack form (``PackFunction``), whose user data is a record
-    /// ``makePackCall(function:widening:)`` made: libffi's entry reaches the closure's thunk through C alone.
-    static var packHandler: Handler { cffi_pack_handler }
+    /// The handler of a closure in pack form (``PackFunction``), or (`spread`) of one in its most general
+    /// form, whose user data is a record ``makePackCall(function:spread:widening:)`` made: libffi's entry
+    /// reaches the closure's thunk through C alone.
+    static func packHandler(spread: Bool) -> Handler { spread ? cffi_spread_handler : cffi_pack_handler }
 
-    /// A record for ``packHandler``: the pack-form function value's two words at `function`, its result
-    /// widened as `widening` says. Free it with ``freePackCall(_:)``.
-    static func makePackCall(function: UnsafeRawPointer, widening: ReturnWidening) -> UnsafeMutableRawPointer {
+    /// A record for ``packHandler(spread:)``: the function value's two words at `function`, in pack form or (`spread`
+    /// its parameter count) in its most general form, its result widened as `widening` says. Free it with
+    /// ``freePackCall(_:)``.
+    static func makePackCall(function: UnsafeRawPointer, spread: Int, widening: ReturnWidening) -> UnsafeMutableRawPointer {
         let resultType: Int32
         switch widening {
         case .none: resultType = FFI_TYPE_VOID  // nothing to widen, whatever the result is
@@ -123,11 +125,11 @@ enum LibffiShim {
         case .zeroExtend32: resultType = FFI_TYPE_UINT32
         }
         let call = UnsafeMutablePointer<cffi_pack_call>.allocate(capacity: 1)
-        call.initialize(to: cffi_pack_call(function: function, result_type: UInt32(resultType)))
+        call.initialize(to: cffi_pack_call(function: function, spread: UInt32(spread), result_type: UInt32(resultType)))
         return UnsafeMutableRawPointer(call)
     }
 
-    /// Frees a record ``makePackCall(function:widening:)`` made.
+    /// Frees a record ``makePackCall(function:spread:widening:)`` made.
     static func freePackCall(_ call: UnsafeMutableRawPointer) {
         call.assumingMemoryBound(to: cffi_pack_call.self).deallocate()
     }

@@ -176,40 +176,74 @@ enum SpellingMatrix00 {
                      expected: "long (struct opaque *)", run: spelling0_84),
         SpellingCase(entryPoint: "CClosure", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling0_85),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling0_86),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling0_87),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling0_88),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling0_89),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling0_90),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling0_91),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling0_92),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling0_93),
+        SpellingCase(entryPoint: "CClosure", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling0_94),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling0_95),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling0_96),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling0_97),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling0_98),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling0_99),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling0_100),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling0_101),
+        SpellingCase(entryPoint: "CClosure", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling0_102),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a single expression",
-                     expected: "void (void *, const char *, ...)", run: spelling0_86),
+                     expected: "void (void *, const char *, ...)", run: spelling0_103),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "several statements",
-                     expected: "void (void *, const char *, ...)", run: spelling0_87),
+                     expected: "void (void *, const char *, ...)", run: spelling0_104),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "several statements, result type written",
-                     expected: "void (void *, const char *, ...)", run: spelling0_88),
+                     expected: "void (void *, const char *, ...)", run: spelling0_105),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "unused parameters as _",
-                     expected: "void (void *, const char *, ...)", run: spelling0_89),
+                     expected: "void (void *, const char *, ...)", run: spelling0_106),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void *, const char *, ...)", run: spelling0_90),
+                     expected: "void (void *, const char *, ...)", run: spelling0_107),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "an early return",
-                     expected: "void (void *, const char *, ...)", run: spelling0_91),
+                     expected: "void (void *, const char *, ...)", run: spelling0_108),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a capture list",
-                     expected: "void (void *, const char *, ...)", run: spelling0_92),
+                     expected: "void (void *, const char *, ...)", run: spelling0_109),
         SpellingCase(entryPoint: "CClosure", shape: "void (void *, const char *, ...)", spelling: "a closure value in a let",
-                     expected: "void (void *, const char *, ...)", run: spelling0_93),
+                     expected: "void (void *, const char *, ...)", run: spelling0_110),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a single expression",
-                     expected: "long (int, ...)", run: spelling0_94),
+                     expected: "long (int, ...)", run: spelling0_111),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements",
-                     expected: "long (int, ...)", run: spelling0_95),
+                     expected: "long (int, ...)", run: spelling0_112),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements, result type written",
-                     expected: "long (int, ...)", run: spelling0_96),
+                     expected: "long (int, ...)", run: spelling0_113),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "unused parameters as _",
-                     expected: "long (int, ...)", run: spelling0_97),
+                     expected: "long (int, ...)", run: spelling0_114),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a first statement whose value is discarded",
-                     expected: "long (int, ...)", run: spelling0_98),
+                     expected: "long (int, ...)", run: spelling0_115),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "an early return",
-                     expected: "long (int, ...)", run: spelling0_99),
+                     expected: "long (int, ...)", run: spelling0_116),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a capture list",
-                     expected: "long (int, ...)", run: spelling0_100),
+                     expected: "long (int, ...)", run: spelling0_117),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (int, ...)", run: spelling0_101),
+                     expected: "long (int, ...)", run: spelling0_118),
         SpellingCase(entryPoint: "CClosure", shape: "long (int, ...)", spelling: "a closure value in a let",
-                     expected: "long (int, ...)", run: spelling0_102),
+                     expected: "long (int, ...)", run: spelling0_119),
     ]
 
     static func spelling0_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -733,103 +767,207 @@ enum SpellingMatrix00 {
     }
 
     static func spelling0_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.log(format, arguments) }
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in a * probe.factor + g }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
     static func spelling0_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
     static func spelling0_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) -> Void in probe.note(); probe.log(format, arguments) }
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in probe.note(); return a * probe.factor + g }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
     static func spelling0_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in probe.note(); probe.tick() }
+        let closure = try CClosure { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.factor }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
     static func spelling0_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); probe.log(format, arguments) }
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return a * probe.factor + g }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
     static func spelling0_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in if probe.stopped { return }; probe.log(format, arguments) }
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.factor }; return a * probe.factor + g }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
     static func spelling0_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
-        let closure = try CClosure { [probe] (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
+        let closure = try CClosure { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
     static func spelling0_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0.0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Double = { a, b, c, d, e, f, g in probe.note(); return a * probe.factor + g }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.free(p) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); probe.free(p) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); probe.free(nil) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; probe.free(p) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void = { p, a, b, c, d, e, f, g in probe.note(); probe.free(p) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_103(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_104(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_105(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) -> Void in probe.note(); probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_106(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in probe.note(); probe.tick() }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_107(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_108(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in if probe.stopped { return }; probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_109(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { [probe] (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling0_110(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, CVariadicArguments) -> Void = { context, format, arguments in probe.note(); probe.log(format, arguments) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_111(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_112(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_113(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) -> Int in probe.note(); return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_114(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: Int32, _: CVariadicArguments) in probe.note(); return probe.long }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_115(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_116(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (count: Int32, arguments: CVariadicArguments) in if probe.stopped { return probe.long }; return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_117(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { [probe] (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_118(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let closure = try CClosure { (_: Int32, _: CVariadicArguments) in probe.note(); return 0 }
         try expectOwnEntry(closure, nil)
         return closure.signature
     }
 
-    static func spelling0_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling0_119(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int32, CVariadicArguments) -> Int = { count, arguments in probe.note(); return probe.total(count, arguments) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)

@@ -176,6 +176,40 @@ enum SpellingMatrix01 {
                      expected: "long (struct opaque *)", run: spelling1_84),
         SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling1_85),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling1_86),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling1_87),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling1_88),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling1_89),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling1_90),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling1_91),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling1_92),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling1_93),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling1_94),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling1_95),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling1_96),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling1_97),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling1_98),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling1_99),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling1_100),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling1_101),
+        SpellingCase(entryPoint: "CClosure, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling1_102),
     ]
 
     static func spelling1_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -693,6 +727,110 @@ enum SpellingMatrix01 {
 
     static func spelling1_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) throws -> Int32 = { handle in probe.note(); return try probe.leave(probe.close(handle)) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in try probe.leave(a * probe.factor + g) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return try probe.leave(a * probe.factor + g) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in probe.note(); return try probe.leave(a * probe.factor + g) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return try probe.leave(probe.factor) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(a * probe.factor + g) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return try probe.leave(probe.factor) }; return try probe.leave(a * probe.factor + g) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return try probe.leave(a * probe.factor + g) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in try probe.leave(()); return 0.0 }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) throws -> Double = { a, b, c, d, e, f, g in probe.note(); return try probe.leave(a * probe.factor + g) }
+        let closure = try CClosure(body)
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); try probe.leave(probe.free(nil)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let closure = try CClosure { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); try probe.leave(probe.free(p)) }
+        try expectOwnEntry(closure, nil)
+        return closure.signature
+    }
+
+    static func spelling1_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) throws -> Void = { p, a, b, c, d, e, f, g in probe.note(); try probe.leave(probe.free(p)) }
         let closure = try CClosure(body)
         try expectOwnEntry(closure, nil)
         return closure.signature

@@ -176,6 +176,40 @@ enum SpellingMatrix02 {
                      expected: "long (struct opaque *)", run: spelling2_84),
         SpellingCase(entryPoint: "CCallback.oneShot", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling2_85),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling2_86),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling2_87),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling2_88),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling2_89),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling2_90),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling2_91),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling2_92),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling2_93),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling2_94),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling2_95),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling2_96),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling2_97),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling2_98),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling2_99),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling2_100),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling2_101),
+        SpellingCase(entryPoint: "CCallback.oneShot", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling2_102),
     ]
 
     static func spelling2_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -693,6 +727,110 @@ enum SpellingMatrix02 {
 
     static func spelling2_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
+        let callback = try CCallback.oneShot(body)
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in a * probe.factor + g }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in probe.note(); return a * probe.factor + g }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.factor }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return a * probe.factor + g }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.factor }; return a * probe.factor + g }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0.0 }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Double = { a, b, c, d, e, f, g in probe.note(); return a * probe.factor + g }
+        let callback = try CCallback.oneShot(body)
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.free(p) }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); probe.free(p) }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); probe.free(nil) }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; probe.free(p) }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let callback = try CCallback.oneShot { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        defer { callback.discard() }
+        return callback.signature
+    }
+
+    static func spelling2_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void = { p, a, b, c, d, e, f, g in probe.note(); probe.free(p) }
         let callback = try CCallback.oneShot(body)
         defer { callback.discard() }
         return callback.signature

@@ -176,6 +176,40 @@ enum SpellingMatrix03 {
                      expected: "long (struct opaque *)", run: spelling3_84),
         SpellingCase(entryPoint: "NotifiedCallback", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling3_85),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling3_86),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling3_87),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling3_88),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling3_89),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling3_90),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling3_91),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling3_92),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling3_93),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling3_94),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling3_95),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling3_96),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling3_97),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling3_98),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling3_99),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling3_100),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling3_101),
+        SpellingCase(entryPoint: "NotifiedCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling3_102),
     ]
 
     static func spelling3_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -777,6 +811,127 @@ enum SpellingMatrix03 {
 
     static func spelling3_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int32 = { handle in probe.note(); return probe.close(handle) }
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in a * probe.factor + g }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in probe.note(); return a * probe.factor + g }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.factor }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return a * probe.factor + g }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.factor }; return a * probe.factor + g }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0.0 }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Double = { a, b, c, d, e, f, g in probe.note(); return a * probe.factor + g }
+        let notified = try NotifiedCallback(body)
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); probe.free(nil) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let notified = try NotifiedCallback { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        defer { notified.release() }
+        try expectOwnEntry(notified, nil)
+        return notified.signature
+    }
+
+    static func spelling3_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void = { p, a, b, c, d, e, f, g in probe.note(); probe.free(p) }
         let notified = try NotifiedCallback(body)
         defer { notified.release() }
         try expectOwnEntry(notified, nil)

@@ -176,40 +176,74 @@ enum SpellingMatrix04 {
                      expected: "long (struct opaque *)", run: spelling4_84),
         SpellingCase(entryPoint: "implement by name", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling4_85),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling4_86),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling4_87),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling4_88),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling4_89),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling4_90),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling4_91),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling4_92),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling4_93),
+        SpellingCase(entryPoint: "implement by name", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling4_94),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling4_95),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling4_96),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling4_97),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling4_98),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling4_99),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling4_100),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling4_101),
+        SpellingCase(entryPoint: "implement by name", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling4_102),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a single expression",
-                     expected: "void (void *, const char *, ...)", run: spelling4_86),
+                     expected: "void (void *, const char *, ...)", run: spelling4_103),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "several statements",
-                     expected: "void (void *, const char *, ...)", run: spelling4_87),
+                     expected: "void (void *, const char *, ...)", run: spelling4_104),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "several statements, result type written",
-                     expected: "void (void *, const char *, ...)", run: spelling4_88),
+                     expected: "void (void *, const char *, ...)", run: spelling4_105),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "unused parameters as _",
-                     expected: "void (void *, const char *, ...)", run: spelling4_89),
+                     expected: "void (void *, const char *, ...)", run: spelling4_106),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a first statement whose value is discarded",
-                     expected: "void (void *, const char *, ...)", run: spelling4_90),
+                     expected: "void (void *, const char *, ...)", run: spelling4_107),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "an early return",
-                     expected: "void (void *, const char *, ...)", run: spelling4_91),
+                     expected: "void (void *, const char *, ...)", run: spelling4_108),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a capture list",
-                     expected: "void (void *, const char *, ...)", run: spelling4_92),
+                     expected: "void (void *, const char *, ...)", run: spelling4_109),
         SpellingCase(entryPoint: "implement by name", shape: "void (void *, const char *, ...)", spelling: "a closure value in a let",
-                     expected: "void (void *, const char *, ...)", run: spelling4_93),
+                     expected: "void (void *, const char *, ...)", run: spelling4_110),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a single expression",
-                     expected: "long (int, ...)", run: spelling4_94),
+                     expected: "long (int, ...)", run: spelling4_111),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements",
-                     expected: "long (int, ...)", run: spelling4_95),
+                     expected: "long (int, ...)", run: spelling4_112),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements, result type written",
-                     expected: "long (int, ...)", run: spelling4_96),
+                     expected: "long (int, ...)", run: spelling4_113),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "unused parameters as _",
-                     expected: "long (int, ...)", run: spelling4_97),
+                     expected: "long (int, ...)", run: spelling4_114),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a first statement whose value is discarded",
-                     expected: "long (int, ...)", run: spelling4_98),
+                     expected: "long (int, ...)", run: spelling4_115),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "an early return",
-                     expected: "long (int, ...)", run: spelling4_99),
+                     expected: "long (int, ...)", run: spelling4_116),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a capture list",
-                     expected: "long (int, ...)", run: spelling4_100),
+                     expected: "long (int, ...)", run: spelling4_117),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "several statements returning only a literal, result type not written",
-                     expected: "long (int, ...)", run: spelling4_101),
+                     expected: "long (int, ...)", run: spelling4_118),
         SpellingCase(entryPoint: "implement by name", shape: "long (int, ...)", spelling: "a closure value in a let",
-                     expected: "long (int, ...)", run: spelling4_102),
+                     expected: "long (int, ...)", run: spelling4_119),
     ]
 
     static func spelling4_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -656,87 +690,174 @@ enum SpellingMatrix04 {
     }
 
     static func spelling4_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in a * probe.factor + g }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling4_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling4_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling4_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.factor }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling4_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return a * probe.factor + g }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling4_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.factor }; return a * probe.factor + g }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling4_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling4_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0.0 }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling4_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Double = { a, b, c, d, e, f, g in probe.note(); return a * probe.factor + g }
+        try delegate.implement("weigh", body)
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling4_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.free(p) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling4_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling4_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); probe.free(p) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling4_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); probe.free(nil) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling4_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling4_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; probe.free(p) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling4_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling4_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void = { p, a, b, c, d, e, f, g in probe.note(); probe.free(p) }
+        try delegate.implement("element", body)
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling4_103(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_104(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_105(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) -> Void in probe.note(); probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_106(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (_: UnsafeMutableRawPointer?, _: UnsafePointer<CChar>?, _: CVariadicArguments) in probe.note(); probe.tick() }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_107(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_108(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in if probe.stopped { return }; probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_109(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("log") { [probe] (context: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVariadicArguments) in probe.note(); probe.log(format, arguments) }
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_110(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, CVariadicArguments) -> Void = { context, format, arguments in probe.note(); probe.log(format, arguments) }
         try delegate.implement("log", body)
         return try implemented("log", in: delegate)
     }
 
-    static func spelling4_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_111(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_112(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_113(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) -> Int in probe.note(); return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_114(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (_: Int32, _: CVariadicArguments) in probe.note(); return probe.long }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_115(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in probe.calls.add(1, ordering: .relaxed); return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_116(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (count: Int32, arguments: CVariadicArguments) in if probe.stopped { return probe.long }; return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_117(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { [probe] (count: Int32, arguments: CVariadicArguments) in probe.note(); return probe.total(count, arguments) }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_118(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try delegate.implement("total") { (_: Int32, _: CVariadicArguments) in probe.note(); return 0 }
         return try implemented("total", in: delegate)
     }
 
-    static func spelling4_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+    static func spelling4_119(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (Int32, CVariadicArguments) -> Int = { count, arguments in probe.note(); return probe.total(count, arguments) }
         try delegate.implement("total", body)
         return try implemented("total", in: delegate)

@@ -164,6 +164,38 @@ enum SpellingMatrix05 {
                      expected: "int (struct opaque *)", run: spelling5_83),
         SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling5_85),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling5_86),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling5_87),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling5_88),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling5_89),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling5_90),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling5_91),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling5_92),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling5_94),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling5_95),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling5_96),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling5_97),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling5_98),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling5_99),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling5_100),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling5_101),
+        SpellingCase(entryPoint: "implement by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling5_102),
     ] + newerCompilerCases
 
     static func spelling5_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -571,6 +603,88 @@ enum SpellingMatrix05 {
         return try implemented("handle", in: typed)
     }
 
+    static func spelling5_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.weigh) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling5_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.weigh) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling5_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.weigh) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling5_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.weigh) { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.factor }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling5_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.weigh) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling5_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.weigh) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.factor }; return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling5_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.weigh) { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling5_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Double = { a, b, c, d, e, f, g in probe.note(); return a * probe.factor + g }
+        try typed.implement(\.weigh, body)
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling5_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.element) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling5_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.element) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling5_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.element) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling5_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.element) { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); probe.free(nil) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling5_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.element) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling5_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.element) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling5_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.element) { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling5_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void = { p, a, b, c, d, e, f, g in probe.note(); probe.free(p) }
+        try typed.implement(\.element, body)
+        return try implemented("element", in: typed)
+    }
+
     #if compiler(>=6.3)
     static let newerCompilerCases: [SpellingCase] = [
         SpellingCase(entryPoint: "implement by key path", shape: "int (const void *, const void *)", spelling: "several statements returning only a literal, result type not written",
@@ -587,6 +701,8 @@ enum SpellingMatrix05 {
                      expected: "double (double)", run: spelling5_75),
         SpellingCase(entryPoint: "implement by key path", shape: "int (struct opaque *)", spelling: "several statements returning only a literal, result type not written",
                      expected: "int (struct opaque *)", run: spelling5_84),
+        SpellingCase(entryPoint: "implement by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling5_93),
     ]
 
     static func spelling5_7(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -622,6 +738,11 @@ enum SpellingMatrix05 {
     static func spelling5_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         try typed.implement(\.handle) { (_: OpaquePointer?) in probe.note(); return 0 }
         return try implemented("handle", in: typed)
+    }
+
+    static func spelling5_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.implement(\.weigh) { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0.0 }
+        return try implemented("weigh", in: typed)
     }
     #else
     static let newerCompilerCases: [SpellingCase] = []

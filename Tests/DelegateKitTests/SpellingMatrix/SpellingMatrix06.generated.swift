@@ -176,6 +176,40 @@ enum SpellingMatrix06 {
                      expected: "long (struct opaque *)", run: spelling6_84),
         SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling6_85),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling6_86),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling6_87),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling6_88),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling6_89),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling6_90),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling6_91),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling6_92),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling6_93),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling6_94),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling6_95),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling6_96),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling6_97),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling6_98),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling6_99),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling6_100),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling6_101),
+        SpellingCase(entryPoint: "implement by name, leaving by a CallbackExit", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling6_102),
     ]
 
     static func spelling6_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -619,5 +653,92 @@ enum SpellingMatrix06 {
         let body: @Sendable (OpaquePointer?) throws -> Int32 = { handle in probe.note(); return try probe.leave(probe.close(handle)) }
         try delegate.implement("handle", body)
         return try implemented("handle", in: delegate)
+    }
+
+    static func spelling6_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in try probe.leave(a * probe.factor + g) }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling6_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return try probe.leave(a * probe.factor + g) }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling6_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in probe.note(); return try probe.leave(a * probe.factor + g) }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling6_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return try probe.leave(probe.factor) }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling6_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return try probe.leave(a * probe.factor + g) }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling6_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return try probe.leave(probe.factor) }; return try probe.leave(a * probe.factor + g) }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling6_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return try probe.leave(a * probe.factor + g) }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling6_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("weigh") { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in try probe.leave(()); return 0.0 }
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling6_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) throws -> Double = { a, b, c, d, e, f, g in probe.note(); return try probe.leave(a * probe.factor + g) }
+        try delegate.implement("weigh", body)
+        return try implemented("weigh", in: delegate)
+    }
+
+    static func spelling6_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in try probe.leave(probe.free(p)) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling6_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); try probe.leave(probe.free(p)) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling6_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); try probe.leave(probe.free(p)) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling6_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); try probe.leave(probe.free(nil)) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling6_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); try probe.leave(probe.free(p)) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling6_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; try probe.leave(probe.free(p)) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling6_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try delegate.implement("element") { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); try probe.leave(probe.free(p)) }
+        return try implemented("element", in: delegate)
+    }
+
+    static func spelling6_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) throws -> Void = { p, a, b, c, d, e, f, g in probe.note(); try probe.leave(probe.free(p)) }
+        try delegate.implement("element", body)
+        return try implemented("element", in: delegate)
     }
 }

@@ -178,6 +178,40 @@ enum SpellingMatrix08 {
                      expected: "int (struct opaque *)", run: spelling8_84),
         SpellingCase(entryPoint: "override by key path", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling8_85),
+        SpellingCase(entryPoint: "override by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling8_86),
+        SpellingCase(entryPoint: "override by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling8_87),
+        SpellingCase(entryPoint: "override by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling8_88),
+        SpellingCase(entryPoint: "override by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling8_89),
+        SpellingCase(entryPoint: "override by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling8_90),
+        SpellingCase(entryPoint: "override by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling8_91),
+        SpellingCase(entryPoint: "override by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling8_92),
+        SpellingCase(entryPoint: "override by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling8_93),
+        SpellingCase(entryPoint: "override by key path", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling8_94),
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling8_95),
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling8_96),
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling8_97),
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling8_98),
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling8_99),
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling8_100),
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling8_101),
+        SpellingCase(entryPoint: "override by key path", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling8_102),
     ]
 
     static func spelling8_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -618,5 +652,92 @@ enum SpellingMatrix08 {
         let body: @Sendable (Next<OpaquePointer?, Int32>, OpaquePointer?) -> Int32 = { next, handle in probe.note(); return probe.close(handle) }
         try typed.override(\.handle, body)
         return try implemented("handle", in: typed)
+    }
+
+    static func spelling8_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.weigh) { (next: Next<Double, Double, Double, Double, Double, Double, Double, Double>, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling8_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.weigh) { (next: Next<Double, Double, Double, Double, Double, Double, Double, Double>, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling8_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.weigh) { (next: Next<Double, Double, Double, Double, Double, Double, Double, Double>, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling8_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.weigh) { (_: Next<Double, Double, Double, Double, Double, Double, Double, Double>, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.factor }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling8_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.weigh) { (next: Next<Double, Double, Double, Double, Double, Double, Double, Double>, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling8_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.weigh) { (next: Next<Double, Double, Double, Double, Double, Double, Double, Double>, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.factor }; return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling8_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.weigh) { [probe] (next: Next<Double, Double, Double, Double, Double, Double, Double, Double>, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling8_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.weigh) { (_: Next<Double, Double, Double, Double, Double, Double, Double, Double>, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0.0 }
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling8_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Next<Double, Double, Double, Double, Double, Double, Double, Double>, Double, Double, Double, Double, Double, Double, Double) -> Double = { next, a, b, c, d, e, f, g in probe.note(); return a * probe.factor + g }
+        try typed.override(\.weigh, body)
+        return try implemented("weigh", in: typed)
+    }
+
+    static func spelling8_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.element) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Void>, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling8_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.element) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Void>, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling8_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.element) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Void>, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling8_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.element) { (_: Next<UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Void>, _: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); probe.free(nil) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling8_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.element) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Void>, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling8_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.element) { (next: Next<UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Void>, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling8_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try typed.override(\.element) { [probe] (next: Next<UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Void>, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        return try implemented("element", in: typed)
+    }
+
+    static func spelling8_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Next<UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32, Void>, UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void = { next, p, a, b, c, d, e, f, g in probe.note(); probe.free(p) }
+        try typed.override(\.element, body)
+        return try implemented("element", in: typed)
     }
 }

@@ -164,6 +164,38 @@ enum SpellingMatrix09 {
                      expected: "int (struct opaque *)", run: spelling9_77),
         SpellingCase(entryPoint: "observe", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling9_78),
+        SpellingCase(entryPoint: "observe", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling9_79),
+        SpellingCase(entryPoint: "observe", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling9_80),
+        SpellingCase(entryPoint: "observe", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling9_81),
+        SpellingCase(entryPoint: "observe", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling9_82),
+        SpellingCase(entryPoint: "observe", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling9_83),
+        SpellingCase(entryPoint: "observe", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling9_84),
+        SpellingCase(entryPoint: "observe", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling9_85),
+        SpellingCase(entryPoint: "observe", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling9_86),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling9_87),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling9_88),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling9_89),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling9_90),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling9_91),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling9_92),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling9_93),
+        SpellingCase(entryPoint: "observe", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling9_94),
     ]
 
     static func spelling9_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -648,5 +680,103 @@ enum SpellingMatrix09 {
         let token = try delegate.observe("handle", .after, body)
         token.cancel()
         return try declared("handle")
+    }
+
+    static func spelling9_79(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("weigh", .after) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.see(a, b, c, d, e, f, g) }
+        token.cancel()
+        return try declared("weigh")
+    }
+
+    static func spelling9_80(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("weigh", .after) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); probe.see(a, b, c, d, e, f, g) }
+        token.cancel()
+        return try declared("weigh")
+    }
+
+    static func spelling9_81(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("weigh", .after) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Void in probe.note(); probe.see(a, b, c, d, e, f, g) }
+        token.cancel()
+        return try declared("weigh")
+    }
+
+    static func spelling9_82(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("weigh", .after) { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); probe.see() }
+        token.cancel()
+        return try declared("weigh")
+    }
+
+    static func spelling9_83(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("weigh", .after) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); probe.see(a, b, c, d, e, f, g) }
+        token.cancel()
+        return try declared("weigh")
+    }
+
+    static func spelling9_84(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("weigh", .after) { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return }; probe.see(a, b, c, d, e, f, g) }
+        token.cancel()
+        return try declared("weigh")
+    }
+
+    static func spelling9_85(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("weigh", .after) { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); probe.see(a, b, c, d, e, f, g) }
+        token.cancel()
+        return try declared("weigh")
+    }
+
+    static func spelling9_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Void = { a, b, c, d, e, f, g in probe.note(); probe.see(a, b, c, d, e, f, g) }
+        let token = try delegate.observe("weigh", .after, body)
+        token.cancel()
+        return try declared("weigh")
+    }
+
+    static func spelling9_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("element", .after) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.free(p) }
+        token.cancel()
+        return try declared("element")
+    }
+
+    static func spelling9_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("element", .after) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        token.cancel()
+        return try declared("element")
+    }
+
+    static func spelling9_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("element", .after) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); probe.free(p) }
+        token.cancel()
+        return try declared("element")
+    }
+
+    static func spelling9_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("element", .after) { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); probe.free(nil) }
+        token.cancel()
+        return try declared("element")
+    }
+
+    static func spelling9_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("element", .after) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        token.cancel()
+        return try declared("element")
+    }
+
+    static func spelling9_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("element", .after) { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; probe.free(p) }
+        token.cancel()
+        return try declared("element")
+    }
+
+    static func spelling9_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let token = try delegate.observe("element", .after) { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        token.cancel()
+        return try declared("element")
+    }
+
+    static func spelling9_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void = { p, a, b, c, d, e, f, g in probe.note(); probe.free(p) }
+        let token = try delegate.observe("element", .after, body)
+        token.cancel()
+        return try declared("element")
     }
 }

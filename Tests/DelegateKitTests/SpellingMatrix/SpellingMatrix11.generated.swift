@@ -176,6 +176,40 @@ enum SpellingMatrix11 {
                      expected: "long (struct opaque *)", run: spelling11_84),
         SpellingCase(entryPoint: "BlockDelegate.implement", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling11_85),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling11_86),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling11_87),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling11_88),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling11_89),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling11_90),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling11_91),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling11_92),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling11_93),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling11_94),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling11_95),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling11_96),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling11_97),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling11_98),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling11_99),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling11_100),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling11_101),
+        SpellingCase(entryPoint: "BlockDelegate.implement", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling11_102),
     ]
 
     static func spelling11_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -619,5 +653,92 @@ enum SpellingMatrix11 {
         let body: (SpellingSlots, OpaquePointer?) -> Int32 = { owner, handle in probe.note(); return probe.close(handle) }
         try slots.implement("handle", body)
         return try implemented("handle", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_86(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("weigh") { (owner: SpellingSlots, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in a * probe.factor + g }
+        return try implemented("weigh", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_87(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("weigh") { (owner: SpellingSlots, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("weigh") { (owner: SpellingSlots, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("weigh") { (_: SpellingSlots, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.factor }
+        return try implemented("weigh", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("weigh") { (owner: SpellingSlots, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return a * probe.factor + g }
+        return try implemented("weigh", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("weigh") { (owner: SpellingSlots, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.factor }; return a * probe.factor + g }
+        return try implemented("weigh", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("weigh") { [probe] (owner: SpellingSlots, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return a * probe.factor + g }
+        return try implemented("weigh", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("weigh") { (_: SpellingSlots, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0.0 }
+        return try implemented("weigh", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: (SpellingSlots, Double, Double, Double, Double, Double, Double, Double) -> Double = { owner, a, b, c, d, e, f, g in probe.note(); return a * probe.factor + g }
+        try slots.implement("weigh", body)
+        return try implemented("weigh", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("element") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.free(p) }
+        return try implemented("element", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("element") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        return try implemented("element", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("element") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Void in probe.note(); probe.free(p) }
+        return try implemented("element", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("element") { (_: SpellingSlots, _: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); probe.free(nil) }
+        return try implemented("element", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("element") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); probe.free(p) }
+        return try implemented("element", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("element") { (owner: SpellingSlots, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return }; probe.free(p) }
+        return try implemented("element", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        try slots.implement("element") { [probe] (owner: SpellingSlots, p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); probe.free(p) }
+        return try implemented("element", in: slots.dynamicDelegate)
+    }
+
+    static func spelling11_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: (SpellingSlots, UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void = { owner, p, a, b, c, d, e, f, g in probe.note(); probe.free(p) }
+        try slots.implement("element", body)
+        return try implemented("element", in: slots.dynamicDelegate)
     }
 }

@@ -184,6 +184,42 @@ enum SpellingMatrix12 {
                      expected: "void (struct opaque *)", run: spelling12_87),
         SpellingCase(entryPoint: "withCCallback", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "void (struct opaque *)", run: spelling12_88),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling12_89),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling12_90),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling12_91),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling12_92),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling12_93),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling12_94),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling12_95),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling12_96),
+        SpellingCase(entryPoint: "withCCallback", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling12_97),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling12_98),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling12_99),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling12_100),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling12_101),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling12_102),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling12_103),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling12_104),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling12_105),
+        SpellingCase(entryPoint: "withCCallback", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling12_106),
     ]
 
     static func spelling12_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -725,6 +761,116 @@ enum SpellingMatrix12 {
 
     static func spelling12_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) throws -> Int = { handle in probe.note(); return probe.element(handle) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
+    }
+
+    static func spelling12_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.element(a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return probe.element(a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Int in probe.note(); return probe.element(a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.element() })
+        }
+    }
+
+    static func spelling12_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.element() }; return probe.element(a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return probe.element(a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0 })
+        }
+    }
+
+    static func spelling12_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) throws -> Int = { a, b, c, d, e, f, g in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: body)
+        }
+    }
+
+    static func spelling12_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.element(p, a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); return probe.element(p, a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Int in probe.note(); return probe.element(p, a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); return probe.element() })
+        }
+    }
+
+    static func spelling12_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_103(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_104(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); return probe.element(p, a, b, c, d, e, f, g) })
+        }
+    }
+
+    static func spelling12_105(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        return try await refusedCallbackSignature { start in
+            _ = try await withCCallback(start, receive: { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); return 0 })
+        }
+    }
+
+    static func spelling12_106(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) throws -> Int = { p, a, b, c, d, e, f, g in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
         return try await refusedCallbackSignature { start in
             _ = try await withCCallback(start, receive: body)
         }

@@ -184,6 +184,42 @@ enum SpellingMatrix13 {
                      expected: "void (struct opaque *)", run: spelling13_87),
         SpellingCase(entryPoint: "CClosure.makeStream", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "void (struct opaque *)", run: spelling13_88),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling13_89),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling13_90),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling13_91),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling13_92),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling13_93),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling13_94),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling13_95),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling13_96),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling13_97),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling13_98),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling13_99),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling13_100),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling13_101),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling13_102),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling13_103),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling13_104),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling13_105),
+        SpellingCase(entryPoint: "CClosure.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling13_106),
     ]
 
     static func spelling13_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -637,6 +673,98 @@ enum SpellingMatrix13 {
 
     static func spelling13_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
+    }
+
+    static func spelling13_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.element(a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Int in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.element() }
+        return closure.signature
+    }
+
+    static func spelling13_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.element() }; return probe.element(a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0 }
+        return closure.signature
+    }
+
+    static func spelling13_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Int = { a, b, c, d, e, f, g in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        let (_, closure) = try CClosure.makeStream(body)
+        return closure.signature
+    }
+
+    static func spelling13_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.element(p, a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Int in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); return probe.element() }
+        return closure.signature
+    }
+
+    static func spelling13_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_103(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_104(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        return closure.signature
+    }
+
+    static func spelling13_105(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, closure) = try CClosure.makeStream { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); return 0 }
+        return closure.signature
+    }
+
+    static func spelling13_106(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Int = { p, a, b, c, d, e, f, g in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
         let (_, closure) = try CClosure.makeStream(body)
         return closure.signature
     }

@@ -184,6 +184,42 @@ enum SpellingMatrix14 {
                      expected: "void (struct opaque *)", run: spelling14_87),
         SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "void (struct opaque *)", run: spelling14_88),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling14_89),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling14_90),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling14_91),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling14_92),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling14_93),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling14_94),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling14_95),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling14_96),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "void (double, double, double, double, double, double, double)", run: spelling14_97),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling14_98),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling14_99),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling14_100),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling14_101),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling14_102),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling14_103),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling14_104),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling14_105),
+        SpellingCase(entryPoint: "NotifiedCallback.makeStream", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling14_106),
     ]
 
     static func spelling14_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -725,6 +761,116 @@ enum SpellingMatrix14 {
 
     static func spelling14_88(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
         let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.element(a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Int in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.element() }; return probe.element(a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Int = { a, b, c, d, e, f, g in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        let (_, notified) = try NotifiedCallback.makeStream(body)
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.element(p, a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Int in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); return probe.element() }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_103(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_104(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_105(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let (_, notified) = try NotifiedCallback.makeStream { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); return 0 }
+        defer { notified.release() }
+        return notified.signature
+    }
+
+    static func spelling14_106(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Int = { p, a, b, c, d, e, f, g in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
         let (_, notified) = try NotifiedCallback.makeStream(body)
         defer { notified.release() }
         return notified.signature

@@ -184,6 +184,42 @@ enum SpellingMatrix15 {
                      expected: "int (struct opaque *)", run: spelling15_87),
         SpellingCase(entryPoint: "calls(of:)", shape: "int (struct opaque *)", spelling: "a closure value in a let",
                      expected: "int (struct opaque *)", run: spelling15_88),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double, double, double, double, double, double, double)", spelling: "a single expression",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling15_89),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling15_90),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements, result type written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling15_91),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double, double, double, double, double, double, double)", spelling: "unused parameters as _",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling15_92),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double, double, double, double, double, double, double)", spelling: "a first statement whose value is discarded",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling15_93),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double, double, double, double, double, double, double)", spelling: "an early return",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling15_94),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double, double, double, double, double, double, double)", spelling: "a capture list",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling15_95),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double, double, double, double, double, double, double)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling15_96),
+        SpellingCase(entryPoint: "calls(of:)", shape: "double (double, double, double, double, double, double, double)", spelling: "a closure value in a let",
+                     expected: "double (double, double, double, double, double, double, double)", run: spelling15_97),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a single expression",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling15_98),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling15_99),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements, result type written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling15_100),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "unused parameters as _",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling15_101),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a first statement whose value is discarded",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling15_102),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "an early return",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling15_103),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a capture list",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling15_104),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "several statements returning only a literal, result type not written",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling15_105),
+        SpellingCase(entryPoint: "calls(of:)", shape: "void (void *, int, int, int, int, int, int, int)", spelling: "a closure value in a let",
+                     expected: "void (void *, int, int, int, int, int, int, int)", run: spelling15_106),
     ]
 
     static func spelling15_0(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
@@ -639,5 +675,97 @@ enum SpellingMatrix15 {
         let body: @Sendable (OpaquePointer?) -> Int = { handle in probe.note(); return probe.element(handle) }
         _ = try delegate.calls(of: "handle", body)
         return try declared("handle")
+    }
+
+    static func spelling15_89(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.element(a, b, c, d, e, f, g) }
+        return try declared("weigh")
+    }
+
+    static func spelling15_90(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        return try declared("weigh")
+    }
+
+    static func spelling15_91(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Int in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        return try declared("weigh")
+    }
+
+    static func spelling15_92(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "weigh") { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return probe.element() }
+        return try declared("weigh")
+    }
+
+    static func spelling15_93(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.calls.add(1, ordering: .relaxed); return probe.element(a, b, c, d, e, f, g) }
+        return try declared("weigh")
+    }
+
+    static func spelling15_94(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "weigh") { (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in if probe.stopped { return probe.element() }; return probe.element(a, b, c, d, e, f, g) }
+        return try declared("weigh")
+    }
+
+    static func spelling15_95(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "weigh") { [probe] (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        return try declared("weigh")
+    }
+
+    static func spelling15_96(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "weigh") { (_: Double, _: Double, _: Double, _: Double, _: Double, _: Double, _: Double) in probe.note(); return 0 }
+        return try declared("weigh")
+    }
+
+    static func spelling15_97(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Int = { a, b, c, d, e, f, g in probe.note(); return probe.element(a, b, c, d, e, f, g) }
+        _ = try delegate.calls(of: "weigh", body)
+        return try declared("weigh")
+    }
+
+    static func spelling15_98(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.element(p, a, b, c, d, e, f, g) }
+        return try declared("element")
+    }
+
+    static func spelling15_99(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        return try declared("element")
+    }
+
+    static func spelling15_100(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Int in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        return try declared("element")
+    }
+
+    static func spelling15_101(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "element") { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); return probe.element() }
+        return try declared("element")
+    }
+
+    static func spelling15_102(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.calls.add(1, ordering: .relaxed); return probe.element(p, a, b, c, d, e, f, g) }
+        return try declared("element")
+    }
+
+    static func spelling15_103(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "element") { (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in if probe.stopped { return probe.element() }; return probe.element(p, a, b, c, d, e, f, g) }
+        return try declared("element")
+    }
+
+    static func spelling15_104(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "element") { [probe] (p: UnsafeMutableRawPointer?, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        return try declared("element")
+    }
+
+    static func spelling15_105(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        _ = try delegate.calls(of: "element") { (_: UnsafeMutableRawPointer?, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32, _: Int32) in probe.note(); return 0 }
+        return try declared("element")
+    }
+
+    static func spelling15_106(probe: SpellingProbe, delegate: DynamicDelegate, typed: TypedDelegate<SpellingTable>, slots: SpellingSlots) async throws -> CSignature {
+        let body: @Sendable (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Int = { p, a, b, c, d, e, f, g in probe.note(); return probe.element(p, a, b, c, d, e, f, g) }
+        _ = try delegate.calls(of: "element", body)
+        return try declared("element")
     }
 }

@@ -46,6 +46,8 @@ struct SpellingTable {
     var sum: (@convention(c) (Int64, Int64) -> Int64)?
     var scale: (@convention(c) (Double) -> Double)?
     var handle: (@convention(c) (OpaquePointer?) -> Int32)?
+    var weigh: (@convention(c) (Double, Double, Double, Double, Double, Double, Double) -> Double)?
+    var element: (@convention(c) (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void)?
 }
 
 /// The same table for the by-name entry points.
@@ -60,6 +62,8 @@ let spellingDescriptor = ProtocolDescriptor(name: "spelling_table", methods: [
     MethodDescriptor(name: "sum", signature: try! CSignature(parsing: "int64_t (int64_t, int64_t)")),
     MethodDescriptor(name: "scale", signature: try! CSignature(parsing: "double (double)")),
     MethodDescriptor(name: "handle", signature: try! CSignature(parsing: "int (struct opaque *)")),
+    MethodDescriptor(name: "weigh", signature: try! CSignature(parsing: "double (double, double, double, double, double, double, double)")),
+    MethodDescriptor(name: "element", signature: try! CSignature(parsing: "void (void *, int, int, int, int, int, int, int)")),
     MethodDescriptor(name: "log", signature: try! CSignature(parsing: "void (void *, const char *, ...)")),
     MethodDescriptor(name: "total", signature: try! CSignature(parsing: "long (int, ...)"))
 ])
@@ -76,6 +80,8 @@ final class SpellingSlots: BlockDelegate {
     @Slot("sum") var sum: ((Int64, Int64) -> Int64)?
     @Slot("scale") var scale: ((Double) -> Double)?
     @Slot("handle") var handle: ((OpaquePointer?) -> Int32)?
+    @Slot("weigh") var weigh: ((Double, Double, Double, Double, Double, Double, Double) -> Double)?
+    @Slot("element") var element: ((UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32, Int32, Int32) -> Void)?
     init() throws { try super.init(protocol: spellingDescriptor) }
 }
 

@@ -73,17 +73,22 @@ int cffi_closure_in_table(const void *closure);
 /* ---- A closure in pack form (PackFunction.c) ----
    Swift's PackFunction keeps a typed closure of many parameters as a function value taking one pack, the
    array of its arguments' addresses, which is libffi's argument array as it is (cffi_call_pack in
-   CDelegateKitTrampolines calls it so). cffi_pack_handler is such a closure's handler, with a cffi_pack_call
-   as its user data: libffi's entry or cffi_enter_array reaches the closure's own thunk with no Swift code
+   CDelegateKitTrampolines calls it so), or one of seven or eight parameters as a function of that many
+   addresses (cffi_call_spread). cffi_pack_handler or cffi_spread_handler is such a closure's handler,
+   with a cffi_pack_call as its user data: libffi's entry or cffi_enter_array reaches the closure's own thunk with no Swift code
    between them. */
 typedef struct cffi_pack_call {
     /* The function value's two words, its code and its context. */
     const void *function;
+    /* For cffi_spread_handler, the function's number of parameters, 7 or 8, each an address of its own (a
+       fixed-arity closure in its most general form). */
+    uint32_t spread;
     /* For an integer result narrower than ffi_arg, its libffi type code (FFI_TYPE_SINT8 ... UINT32): the
        handler widens it as libffi expects after the call. FFI_TYPE_VOID for any other result. */
     uint32_t result_type;
 } cffi_pack_call;
 void cffi_pack_handler(ffi_cif *cif, void *result, void **arguments, void *user_data);
+void cffi_spread_handler(ffi_cif *cif, void *result, void **arguments, void *user_data);
 
 /* Calls `function` as described by `cif`. Integer results narrower than a register are written as a
    full ffi_arg, as libffi requires. */

@@ -102,6 +102,13 @@ cffi_registers cffi_call_opaque(uint64_t i0, uint64_t i1, uint64_t i2, uint64_t 
    size; the caller widens it. */
 void cffi_call_pack(const void *function, void *const *arguments, void *result);
 
+/* A Swift function value in its most general form (above) of `count` parameters, 7 or 8: cffi_call_spread
+   passes each address of libffi's argument array as an argument of its own, in registers and (past six,
+   on x86_64) on the stack, and the result's address in the indirect-result register. What a fixed-arity
+   closure of seven or eight parameters runs where its arguments are not all in registers (those go
+   through the entry of their register form instead), as a pack-form closure would, with no pack to build. */
+void cffi_call_spread(const void *function, void *const *arguments, uint64_t count, void *result);
+
 /* ---- The array entry (x86_64 System V, AAPCS64) ----
    libffi's closure entry works out where each argument arrived on every call, argument by argument (about
    a hundred instructions each). For a signature whose arguments are all scalars of at most 8 bytes

@@ -116,6 +116,16 @@ enum TrampolineShim {
         cffi_call_pack(function, arguments, result)
     }
 
+    /// Calls the closure of `count` parameters in its most general form whose two words are at
+    /// `function` with each of libffi's `arguments` as a parameter, its result written at `result`
+    /// (``PackFunction/spreading(_:count:)``).
+    static func callSpread(
+        _ function: UnsafeRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ count: Int,
+        _ result: UnsafeMutableRawPointer
+    ) {
+        cffi_call_spread(function, arguments, UInt64(count), result)
+    }
+
     /// Calls `function`, of a register-only signature, with these argument registers: a direct call.
     @usableFromInline @_transparent
     static func call(
