@@ -224,7 +224,7 @@ int64_t fx_epoch_advance(void) { return __atomic_add_fetch(&fx_epoch, 1, __ATOMI
 void fx_epoch_note(void) { fx_noted_epoch = __atomic_load_n(&fx_epoch, __ATOMIC_SEQ_CST); }
 int64_t fx_epoch_noted(void) { return fx_noted_epoch; }
 
-typedef enum { FX_SHAPE_NARROW, FX_SHAPE_WIDE, FX_SHAPE_QUAD } fx_hammer_shape;
+typedef enum { FX_SHAPE_NARROW, FX_SHAPE_WIDE, FX_SHAPE_EIGHT, FX_SHAPE_QUAD } fx_hammer_shape;
 
 struct fx_hammer {
     const fx_plugin *plugin;
@@ -232,8 +232,8 @@ struct fx_hammer {
     int count;
     /* Whether each call is made by a thread of its own, which ends after it. */
     bool fresh;
-    /* How the slot is called: as transform, as fx_wide_transform (every value argument i), or as
-       fx_quad_transform (every field i). */
+    /* How the slot is called: as transform, as fx_wide_transform or fx_eight_transform (every value argument
+       i), or as fx_quad_transform (every field i). */
     fx_hammer_shape shape;
     pthread_t threads[16];
     int64_t wrong[16], nulls[16], calls[16], first_wrong[16];
@@ -253,6 +253,7 @@ static fx_call_outcome fx_hammer_call(const fx_hammer *h, int64_t i, int64_t *re
     switch (h->shape) {
     case FX_SHAPE_NARROW: *result = transform(NULL, i); break;
     case FX_SHAPE_WIDE: *result = ((fx_wide_transform)transform)(NULL, i, i, i, i, i, i, i, i); break;
+    case FX_SHAPE_EIGHT: *result = ((fx_eight_transform)transform)(NULL, i, i, i, i, i, i, i); break;
     case FX_SHAPE_QUAD: {
         fx_quad q = ((fx_quad_transform)transform)(NULL, (fx_quad){i, i, i, i});
         *result = q.a == q.b && q.b == q.c && q.c == q.d ? q.a : -1;
@@ -338,6 +339,11 @@ fx_hammer *fx_hammer_start_fresh(const fx_plugin *plugin, int threads, int64_t i
 fx_hammer *fx_hammer_start_wide(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
                                 bool fresh) {
     return fx_hammer_start_threads(plugin, threads, iterations, implementations, fresh, FX_SHAPE_WIDE);
+}
+
+fx_hammer *fx_hammer_start_eight(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
+                                 bool fresh) {
+    return fx_hammer_start_threads(plugin, threads, iterations, implementations, fresh, FX_SHAPE_EIGHT);
 }
 
 fx_hammer *fx_hammer_start_quad(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,

@@ -86,6 +86,13 @@ import Testing
         try Self.checkStress("stress-wide", share: 2)
     }
 
+    /// The same with eight parameters, the most a fixed-arity closure takes: in an optimized build such a
+    /// closure is handed the array entry's arguments one by one (`cffi_spread_handler`); in a debug build,
+    /// and past eight, in pack form. Half the calls.
+    @Test func eightParameterCallsWhileTheSlotChanges() throws {
+        try Self.checkStress("stress-eight", share: 2)
+    }
+
     /// The same where C passes and receives a struct of four `int64_t`: in memory on x86_64, where the
     /// stubs and the dispatcher enter through the array entry's struct form (`cffi_enter_array_composite`,
     /// the result at the address C passed); libffi's entry elsewhere. Half the calls.

@@ -165,6 +165,13 @@ typedef int64_t (*fx_wide_transform)(void *context, int64_t value, int64_t, int6
    the array entry where the register path runs. */
 fx_hammer *fx_hammer_start_wide(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
                                 bool fresh);
+/* transform as a callback of eight parameters, the most a fixed-arity typed closure takes: eight integers,
+   more than the register path's five, the last two on the caller's stack (x86_64). */
+typedef int64_t (*fx_eight_transform)(void *context, int64_t value, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                      int64_t);
+/* fx_hammer_start_wide's hammer calling the slot as an fx_eight_transform whose value arguments are all i. */
+fx_hammer *fx_hammer_start_eight(const fx_plugin *plugin, int threads, int64_t iterations, int64_t implementations,
+                                 bool fresh);
 /* transform as a callback taking and returning a struct of four int64_t: passed and returned in memory on
    x86_64 (the array entry's result in memory), by reference and through x8 on aarch64. */
 typedef struct { int64_t a, b, c, d; } fx_quad;

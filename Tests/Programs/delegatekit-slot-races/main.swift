@@ -14,6 +14,10 @@
 //                                        the same with `transform` described and called with eight value
 //                                        arguments, some on the caller's stack: where the register path runs,
 //                                        its stubs and dispatcher enter through the array entry
+//   delegatekit-slot-races stress-eight CALLS ROUNDS
+//                                        the same with seven value arguments (eight parameters, the most a
+//                                        fixed-arity closure takes; in an optimized build, handed the array
+//                                        entry's arguments one by one)
 //   delegatekit-slot-races stress-struct CALLS ROUNDS
 //                                        the same with `transform` taking and returning a struct of four
 //                                        int64_t (in memory on x86_64: the array entry's result in memory)
@@ -41,6 +45,13 @@ let widePlugin = ProtocolDescriptor(name: "fx_plugin", members: [
     .method(MethodDescriptor(name: "transform", signature: CSignature(.int64, [.pointer] + Array(repeating: .int64, count: 8)))),
 ])
 
+/// fx_plugin with `transform` as C calls it in `stress-eight` (fx_eight_transform), at the same offset.
+let eightPlugin = ProtocolDescriptor(name: "fx_plugin", members: [
+    .field("version", .int32),
+    .method(MethodDescriptor(name: "start", signature: CSignature(.int32, [.pointer]))),
+    .method(MethodDescriptor(name: "transform", signature: CSignature(.int64, [.pointer] + Array(repeating: .int64, count: 7)))),
+])
+
 /// fx_plugin with `transform` as C calls it in `stress-struct` (fx_quad_transform), at the same offset.
 let quadPlugin = ProtocolDescriptor(name: "fx_plugin", members: [
     .field("version", .int32),
@@ -54,7 +65,25 @@ extension fx_quad: CValue {
 
 /// How the hammer calls `transform`: as fx_plugin declares it, with eight value arguments, or with a struct.
 enum Shape: String {
-    case narrow = "stress", wide = "stress-wide", quad = "stress-struct"
+    case narrow = "stress", wide = "stress-wide", eight = "stress-eight", quad = "stress-struct"
+
+    var descriptor: ProtocolDescriptor {
+        switch self {
+        case .narrow: return plugin
+        case .wide: return widePlugin
+        case .eight: return eightPlugin
+        case .quad: return quadPlugin
+        }
+    }
+
+    var label: String {
+        switch self {
+        case .narrow: return ""
+        case .wide: return "wide, "
+        case .eight: return "eight, "
+        case .quad: return "struct, "
+        }
+    }
 }
 
 typealias Transform = @convention(c) (UnsafeMutableRawPointer?, Int64) -> Int64
@@ -300,12 +329,14 @@ let workSink = Atomic<UInt64>(0)
 /// removal emptied the slot), or the slot was NULL. Fresh threads make `amount` calls, one each;
 /// long-lived ones call until this thread has made `amount` rounds of changes.
 func stress(fresh: Bool, stable: Bool, shape: Shape, amount: Int64) throws {
-    let delegate = DynamicDelegate(protocol: shape == .wide ? widePlugin : shape == .quad ? quadPlugin : plugin)
+    let delegate = DynamicDelegate(protocol: shape.descriptor)
     if stable { try delegate.setPolicy(.stable, for: "transform") }
     let threads: Int32 = 4
     let iterations = fresh ? amount / Int64(threads) : .max
     guard let hammer = shape == .wide
         ? fx_hammer_start_wide(table(of: delegate), threads, iterations, 2, fresh)
+        : shape == .eight
+        ? fx_hammer_start_eight(table(of: delegate), threads, iterations, 2, fresh)
         : shape == .quad
         ? fx_hammer_start_quad(table(of: delegate), threads, iterations, 2, fresh)
         : fresh
@@ -339,6 +370,12 @@ func stress(fresh: Bool, stable: Bool, shape: Shape, amount: Int64) throws {
                     [a, b, c, d, e, f, g].allSatisfy { $0 == i } ? answer(i) : -1
                 }
                 try delegate.implement("transform", body)
+            } else if shape == .eight {
+                let body: @Sendable (UnsafeMutableRawPointer?, Int64, Int64, Int64, Int64, Int64, Int64, Int64) -> Int64 = {
+                    _, i, a, b, c, d, e, f in
+                    [a, b, c, d, e, f].allSatisfy { $0 == i } ? answer(i) : -1
+                }
+                try delegate.implement("transform", body)
             } else {
                 try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, i: Int64) -> Int64 in answer(i) }
             }
@@ -350,7 +387,7 @@ func stress(fresh: Bool, stable: Bool, shape: Shape, amount: Int64) throws {
     let firstWrong = fx_hammer_first_wrong(hammer)
     var wrong: Int64 = 0, nulls: Int64 = 0
     let answered = fx_hammer_join(hammer, &wrong, &nulls)
-    let label = "\(shape == .narrow ? "" : shape == .wide ? "wide, " : "struct, ")\(fresh ? "fresh threads" : "long-lived threads"), \(stable ? "stable slot (dispatcher)" : "plain slot (stubs)")"
+    let label = "\(shape.label)\(fresh ? "fresh threads" : "long-lived threads"), \(stable ? "stable slot (dispatcher)" : "plain slot (stubs)")"
     check(wrong == 0, "\(label): \(wrong) wrong answers, the first \(firstWrong) beyond i * 1000")
     let released = fx_flight_violation_count() - violations
     check(released == 0, "\(label): \(released) closures released while a call ran them")
@@ -368,7 +405,7 @@ do {
     case "states":
         try states()
         try callsRunningWhileRemoved()
-    case "stress", "stress-wide", "stress-struct":
+    case "stress", "stress-wide", "stress-eight", "stress-struct":
         let shape = Shape(rawValue: arguments.first!)!
         let calls = arguments.dropFirst().first.flatMap { Int64($0) } ?? 40_000
         let rounds = arguments.dropFirst(2).first.flatMap { Int64($0) } ?? 20_000
@@ -377,7 +414,7 @@ do {
             try stress(fresh: false, stable: stable, shape: shape, amount: rounds)
         }
     default:
-        print("usage: delegatekit-slot-races states | stress [calls] [rounds] | stress-wide [calls] [rounds] | stress-struct [calls] [rounds]")
+        print("usage: delegatekit-slot-races states | stress [calls] [rounds] | stress-wide [calls] [rounds] | stress-eight [calls] [rounds] | stress-struct [calls] [rounds]")
         exit(2)
     }
 } catch {

@@ -9,6 +9,11 @@
 //   delegatekit-trampolines fork    forks again and again while another thread makes and frees slots:
 //                                   each child makes, calls and frees one (the slots' lock must not be
 //                                   held by a thread the child does not have)
+//   delegatekit-trampolines arities closures of seven and eight parameters, in the form the fixed-arity
+//                                   overloads give them in a release build (register form, or libffi's
+//                                   array element by element) and in pack form, as CClosures, slots and
+//                                   `.stable` slots, called through C: a line each, its answer right or
+//                                   not (a debug build runs all of them in pack form)
 import CDelegateKitTrampolines
 import DelegateKit
 import DelegateKitFixtures
@@ -151,10 +156,82 @@ func forkWhileChurning(forks: Int) -> Never {
     _exit(0)
 }
 
+/// The same closure made through the variadic overloads, which keep it in pack form whatever its arity.
+func packed<each A: CValue, R>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> CClosure { try CClosure(body) }
+func implementPacked<each A: CValue, R>(_ delegate: DynamicDelegate, _ method: String, _ body: @escaping @Sendable (repeat each A) -> R) throws {
+    try delegate.implement(method, body)
+}
+
+/// Each closure of seven and eight parameters in each form, called through C with libffi's `ffi_call`.
+func manyParameters() throws -> [String] {
+    let mixed7 = { @Sendable (a: Int32, b: Double, c: Int16, d: Float, e: Int64, f: Double, g: UInt8) -> UInt16 in
+        UInt16(truncatingIfNeeded: Int64(a) &* 3 &+ Int64(c) &* 5 &+ e &* 7 &+ Int64(g) &- Int64(b * 2 + Double(d) * 4 + f * 8))
+    }
+    let doubles8 = { @Sendable (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double, h: Double) -> Double in
+        let first: Double = a + b * 2 + c * 3 + d * 4
+        return first + e * 5 + f * 6 + g * 7 + h * 8
+    }
+    let narrow8 = { @Sendable (a: Int8, b: UInt16, c: Int32, d: Int64, e: Float, f: Double, g: UInt8, p: UnsafeMutableRawPointer?) -> Int8 in
+        let integers: Int64 = Int64(a) &* 3 &+ Int64(b) &* 5 &+ Int64(c) &* 7 &+ d &+ Int64(g) &* 11
+        return Int8(truncatingIfNeeded: integers &+ Int64(e * 4) &+ Int64(f * 2) &+ Int64(Int(bitPattern: p)))
+    }
+    let integers8 = { @Sendable (a: Int64, b: Int64, c: Int64, d: Int64, e: Int64, f: Int64, g: Int64, h: Int64) -> Int64 in
+        let first: Int64 = a &+ b &* 2 &+ c &* 3 &+ d &* 4
+        return first &+ e &* 5 &+ f &* 6 &+ g &* 7 &+ h &* 8
+    }
+    let pointer = UnsafeMutableRawPointer(bitPattern: 0x40)
+    var lines: [String] = []
+    for pack in [false, true] {
+        let closures = pack
+            ? [try packed(mixed7), try packed(doubles8), try packed(narrow8), try packed(integers8)]
+            : [try CClosure(mixed7), try CClosure(doubles8), try CClosure(narrow8), try CClosure(integers8)]
+        let delegate = DynamicDelegate(protocol: ProtocolDescriptor(name: "many", methods: closures.enumerated().map {
+            MethodDescriptor(name: "f\($0.offset)", signature: $0.element.signature)
+        }))
+        if pack {
+            try implementPacked(delegate, "f0", mixed7)
+            try implementPacked(delegate, "f1", doubles8)
+            try implementPacked(delegate, "f2", narrow8)
+            try implementPacked(delegate, "f3", integers8)
+        } else {
+            try delegate.implement("f0", mixed7)
+            try delegate.implement("f1", doubles8)
+            try delegate.implement("f2", narrow8)
+            try delegate.implement("f3", integers8)
+        }
+        for policy in [SlotPolicy.nullWhenUnimplemented, .stable] {
+            try delegate.setPolicy(policy)
+            let slots = (0..<4).map { delegate.table.load(fromByteOffset: $0 * MemoryLayout<UnsafeRawPointer>.stride, as: UnsafeRawPointer.self) }
+            let made = policy == .stable ? [("stable slot", slots)] : [("closure", closures.map(\.address)), ("slot", slots)]
+            for (what, functions) in made {
+                func line<R: Equatable>(_ index: Int, _ got: R, _ expected: R) {
+                    let name = ["mixed7", "doubles8", "narrow8", "integers8"][index]
+                    let kind = ["not a slot", "registers", "libffi"][Int(fx_code_kind(functions[index]))]
+                    lines.append("\(name) \(pack ? "pack form" : "fixed arity") \(what) \(kind): "
+                        + (got == expected ? "right" : "WRONG \(got), not \(expected)"))
+                }
+                let f = try functions.enumerated().map { try CFunction(address: $0.element, signature: closures[$0.offset].signature) }
+                line(0, try f[0].call(Int32(-70000), 1.5, Int16(-300), Float(0.25), Int64(1) << 40, -2.5, UInt8(250), returning: UInt16.self),
+                     mixed7(-70000, 1.5, -300, 0.25, 1 << 40, -2.5, 250))
+                line(1, try f[1].call(1.0, -2.0, 3.5, 4.0, -5.0, 6.0, 7.25, -8.0, returning: Double.self), doubles8(1, -2, 3.5, 4, -5, 6, 7.25, -8))
+                line(2, try f[2].call(Int8(-3), UInt16(60000), Int32(-70000), Int64(-5_000_000_000), Float(1.5), -2.25, UInt8(200), pointer, returning: Int8.self),
+                     narrow8(-3, 60000, -70000, -5_000_000_000, 1.5, -2.25, 200, pointer))
+                line(3, try f[3].call(Int64(1), Int64(-2), Int64(3), Int64(-4), Int64(5), Int64(-6), Int64(7), Int64(1) << 50, returning: Int64.self),
+                     integers8(1, -2, 3, -4, 5, -6, 7, 1 << 50))
+            }
+        }
+    }
+    return lines
+}
+
 let arguments = CommandLine.arguments
-guard arguments.count == 2, ["table", "mdwe", "fork"].contains(arguments[1]) else {
-    print("usage: delegatekit-trampolines table | mdwe | fork")
+guard arguments.count == 2, ["table", "mdwe", "fork", "arities"].contains(arguments[1]) else {
+    print("usage: delegatekit-trampolines table | mdwe | fork | arities")
     exit(2)
+}
+if arguments[1] == "arities" {
+    for line in try manyParameters() { print(line) }
+    exit(0)
 }
 if arguments[1] == "fork" { forkWhileChurning(forks: 300) }
 if arguments[1] == "mdwe" {
