@@ -703,12 +703,19 @@ extension CFunction {{
 
 
 def variadic_call(n):
-    """A variadic function's call of n typed arguments, straight-line: the key of the prepared call made of
-    the types (constants once specialized), each argument stored in its slot, promoted past the named
+    """A variadic function's call of n typed arguments, straight-line: in registers where they take
+    registers only (promoted past the named ones), else through libffi, the key of the prepared call made
+    of the types (constants once specialized), each argument stored in its slot, promoted past the named
     ones. Nil when the slow path must check, prepare or refuse the call (the first call with these types)."""
     generics = ", ".join([f"A{i}: CValue" for i in range(n)] + ["R: CValue"])
     params = ", ".join(f"_ a{i}: A{i}" for i in range(n))
-    checks = "".join(f"\n        if named > {i} {{ fits = fits && matches(A{i}.self, at: {i}) }} else {{ key = appendingVariadicKey(A{i}.self, key) }}" for i in range(n))
+    checks = "".join(f"\n        if named > {i} {{ fits = fits && matches(A{i}.self, at: {i}) }}" for i in range(n))
+    keys = "".join(f"\n        if named <= {i} {{ key = appendingVariadicKey(A{i}.self, key) }}" for i in range(n))
+    agree = "".join(
+        f"\n            agrees = agrees && registerClassAgrees(A{i}.self, named > {i} ? A{i}.cType : A{i}.cType.promotedForVariadicCall)"
+        for i in range(n))
+    appends = "".join(
+        f"\n            if named > {i} {{ registers.append(a{i}) }} else {{ registers.appendPromoted(a{i}) }}" for i in range(n))
     offsets = "".join(f"\n        let o{i + 1} = o{i} + argumentSlotSize(MemoryLayout<A{i}>.size)" for i in range(n))
     stores = "".join(f"\n                storeArgument(a{i}, to: base + o{i}, promoted: named <= {i})\n                list[{i}] = base + o{i}" for i in range(n))
     return f'''
@@ -716,8 +723,13 @@ def variadic_call(n):
     @inlinable
     func variadicCall<{generics}>({params}, returning: R.Type, checkingResult: Bool) -> R? {{
         let named = argumentCodes.count
-        var fits = named <= {n} && (!checkingResult || returns(R.self))
-        var key = variadicKeyPrefix{checks}
+        var fits = named <= {n} && (!checkingResult || returns(R.self)){checks}
+        if fits && variadicCallsInRegisters {{
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters(){agree}{appends}
+            if agrees && registers.fits {{ return resultValue(registers.callVariadic(address), as: R.self) }}
+        }}
+        var key = variadicKeyPrefix{keys}
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else {{ return nil }}
         let function = address
         let o0 = 0{offsets}

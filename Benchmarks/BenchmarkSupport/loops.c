@@ -103,6 +103,31 @@ int64_t bench_ffi_call_i64(int64_t n) {
     return acc;
 }
 
+/* bench_sum_variadic(2, acc, 1) n times through ffi_call from C, its cif prepared once with
+   ffi_prep_cif_var (one named int, two int64_t after it): what a variadic call costs raw libffi. Returns
+   the last result, which is n. */
+int64_t bench_ffi_call_variadic(int64_t n) {
+    static ffi_cif cif;
+    static ffi_type *types[3];
+    static int prepared;
+    if (!prepared) {
+        types[0] = &ffi_type_sint32;
+        types[1] = &ffi_type_sint64;
+        types[2] = &ffi_type_sint64;
+        ffi_prep_cif_var(&cif, FFI_DEFAULT_ABI, 1, 3, &ffi_type_sint64, types);
+        prepared = 1;
+    }
+    int count = 2;
+    int64_t acc = 0, one = 1;
+    void *values[3] = {&count, &acc, &one};
+    for (int64_t i = 0; i < n; i++) {
+        ffi_arg result;
+        ffi_call(&cif, (void (*)(void))bench_sum_variadic, &result, values);
+        acc = (int64_t)result;
+    }
+    return acc;
+}
+
 /* bench_rotate_s32 n times through ffi_call from C, each call given the previous result: a struct passed
    and returned in memory. Returns the sum of the last result's fields, which is n. */
 int64_t bench_ffi_call_s32(int64_t n) {

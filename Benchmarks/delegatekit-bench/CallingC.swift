@@ -13,6 +13,7 @@ enum CallingC {
         case typed = "CFunction.call, typed"
         case typed8 = "CFunction.call, typed, 8 arguments (libffi)"
         case runTime = "CFunction.call, run-time values"
+        case rawFFICallVariadic = "raw libffi ffi_call, from C, variadic (2 int64 after the count)"
         case variadic = "CFunction.call, variadic (2 int64 after the count)"
         case runTimeVariadic = "CFunction.call, run-time values, variadic"
         case rawFFICallStruct = "raw libffi ffi_call, from C, struct32(struct32)"
@@ -51,6 +52,8 @@ enum CallingC {
                 guard case .signed(let sum) = try add.call([.signed(accumulator), .signed(1)]) else { return -1 }
                 accumulator = sum
             }
+        case .rawFFICallVariadic:
+            accumulator = bench_ffi_call_variadic(n)
         case .variadic:
             let sum = try CFunction(address: sumAddress, declaration: "int64_t (int, ...)", name: "bench_sum_variadic")
             for _ in 0..<n { accumulator = try sum.call(Int32(2), accumulator, Int64(1)) }

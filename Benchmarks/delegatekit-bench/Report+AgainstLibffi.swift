@@ -25,8 +25,10 @@ extension Report {
             }
         }
         func calling(_ kind: CallingC.Kind) -> CallingC.Result? { callingC.first { $0.kind == kind } }
-        if let raw = calling(.rawFFICall) {
-            for kind in [CallingC.Kind.typed, .runTime, .variadic, .runTimeVariadic] {
+        // Each against raw libffi's call of the same function: a variadic one's cif from ffi_prep_cif_var.
+        for (rawKind, kinds) in [(CallingC.Kind.rawFFICall, [CallingC.Kind.typed, .runTime]), (.rawFFICallVariadic, [.variadic, .runTimeVariadic])] {
+            guard let raw = calling(rawKind) else { continue }
+            for kind in kinds {
                 guard let r = calling(kind) else { continue }
                 add(kind.rawValue, r.nanoseconds, raw.nanoseconds, r.instructions, raw.instructions)
             }

@@ -5,10 +5,12 @@ extension Report {
     func arityTable() -> [String] {
         var lines = [
             "", "## Callbacks of many parameters", "",
-            "Past six parameters a typed closure runs in pack form, called with libffi's argument array as it is.",
-            "A signature with an integer argument past the fifth is entered by DelegateKit's array entry, which makes",
-            "that array where libffi's entry would (on the register path's CPUs; libffi's entry with",
-            "`DELEGATEKIT_FAST_PATH=0`). Each cell: ns/call (instructions/call) × raw libffi.", "",
+            "A typed closure of seven or eight parameters takes the fixed-arity overloads: register form where every",
+            "argument arrives in a register, else libffi's argument array handed to it element by element; past eight",
+            "it runs in pack form, called with that array as it is. A signature with an integer argument past the",
+            "fifth is entered by DelegateKit's array entry, which makes that array where libffi's entry would (on the",
+            "register path's CPUs; libffi's entry with `DELEGATEKIT_FAST_PATH=0`). Each cell: ns/call",
+            "(instructions/call) × raw libffi.", "",
         ] + Self.tableHeading("callback", PathKind.arityPaths.map(\.rawValue))
         func result(_ arity: Arity, _ path: PathKind) -> ArityResult? { arities.first { $0.arity == arity && $0.path == path } }
         for arity in Arity.allCases {

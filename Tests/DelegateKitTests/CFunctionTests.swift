@@ -199,6 +199,49 @@ import Testing
         #expect(result == fx_ref_many16())
     }
 
+    /// A typed call of a variadic function whose arguments all take registers is a direct call in
+    /// registers where the register path runs (on x86_64 with the count of vector registers in al, which
+    /// the callee's va_arg reads), its further arguments promoted as C promotes them; one with more than
+    /// registers hold goes through libffi; both agree with C, on both CPUs and both paths.
+    @Test func variadicCallsInRegistersPromoteAsC() throws {
+        let sum = try CFunction(address: fixture("fx_sum_variadic"), declaration: "double (const char *, ...)")
+        #expect(sum.variadicCallsInRegisters == RegisterPath.isAvailable)
+        // Four integers after the named pointer fill the five integer registers; two vector ones.
+        let registers: Double = try "iiiidd".withCString { kinds in
+            try sum.call(kinds, Int8(-3), UInt8(200), Int16(-300), true, Float(0.5), 2.25)
+        }
+        let expected: Double = -3 + 200 - 300 + 1
+        #expect(registers == expected + 2.75)
+        // Integers only: al is 0 on x86_64.
+        let integers: Double = try "ill".withCString { try sum.call($0, Int32(-9), Int64(1) << 40, Int(7)) }
+        #expect(integers == Double(Int64(1) << 40) - 2)
+        // Nine doubles: one more than the vector registers, so libffi's call.
+        let nine: Double = try "ddddddddd".withCString { try sum.call($0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, Float(4.5)) }
+        #expect(nine == 22.5)
+        // Eight: every vector register.
+        let eight: Double = try "dddddddd".withCString { try sum.call($0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, Float(4.0)) }
+        #expect(eight == 18)
+        // Run-time values take the same call, their variadic types stated as C passes them.
+        let layout = try PreparedSignature.prepared(CSignature(.double, [.pointer, .int32, .double, .int64])).runTimeLayout
+        #expect(layout.takesRegisters == RegisterPath.isAvailable)
+        let dynamic = try "idl".withCString { kinds in
+            try sum.call([.pointer(UInt(bitPattern: kinds)), .signed(-7), .floatingPoint(0.5), .signed(1 << 40)], variadicTypes: [.int32, .double, .int64])
+        }
+        #expect(dynamic == .floatingPoint(-6.5 + Double(1 << 40)))
+        // glibc's own: a `char` and a `float` promoted, a string, a double.
+        let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count: Int32 = try "%c|%.2f|%s|%d|%.1f".withCString { format in
+            try "ok".withCString { ok in
+                try buffer.withUnsafeMutableBufferPointer {
+                    try snprintf.call($0.baseAddress, $0.count, format, Int8(65), Float(0.25), ok, Int16(-12), 6.5)
+                }
+            }
+        }
+        #expect(count == 17)
+        #expect(text(buffer) == "A|0.25|ok|-12|6.5")
+    }
+
     #if arch(x86_64)  // `long double` as `Float80` is x86_64 only.
     @Test func snprintfWithEveryPromotedTypeMatchesC() throws {
         let snprintf = try CFunction("snprintf", declaration: "int snprintf(char *, size_t, const char *, ...)")

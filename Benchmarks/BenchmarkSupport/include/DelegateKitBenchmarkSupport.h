@@ -61,6 +61,8 @@ int64_t bench_ffi_call_s32(int64_t n);
 int64_t bench_sum_variadic(int count, ...);
 const void *bench_sum_variadic_address(void); /* Swift does not import variadic functions */
 int64_t bench_ffi_call_i64(int64_t n);
+/* bench_sum_variadic(2, acc, 1) n times through ffi_call, its cif from ffi_prep_cif_var, made once. */
+int64_t bench_ffi_call_variadic(int64_t n);
 
 /* Monotonic clock in nanoseconds. */
 int64_t bench_now(void);

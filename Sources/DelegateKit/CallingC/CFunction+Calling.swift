@@ -135,6 +135,24 @@ extension CFunction {
         if !fits || count < named {
             try check(repeat each argument, returning: R.self, checkingResult: checkingResult)
         }
+        if variadicCallsInRegisters {
+            // As a typed call of a function that is not variadic, with the further arguments promoted.
+            var agrees = !checkingResult || registerClassAgrees(R.self, signature.returnType)
+            var registers = ArgumentRegisters()
+            var index = 0
+            for value in repeat each argument {
+                let type = staticType(of: value)
+                if index < named {
+                    agrees = agrees && registerClassAgrees(type, type.cType)
+                    registers.append(value)
+                } else {
+                    agrees = agrees && registerClassAgrees(type, type.cType.promotedForVariadicCall)
+                    registers.appendPromoted(value)
+                }
+                index += 1
+            }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         let call = try key.flatMap(PreparedSignature.lookupCall) ?? preparedVariadic(repeat each argument).libffiCall
         let function = address
         return withArgumentSlots(promotingFrom: named, repeat each argument) { arguments in

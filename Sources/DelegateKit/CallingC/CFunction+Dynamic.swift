@@ -23,13 +23,55 @@ extension CFunction {
 
     @usableFromInline
     func call(values arguments: UnsafeBufferPointer<CDynamicValue>, variadicTypes: [CType]) throws -> CDynamicValue {
+        let (call, layout) = try preparedForRunTimeCall(arguments, variadicTypes: variadicTypes)
+        if layout.takesRegisters { return try callInRegisters(arguments, layout, variadicTypes: variadicTypes) }
         let function = address
-        return try withRunTimeArguments(arguments, variadicTypes: variadicTypes) { call, layout, _, pointers in
+        return try withRunTimeArguments(arguments, call, layout, variadicTypes: variadicTypes) { call, layout, _, pointers in
             withResultBuffer(byteCount: call.resultBufferSize) { result in
                 LibffiShim.call(call.cif, function, result, pointers)
                 return CDynamicValue(UnsafeRawPointer(result), layout.result)
             }
         }
+    }
+
+    /// The call of a signature that takes registers only: each value converted to its C type as libffi's
+    /// call would store it, then passed in the next register of its class, as a typed call passes it.
+    private func callInRegisters(
+        _ arguments: UnsafeBufferPointer<CDynamicValue>, _ layout: RunTimeLayout, variadicTypes: [CType]
+    ) throws -> CDynamicValue {
+        // 5 integer registers, then 8 vector ones (`ArgumentRegisters`' block); the layout's counts fit.
+        var block: (ArgumentRegisters.Integers, ArgumentRegisters.SSE) = ((0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
+        var word: UInt64 = 0  // every kind of such a call fits
+        var vectors = 0
+        let unfit: Int? = withUnsafeMutableBytes(of: &block) { block in
+            let registers = block.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt64.self)
+            var integers = 0
+            return withUnsafeMutableBytes(of: &word) { word in
+                let slot = word.baseAddress.unsafelyUnwrapped
+                for index in 0..<layout.arguments.count {
+                    let kind = layout.arguments[index].kind
+                    guard arguments[index].store(kind, to: slot) else { return index }
+                    switch kind {
+                    case .float: registers[5 + vectors] = UInt64(slot.load(as: UInt32.self)); vectors += 1
+                    case .double: registers[5 + vectors] = slot.load(as: UInt64.self); vectors += 1
+                    default: registers[integers] = RunTimeLayout.integerRegister(kind, slot); integers += 1
+                    }
+                }
+                return nil
+            }
+        }
+        if let unfit { throw valueMismatch(arguments, at: unfit, variadicTypes: variadicTypes) }
+        let registers = ArgumentRegisters(block.0, block.1)
+        let result = isVariadic ? registers.callVariadic(address, vectors: vectors) : registers.call(address)
+        word = layout.result == .float || layout.result == .double ? result.sse.bitPattern : result.integer
+        return withUnsafeBytes(of: &word) { CDynamicValue($0.baseAddress.unsafelyUnwrapped, layout.result) }
+    }
+
+    /// The error of a run-time `arguments[index]` its C type cannot hold.
+    private func valueMismatch(_ arguments: UnsafeBufferPointer<CDynamicValue>, at index: Int, variadicTypes: [CType]) -> DelegateError {
+        DelegateError.valueMismatch(
+            function: name, argument: index + 1, type: (signature.argumentTypes + variadicTypes)[index],
+            value: arguments[index].description)
     }
 
     /// Runs `body` with `arguments` converted to the C types of a call of this function, in libffi's form:
@@ -41,6 +83,14 @@ extension CFunction {
         _ body: (LibffiCall, RunTimeLayout, UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T
     ) throws -> T {
         let (call, layout) = try preparedForRunTimeCall(arguments, variadicTypes: variadicTypes)
+        return try withRunTimeArguments(arguments, call, layout, variadicTypes: variadicTypes, body)
+    }
+
+    /// ``withRunTimeArguments(_:variadicTypes:_:)`` for the prepared call and layout already found.
+    private func withRunTimeArguments<T>(
+        _ arguments: UnsafeBufferPointer<CDynamicValue>, _ call: LibffiCall, _ layout: RunTimeLayout, variadicTypes: [CType],
+        _ body: (LibffiCall, RunTimeLayout, UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> T
+    ) throws -> T {
         let count = layout.arguments.count
         // Only values inside the closures, so that they capture nothing reference counted.
         var unfit = -1
@@ -57,11 +107,7 @@ extension CFunction {
                 return body(call, layout, base, pointers.baseAddress.unsafelyUnwrapped)
             }
         }
-        guard let result else {
-            throw DelegateError.valueMismatch(
-                function: name, argument: unfit + 1, type: (signature.argumentTypes + variadicTypes)[unfit],
-                value: arguments[unfit].description)
-        }
+        guard let result else { throw valueMismatch(arguments, at: unfit, variadicTypes: variadicTypes) }
         return result
     }
 

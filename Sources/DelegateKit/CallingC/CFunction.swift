@@ -46,6 +46,9 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
     @usableFromInline let returnCode: UInt64
     /// Whether a typed call of matching scalars is a direct call in registers (see ``RegisterPath``).
     @usableFromInline let callsInRegisters: Bool
+    /// For a variadic function, the same: whether its named arguments and its result take registers, those
+    /// of the further arguments (promoted as C promotes them) counted on each call.
+    @usableFromInline let variadicCallsInRegisters: Bool
     /// The key of a variadic call's types up to the variadic ones: the return and named types, then a 0,
     /// which no other kind of key has (see ``PreparedSignature``); nil when a structure rules keys out.
     @usableFromInline let variadicKeyPrefix: UInt64?
@@ -107,6 +110,8 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
         argumentCodes = layout.argumentCodes
         returnCode = layout.returnCode
         callsInRegisters = prepared?.takesRegisters ?? false
+        variadicCallsInRegisters = isVariadic && RegisterPath.isAvailable
+            && RegisterLayout(CSignature(signature.returnType, signature.argumentTypes)) != nil
         var key = signature.returnType.appendingKey(0)
         for type in signature.argumentTypes { key = type.appendingKey(key) }
         variadicKeyPrefix = key.flatMap { $0 >> 60 == 0 ? $0 << 4 : nil }

@@ -152,8 +152,16 @@ extension CFunction {
     func variadicCall<A0: CValue, R: CValue>(_ a0: A0, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 1 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -254,9 +262,20 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, R: CValue>(_ a0: A0, _ a1: A1, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 2 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -365,10 +384,24 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 3 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -485,11 +518,28 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 4 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A3.self, named > 3 ? A3.cType : A3.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if named > 3 { registers.append(a3) } else { registers.appendPromoted(a3) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
-        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
+        if named <= 3 { key = appendingVariadicKey(A3.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -614,12 +664,32 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 5 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A3.self, named > 3 ? A3.cType : A3.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A4.self, named > 4 ? A4.cType : A4.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if named > 3 { registers.append(a3) } else { registers.appendPromoted(a3) }
+            if named > 4 { registers.append(a4) } else { registers.appendPromoted(a4) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
-        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
-        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
+        if named <= 3 { key = appendingVariadicKey(A3.self, key) }
+        if named <= 4 { key = appendingVariadicKey(A4.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -752,13 +822,36 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 6 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A3.self, named > 3 ? A3.cType : A3.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A4.self, named > 4 ? A4.cType : A4.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A5.self, named > 5 ? A5.cType : A5.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if named > 3 { registers.append(a3) } else { registers.appendPromoted(a3) }
+            if named > 4 { registers.append(a4) } else { registers.appendPromoted(a4) }
+            if named > 5 { registers.append(a5) } else { registers.appendPromoted(a5) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
-        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
-        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
-        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
+        if named <= 3 { key = appendingVariadicKey(A3.self, key) }
+        if named <= 4 { key = appendingVariadicKey(A4.self, key) }
+        if named <= 5 { key = appendingVariadicKey(A5.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -899,14 +992,40 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 7 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A3.self, named > 3 ? A3.cType : A3.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A4.self, named > 4 ? A4.cType : A4.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A5.self, named > 5 ? A5.cType : A5.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A6.self, named > 6 ? A6.cType : A6.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if named > 3 { registers.append(a3) } else { registers.appendPromoted(a3) }
+            if named > 4 { registers.append(a4) } else { registers.appendPromoted(a4) }
+            if named > 5 { registers.append(a5) } else { registers.appendPromoted(a5) }
+            if named > 6 { registers.append(a6) } else { registers.appendPromoted(a6) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
-        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
-        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
-        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
-        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
+        if named <= 3 { key = appendingVariadicKey(A3.self, key) }
+        if named <= 4 { key = appendingVariadicKey(A4.self, key) }
+        if named <= 5 { key = appendingVariadicKey(A5.self, key) }
+        if named <= 6 { key = appendingVariadicKey(A6.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -1055,15 +1174,44 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 8 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A3.self, named > 3 ? A3.cType : A3.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A4.self, named > 4 ? A4.cType : A4.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A5.self, named > 5 ? A5.cType : A5.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A6.self, named > 6 ? A6.cType : A6.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A7.self, named > 7 ? A7.cType : A7.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if named > 3 { registers.append(a3) } else { registers.appendPromoted(a3) }
+            if named > 4 { registers.append(a4) } else { registers.appendPromoted(a4) }
+            if named > 5 { registers.append(a5) } else { registers.appendPromoted(a5) }
+            if named > 6 { registers.append(a6) } else { registers.appendPromoted(a6) }
+            if named > 7 { registers.append(a7) } else { registers.appendPromoted(a7) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
-        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
-        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
-        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
-        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
-        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
+        if named <= 3 { key = appendingVariadicKey(A3.self, key) }
+        if named <= 4 { key = appendingVariadicKey(A4.self, key) }
+        if named <= 5 { key = appendingVariadicKey(A5.self, key) }
+        if named <= 6 { key = appendingVariadicKey(A6.self, key) }
+        if named <= 7 { key = appendingVariadicKey(A7.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -1220,16 +1368,48 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 9 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) }
+        if named > 8 { fits = fits && matches(A8.self, at: 8) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A3.self, named > 3 ? A3.cType : A3.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A4.self, named > 4 ? A4.cType : A4.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A5.self, named > 5 ? A5.cType : A5.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A6.self, named > 6 ? A6.cType : A6.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A7.self, named > 7 ? A7.cType : A7.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A8.self, named > 8 ? A8.cType : A8.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if named > 3 { registers.append(a3) } else { registers.appendPromoted(a3) }
+            if named > 4 { registers.append(a4) } else { registers.appendPromoted(a4) }
+            if named > 5 { registers.append(a5) } else { registers.appendPromoted(a5) }
+            if named > 6 { registers.append(a6) } else { registers.appendPromoted(a6) }
+            if named > 7 { registers.append(a7) } else { registers.appendPromoted(a7) }
+            if named > 8 { registers.append(a8) } else { registers.appendPromoted(a8) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
-        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
-        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
-        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
-        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
-        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
-        if named > 8 { fits = fits && matches(A8.self, at: 8) } else { key = appendingVariadicKey(A8.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
+        if named <= 3 { key = appendingVariadicKey(A3.self, key) }
+        if named <= 4 { key = appendingVariadicKey(A4.self, key) }
+        if named <= 5 { key = appendingVariadicKey(A5.self, key) }
+        if named <= 6 { key = appendingVariadicKey(A6.self, key) }
+        if named <= 7 { key = appendingVariadicKey(A7.self, key) }
+        if named <= 8 { key = appendingVariadicKey(A8.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -1394,17 +1574,52 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 10 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) }
+        if named > 8 { fits = fits && matches(A8.self, at: 8) }
+        if named > 9 { fits = fits && matches(A9.self, at: 9) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A3.self, named > 3 ? A3.cType : A3.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A4.self, named > 4 ? A4.cType : A4.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A5.self, named > 5 ? A5.cType : A5.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A6.self, named > 6 ? A6.cType : A6.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A7.self, named > 7 ? A7.cType : A7.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A8.self, named > 8 ? A8.cType : A8.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A9.self, named > 9 ? A9.cType : A9.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if named > 3 { registers.append(a3) } else { registers.appendPromoted(a3) }
+            if named > 4 { registers.append(a4) } else { registers.appendPromoted(a4) }
+            if named > 5 { registers.append(a5) } else { registers.appendPromoted(a5) }
+            if named > 6 { registers.append(a6) } else { registers.appendPromoted(a6) }
+            if named > 7 { registers.append(a7) } else { registers.appendPromoted(a7) }
+            if named > 8 { registers.append(a8) } else { registers.appendPromoted(a8) }
+            if named > 9 { registers.append(a9) } else { registers.appendPromoted(a9) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
-        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
-        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
-        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
-        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
-        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
-        if named > 8 { fits = fits && matches(A8.self, at: 8) } else { key = appendingVariadicKey(A8.self, key) }
-        if named > 9 { fits = fits && matches(A9.self, at: 9) } else { key = appendingVariadicKey(A9.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
+        if named <= 3 { key = appendingVariadicKey(A3.self, key) }
+        if named <= 4 { key = appendingVariadicKey(A4.self, key) }
+        if named <= 5 { key = appendingVariadicKey(A5.self, key) }
+        if named <= 6 { key = appendingVariadicKey(A6.self, key) }
+        if named <= 7 { key = appendingVariadicKey(A7.self, key) }
+        if named <= 8 { key = appendingVariadicKey(A8.self, key) }
+        if named <= 9 { key = appendingVariadicKey(A9.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -1577,18 +1792,56 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 11 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) }
+        if named > 8 { fits = fits && matches(A8.self, at: 8) }
+        if named > 9 { fits = fits && matches(A9.self, at: 9) }
+        if named > 10 { fits = fits && matches(A10.self, at: 10) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A3.self, named > 3 ? A3.cType : A3.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A4.self, named > 4 ? A4.cType : A4.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A5.self, named > 5 ? A5.cType : A5.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A6.self, named > 6 ? A6.cType : A6.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A7.self, named > 7 ? A7.cType : A7.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A8.self, named > 8 ? A8.cType : A8.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A9.self, named > 9 ? A9.cType : A9.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A10.self, named > 10 ? A10.cType : A10.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if named > 3 { registers.append(a3) } else { registers.appendPromoted(a3) }
+            if named > 4 { registers.append(a4) } else { registers.appendPromoted(a4) }
+            if named > 5 { registers.append(a5) } else { registers.appendPromoted(a5) }
+            if named > 6 { registers.append(a6) } else { registers.appendPromoted(a6) }
+            if named > 7 { registers.append(a7) } else { registers.appendPromoted(a7) }
+            if named > 8 { registers.append(a8) } else { registers.appendPromoted(a8) }
+            if named > 9 { registers.append(a9) } else { registers.appendPromoted(a9) }
+            if named > 10 { registers.append(a10) } else { registers.appendPromoted(a10) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
-        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
-        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
-        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
-        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
-        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
-        if named > 8 { fits = fits && matches(A8.self, at: 8) } else { key = appendingVariadicKey(A8.self, key) }
-        if named > 9 { fits = fits && matches(A9.self, at: 9) } else { key = appendingVariadicKey(A9.self, key) }
-        if named > 10 { fits = fits && matches(A10.self, at: 10) } else { key = appendingVariadicKey(A10.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
+        if named <= 3 { key = appendingVariadicKey(A3.self, key) }
+        if named <= 4 { key = appendingVariadicKey(A4.self, key) }
+        if named <= 5 { key = appendingVariadicKey(A5.self, key) }
+        if named <= 6 { key = appendingVariadicKey(A6.self, key) }
+        if named <= 7 { key = appendingVariadicKey(A7.self, key) }
+        if named <= 8 { key = appendingVariadicKey(A8.self, key) }
+        if named <= 9 { key = appendingVariadicKey(A9.self, key) }
+        if named <= 10 { key = appendingVariadicKey(A10.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0
@@ -1769,19 +2022,60 @@ extension CFunction {
     func variadicCall<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, A8: CValue, A9: CValue, A10: CValue, A11: CValue, R: CValue>(_ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7, _ a8: A8, _ a9: A9, _ a10: A10, _ a11: A11, returning: R.Type, checkingResult: Bool) -> R? {
         let named = argumentCodes.count
         var fits = named <= 12 && (!checkingResult || returns(R.self))
+        if named > 0 { fits = fits && matches(A0.self, at: 0) }
+        if named > 1 { fits = fits && matches(A1.self, at: 1) }
+        if named > 2 { fits = fits && matches(A2.self, at: 2) }
+        if named > 3 { fits = fits && matches(A3.self, at: 3) }
+        if named > 4 { fits = fits && matches(A4.self, at: 4) }
+        if named > 5 { fits = fits && matches(A5.self, at: 5) }
+        if named > 6 { fits = fits && matches(A6.self, at: 6) }
+        if named > 7 { fits = fits && matches(A7.self, at: 7) }
+        if named > 8 { fits = fits && matches(A8.self, at: 8) }
+        if named > 9 { fits = fits && matches(A9.self, at: 9) }
+        if named > 10 { fits = fits && matches(A10.self, at: 10) }
+        if named > 11 { fits = fits && matches(A11.self, at: 11) }
+        if fits && variadicCallsInRegisters {
+            var agrees = !checkingResult || registerClassAgrees(R.self, R.cType)
+            var registers = ArgumentRegisters()
+            agrees = agrees && registerClassAgrees(A0.self, named > 0 ? A0.cType : A0.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A1.self, named > 1 ? A1.cType : A1.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A2.self, named > 2 ? A2.cType : A2.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A3.self, named > 3 ? A3.cType : A3.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A4.self, named > 4 ? A4.cType : A4.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A5.self, named > 5 ? A5.cType : A5.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A6.self, named > 6 ? A6.cType : A6.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A7.self, named > 7 ? A7.cType : A7.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A8.self, named > 8 ? A8.cType : A8.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A9.self, named > 9 ? A9.cType : A9.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A10.self, named > 10 ? A10.cType : A10.cType.promotedForVariadicCall)
+            agrees = agrees && registerClassAgrees(A11.self, named > 11 ? A11.cType : A11.cType.promotedForVariadicCall)
+            if named > 0 { registers.append(a0) } else { registers.appendPromoted(a0) }
+            if named > 1 { registers.append(a1) } else { registers.appendPromoted(a1) }
+            if named > 2 { registers.append(a2) } else { registers.appendPromoted(a2) }
+            if named > 3 { registers.append(a3) } else { registers.appendPromoted(a3) }
+            if named > 4 { registers.append(a4) } else { registers.appendPromoted(a4) }
+            if named > 5 { registers.append(a5) } else { registers.appendPromoted(a5) }
+            if named > 6 { registers.append(a6) } else { registers.appendPromoted(a6) }
+            if named > 7 { registers.append(a7) } else { registers.appendPromoted(a7) }
+            if named > 8 { registers.append(a8) } else { registers.appendPromoted(a8) }
+            if named > 9 { registers.append(a9) } else { registers.appendPromoted(a9) }
+            if named > 10 { registers.append(a10) } else { registers.appendPromoted(a10) }
+            if named > 11 { registers.append(a11) } else { registers.appendPromoted(a11) }
+            if agrees && registers.fits { return resultValue(registers.callVariadic(address), as: R.self) }
+        }
         var key = variadicKeyPrefix
-        if named > 0 { fits = fits && matches(A0.self, at: 0) } else { key = appendingVariadicKey(A0.self, key) }
-        if named > 1 { fits = fits && matches(A1.self, at: 1) } else { key = appendingVariadicKey(A1.self, key) }
-        if named > 2 { fits = fits && matches(A2.self, at: 2) } else { key = appendingVariadicKey(A2.self, key) }
-        if named > 3 { fits = fits && matches(A3.self, at: 3) } else { key = appendingVariadicKey(A3.self, key) }
-        if named > 4 { fits = fits && matches(A4.self, at: 4) } else { key = appendingVariadicKey(A4.self, key) }
-        if named > 5 { fits = fits && matches(A5.self, at: 5) } else { key = appendingVariadicKey(A5.self, key) }
-        if named > 6 { fits = fits && matches(A6.self, at: 6) } else { key = appendingVariadicKey(A6.self, key) }
-        if named > 7 { fits = fits && matches(A7.self, at: 7) } else { key = appendingVariadicKey(A7.self, key) }
-        if named > 8 { fits = fits && matches(A8.self, at: 8) } else { key = appendingVariadicKey(A8.self, key) }
-        if named > 9 { fits = fits && matches(A9.self, at: 9) } else { key = appendingVariadicKey(A9.self, key) }
-        if named > 10 { fits = fits && matches(A10.self, at: 10) } else { key = appendingVariadicKey(A10.self, key) }
-        if named > 11 { fits = fits && matches(A11.self, at: 11) } else { key = appendingVariadicKey(A11.self, key) }
+        if named <= 0 { key = appendingVariadicKey(A0.self, key) }
+        if named <= 1 { key = appendingVariadicKey(A1.self, key) }
+        if named <= 2 { key = appendingVariadicKey(A2.self, key) }
+        if named <= 3 { key = appendingVariadicKey(A3.self, key) }
+        if named <= 4 { key = appendingVariadicKey(A4.self, key) }
+        if named <= 5 { key = appendingVariadicKey(A5.self, key) }
+        if named <= 6 { key = appendingVariadicKey(A6.self, key) }
+        if named <= 7 { key = appendingVariadicKey(A7.self, key) }
+        if named <= 8 { key = appendingVariadicKey(A8.self, key) }
+        if named <= 9 { key = appendingVariadicKey(A9.self, key) }
+        if named <= 10 { key = appendingVariadicKey(A10.self, key) }
+        if named <= 11 { key = appendingVariadicKey(A11.self, key) }
         guard fits, let key, let libffiCall = PreparedSignature.lookupCall(key) else { return nil }
         let function = address
         let o0 = 0

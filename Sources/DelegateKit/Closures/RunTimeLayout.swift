@@ -49,6 +49,10 @@ struct RunTimeLayout {
     /// The bytes of all argument slots, each 16-aligned and at least 8 bytes (libffi reads whole words).
     let byteCount: Int
     let result: Kind
+    /// Whether a call is a direct call in registers (see ``RegisterPath``): every argument and the result
+    /// is a scalar that travels in one, and the register path runs. For a variadic call the signature's
+    /// further arguments are promoted types already.
+    let takesRegisters: Bool
 
     init(_ signature: CSignature) {
         arguments = .allocate(capacity: signature.argumentTypes.count)
@@ -59,7 +63,23 @@ struct RunTimeLayout {
         }
         byteCount = max(offset, 1)
         result = Kind(signature.returnType)
+        takesRegisters = RegisterPath.isAvailable && RegisterLayout(CSignature(signature.returnType, signature.argumentTypes)) != nil
     }
 
     func deallocate() { arguments.deallocate() }
+
+    /// The integer register of a value of integer class `kind` stored at `slot`, extended to 64 bits as
+    /// clang's callers extend it (a register call's kinds only).
+    @inline(__always)
+    static func integerRegister(_ kind: Kind, _ slot: UnsafeRawPointer) -> UInt64 {
+        switch kind {
+        case .bool, .uint8: return UInt64(slot.load(as: UInt8.self))
+        case .int8: return UInt64(bitPattern: Int64(slot.load(as: Int8.self)))
+        case .uint16: return UInt64(slot.load(as: UInt16.self))
+        case .int16: return UInt64(bitPattern: Int64(slot.load(as: Int16.self)))
+        case .uint32: return UInt64(slot.load(as: UInt32.self))
+        case .int32: return UInt64(bitPattern: Int64(slot.load(as: Int32.self)))
+        default: return slot.load(as: UInt64.self)
+        }
+    }
 }

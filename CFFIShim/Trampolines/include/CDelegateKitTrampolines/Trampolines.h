@@ -250,4 +250,40 @@ static inline cffi_registers cffi_call_registers(const void *function, uint64_t 
 }
 #endif
 
+/* cffi_call_registers for a variadic C function, whose arguments past its named ones are in the registers
+   of a call of their promoted types (C's default argument promotions: a float as a double, a narrower
+   integer as an int); `vectors` of d0-d7 are arguments. AAPCS64 on Linux passes those as named ones, so
+   cffi_call_registers serves. x86_64 passes them as named ones too, but a variadic callee also reads al,
+   the count of vector registers used, and saves that many for va_arg: a call through a variadic type with
+   exactly those doubles as variadic arguments sets it (0 for integers only, saving the callee the eight
+   stores), the doubles landing in xmm0 up in order. */
+#if defined(__aarch64__)
+static inline cffi_registers cffi_call_registers_variadic(const void *function, uint64_t i0, uint64_t i1, uint64_t i2,
+                                                          uint64_t i3, uint64_t i4, unsigned vectors, double d0,
+                                                          double d1, double d2, double d3, double d4, double d5,
+                                                          double d6, double d7) {
+    (void)vectors;
+    return cffi_call_registers(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7);
+}
+#else
+static inline cffi_registers cffi_call_registers_variadic(const void *function, uint64_t i0, uint64_t i1, uint64_t i2,
+                                                          uint64_t i3, uint64_t i4, unsigned vectors, double d0,
+                                                          double d1, double d2, double d3, double d4, double d5,
+                                                          double d6, double d7) {
+    cffi_registers (*f)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, ...) =
+        (cffi_registers (*)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, ...))function;
+    switch (vectors) {
+    case 0: return f(i0, i1, i2, i3, i4);
+    case 1: return f(i0, i1, i2, i3, i4, d0);
+    case 2: return f(i0, i1, i2, i3, i4, d0, d1);
+    case 3: return f(i0, i1, i2, i3, i4, d0, d1, d2);
+    case 4: return f(i0, i1, i2, i3, i4, d0, d1, d2, d3);
+    case 5: return f(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4);
+    case 6: return f(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5);
+    case 7: return f(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6);
+    default: return f(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7);
+    }
+}
+#endif
+
 #endif

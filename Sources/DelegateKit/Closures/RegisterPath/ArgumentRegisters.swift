@@ -120,6 +120,28 @@ struct ArgumentRegisters {
             function, integers.0, integers.1, integers.2, integers.3, integers.4,
             sse.0, sse.1, sse.2, sse.3, sse.4, sse.5, sse.6, sse.7)
     }
+
+    /// Appends `value` as a variadic function receives it past its named arguments: C's default argument
+    /// promotions make a `float` a `double`, and a narrower integer an `int`, which ``append(_:)``'s
+    /// extension to 32 bits already is.
+    @inlinable @inline(__always)
+    mutating func appendPromoted<T: CValue>(_ value: T) {
+        if T.self == Float.self {
+            append(Double(unsafeBitCast(value, to: Float.self)))
+        } else {
+            append(value)
+        }
+    }
+
+    /// Calls the variadic C function at `function` with these registers, its arguments past the named ones
+    /// appended by ``appendPromoted(_:)``; `vectors` of the vector registers hold arguments (by default
+    /// those appended).
+    @inlinable @inline(__always)
+    func callVariadic(_ function: UnsafeRawPointer, vectors: Int? = nil) -> RegisterResult {
+        TrampolineShim.callVariadic(
+            function, integers.0, integers.1, integers.2, integers.3, integers.4, vectors: vectors ?? sseTaken,
+            sse.0, sse.1, sse.2, sse.3, sse.4, sse.5, sse.6, sse.7)
+    }
 }
 
 /// A direct call of `function` with the given registers: inlined, so that a `next` reaching the original

@@ -135,6 +135,17 @@ enum TrampolineShim {
     ) -> RegisterResult {
         RegisterResult(cffi_call_registers(function, i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7))
     }
+
+    /// ``call(_:_:_:_:_:_:_:_:_:_:_:_:_:_:)`` for a variadic `function`, its arguments past the named
+    /// ones already promoted as C promotes them; `vectors` of the doubles are arguments.
+    @usableFromInline @_transparent
+    static func callVariadic(
+        _ function: UnsafeRawPointer, _ i0: UInt64, _ i1: UInt64, _ i2: UInt64, _ i3: UInt64, _ i4: UInt64,
+        vectors: Int, _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double,
+        _ d6: Double, _ d7: Double
+    ) -> RegisterResult {
+        RegisterResult(cffi_call_registers_variadic(function, i0, i1, i2, i3, i4, UInt32(truncatingIfNeeded: vectors), d0, d1, d2, d3, d4, d5, d6, d7))
+    }
 }
 
 /// A closure called through `cffi_call_opaque` (see ``OpaqueBody``): the record that assembly reads, and
