@@ -87,7 +87,17 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
         self.widening = widening
         self.spread = spread
         self.destroy = destroy
-        call = LibffiShim.makePackCall(function: words, spread: spread, widening: widening)
+        let narrowResult: LibffiShim.Scalar?
+        switch widening {
+        case .none: narrowResult = nil
+        case .signExtend8: narrowResult = .sint8
+        case .signExtend16: narrowResult = .sint16
+        case .signExtend32: narrowResult = .sint32
+        case .zeroExtend8: narrowResult = .uint8
+        case .zeroExtend16: narrowResult = .uint16
+        case .zeroExtend32: narrowResult = .uint32
+        }
+        call = LibffiShim.makePackCall(function: words, spread: spread, narrowResult: narrowResult)
     }
 
     deinit {

@@ -106,30 +106,30 @@ enum LibffiShim {
     }
 
     /// The handler of a closure in pack form (``PackFunction``), or (`spread`) of one in its most general
-    /// form, whose user data is a record ``makePackCall(function:spread:widening:)`` made: libffi's entry
+    /// form, whose user data is a record ``makePackCall(function:spread:narrowResult:)`` made: libffi's entry
     /// reaches the closure's thunk through C alone.
     static func packHandler(spread: Bool) -> Handler { spread ? cffi_spread_handler : cffi_pack_handler }
 
-    /// A record for ``packHandler(spread:)``: the function value's two words at `function`, in pack form or (`spread`
-    /// its parameter count) in its most general form, its result widened as `widening` says. Free it with
-    /// ``freePackCall(_:)``.
-    static func makePackCall(function: UnsafeRawPointer, spread: Int, widening: ReturnWidening) -> UnsafeMutableRawPointer {
+    /// A record for ``packHandler(spread:)``: the function value's two words at `function`, in pack form or
+    /// (`spread` its parameter count) in its most general form, its result widened as libffi wants when
+    /// it is the integer `narrowResult`, narrower than a register. Free it with ``freePackCall(_:)``.
+    static func makePackCall(function: UnsafeRawPointer, spread: Int, narrowResult: Scalar?) -> UnsafeMutableRawPointer {
         let resultType: Int32
-        switch widening {
-        case .none: resultType = FFI_TYPE_VOID  // nothing to widen, whatever the result is
-        case .signExtend8: resultType = FFI_TYPE_SINT8
-        case .signExtend16: resultType = FFI_TYPE_SINT16
-        case .signExtend32: resultType = FFI_TYPE_SINT32
-        case .zeroExtend8: resultType = FFI_TYPE_UINT8
-        case .zeroExtend16: resultType = FFI_TYPE_UINT16
-        case .zeroExtend32: resultType = FFI_TYPE_UINT32
+        switch narrowResult {
+        case .sint8: resultType = FFI_TYPE_SINT8
+        case .sint16: resultType = FFI_TYPE_SINT16
+        case .sint32: resultType = FFI_TYPE_SINT32
+        case .uint8: resultType = FFI_TYPE_UINT8
+        case .uint16: resultType = FFI_TYPE_UINT16
+        case .uint32: resultType = FFI_TYPE_UINT32
+        default: resultType = FFI_TYPE_VOID  // nothing to widen
         }
         let call = UnsafeMutablePointer<cffi_pack_call>.allocate(capacity: 1)
         call.initialize(to: cffi_pack_call(function: function, spread: UInt32(spread), result_type: UInt32(resultType)))
         return UnsafeMutableRawPointer(call)
     }
 
-    /// Frees a record ``makePackCall(function:spread:widening:)`` made.
+    /// Frees a record ``makePackCall(function:spread:narrowResult:)`` made.
     static func freePackCall(_ call: UnsafeMutableRawPointer) {
         call.assumingMemoryBound(to: cffi_pack_call.self).deallocate()
     }
