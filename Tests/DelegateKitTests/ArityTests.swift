@@ -1,4 +1,4 @@
-@testable import DelegateKit  // RegisterPath.withLibffiEntry: each closure made on libffi's entry too
+import DelegateKit
 import DelegateKitFixtures
 import Testing
 
@@ -95,81 +95,6 @@ import Testing
         #expect(watched == nil)
     }
 
-    /// The same closure made through the variadic overload, which takes it in pack form whatever its arity.
-    static func packed<each A: CValue, R>(_ body: @escaping @Sendable (repeat each A) -> R) throws -> CClosure {
-        try CClosure(body)
-    }
-
-    /// Closures of seven and eight parameters, in the fixed-arity form the overloads choose and in pack
-    /// form, made on each entry (the register path's and libffi's), as a `CClosure`, a slot and a `.stable`
-    /// slot: C gets the closure's own result from each. Two take registers only (on x86_64 and aarch64),
-    /// two have more integer arguments than the register path's five, one on the caller's stack on x86_64.
-    @Test func sevenAndEightParametersInEachFormAgree() throws {
-        let mixed7 = { @Sendable (a: Int32, b: Double, c: Int16, d: Float, e: Int64, f: Double, g: UInt8) -> UInt16 in
-            UInt16(truncatingIfNeeded: Int64(a) &* 3 &+ Int64(c) &* 5 &+ e &* 7 &+ Int64(g) &- Int64(b * 2 + Double(d) * 4 + f * 8))
-        }
-        let doubles8 = { @Sendable (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double, h: Double) -> Double in
-            let first: Double = a + b * 2 + c * 3 + d * 4
-            return first + e * 5 + f * 6 + g * 7 + h * 8
-        }
-        let narrow8 = { @Sendable (a: Int8, b: UInt16, c: Int32, d: Int64, e: Float, f: Double, g: UInt8, p: UnsafeMutableRawPointer?) -> Int8 in
-            let integers: Int64 = Int64(a) &* 3 &+ Int64(b) &* 5 &+ Int64(c) &* 7 &+ d &+ Int64(g) &* 11
-            return Int8(truncatingIfNeeded: integers &+ Int64(e * 4) &+ Int64(f * 2) &+ Int64(Int(bitPattern: p)))
-        }
-        let integers8 = { @Sendable (a: Int64, b: Int64, c: Int64, d: Int64, e: Int64, f: Int64, g: Int64, h: Int64) -> Int64 in
-            let first: Int64 = a &+ b &* 2 &+ c &* 3 &+ d &* 4
-            return first &+ e &* 5 &+ f &* 6 &+ g &* 7 &+ h &* 8
-        }
-        let expected: (UInt16, Double, Int8, Int64) = (
-            mixed7(-70000, 1.5, -300, 0.25, 1 << 40, -2.5, 250), doubles8(1, -2, 3.5, 4, -5, 6, 7.25, -8),
-            narrow8(-3, 60000, -70000, -5_000_000_000, 1.5, -2.25, 200, UnsafeMutableRawPointer(bitPattern: 0x40)),
-            integers8(1, -2, 3, -4, 5, -6, 7, 1 << 50))
-        for libffiEntry in [false, true] {
-            func made<T>(_ body: () throws -> T) rethrows -> T { libffiEntry ? try RegisterPath.withLibffiEntry(body) : try body() }
-            for packForm in [false, true] {
-                let closures = try made {
-                    packForm
-                        ? [try Self.packed(mixed7), try Self.packed(doubles8), try Self.packed(narrow8), try Self.packed(integers8)]
-                        : [try CClosure(mixed7), try CClosure(doubles8), try CClosure(narrow8), try CClosure(integers8)]
-                }
-                let delegate = DynamicDelegate(protocol: ProtocolDescriptor(name: "many", methods: closures.enumerated().map {
-                    MethodDescriptor(name: "f\($0.offset)", signature: $0.element.signature)
-                }))
-                try made {
-                    try delegate.implement("f0", mixed7)
-                    try delegate.implement("f1", doubles8)
-                    try delegate.implement("f2", narrow8)
-                    try delegate.implement("f3", integers8)
-                }
-                // Each closure once, with the slots of the delegate's first policy; then the `.stable` slots.
-                for policy in [SlotPolicy.nullWhenUnimplemented, .stable] {
-                    try delegate.setPolicy(policy)
-                    let slots = (0..<4).map { delegate.table.load(fromByteOffset: $0 * MemoryLayout<UnsafeRawPointer>.stride, as: UnsafeRawPointer.self) }
-                    for function in policy == .nullWhenUnimplemented ? [closures[0].address, slots[0]] : [slots[0]] {
-                        let bytes = try callFromC(function, closures[0].signature, Int32(-70000), 1.5, Int16(-300), Float(0.25), Int64(1) << 40, -2.5, UInt8(250))
-                        #expect(decode(bytes, as: UInt16.self) == expected.0, "mixed7, pack form \(packForm), libffi's entry \(libffiEntry), \(policy)")
-                    }
-                    for function in policy == .nullWhenUnimplemented ? [closures[1].address, slots[1]] : [slots[1]] {
-                        let bytes = try callFromC(function, closures[1].signature, 1.0, -2.0, 3.5, 4.0, -5.0, 6.0, 7.25, -8.0)
-                        #expect(decode(bytes, as: Double.self) == expected.1, "doubles8, pack form \(packForm), libffi's entry \(libffiEntry), \(policy)")
-                    }
-                    for function in policy == .nullWhenUnimplemented ? [closures[2].address, slots[2]] : [slots[2]] {
-                        let bytes = try callFromC(
-                            function, closures[2].signature, Int8(-3), UInt16(60000), Int32(-70000), Int64(-5_000_000_000), Float(1.5), -2.25,
-                            UInt8(200), UnsafeMutableRawPointer(bitPattern: 0x40))
-                        #expect(decode(bytes, as: Int8.self) == expected.2, "narrow8, pack form \(packForm), libffi's entry \(libffiEntry), \(policy)")
-                        // libffi's closures widen a narrow result to a whole register word (as ffi_arg).
-                        #expect(decode(bytes, as: Int64.self) == Int64(expected.2), "narrow8 widened, pack form \(packForm), libffi's entry \(libffiEntry), \(policy)")
-                    }
-                    for function in policy == .nullWhenUnimplemented ? [closures[3].address, slots[3]] : [slots[3]] {
-                        let bytes = try callFromC(function, closures[3].signature, Int64(1), Int64(-2), Int64(3), Int64(-4), Int64(5), Int64(-6), Int64(7), Int64(1) << 50)
-                        #expect(decode(bytes, as: Int64.self) == expected.3, "integers8, pack form \(packForm), libffi's entry \(libffiEntry), \(policy)")
-                    }
-                }
-            }
-        }
-    }
-
     /// A table with members of seven and eight parameters, as a C struct imported by Swift declares them.
     struct ManyParameters {
         var seven: (@convention(c) (Double, Double, Double, Double, Double, Double, Double) -> Double)?
@@ -192,18 +117,26 @@ import Testing
         #expect(table.eight?(nil, 1, 2, 3, 4, 5, 6, 7) == -6)
     }
 
-    /// What `sevenAndEightParametersInEachFormAgree` checks, in a release build, where the fixed-arity
-    /// closures take their own forms (a debug build runs them in pack form): `delegatekit-trampolines
-    /// arities`, on the call path this run takes.
-    @Test func sevenAndEightParametersAgreeInAReleaseBuild() throws {
-        let child = run(try ReleaseBuild.executable("delegatekit-trampolines"), ["arities"])
-        #expect(child.termination == .exit(0), "\(child.output)")
-        let lines = child.output.split(separator: "\n")
-        // 4 closures, each in 2 forms, as a closure, a slot and a `.stable` slot.
-        #expect(lines.count == 4 * 2 * 3, "\(child.output)")
-        #expect(lines.allSatisfy { $0.hasSuffix(": right") }, "\(child.output)")
-        let entry = RegisterPath.isAvailable ? "registers" : "libffi"  // the child inherits DELEGATEKIT_FAST_PATH
-        #expect(lines.filter { $0.hasPrefix("doubles8 fixed arity closure ") } == ["doubles8 fixed arity closure \(entry): right"])
+    /// Closures of seven and eight parameters, in the fixed-arity form the overloads choose and in pack
+    /// form, as a `CClosure`, a slot and a `.stable` slot, called through C (`delegatekit-trampolines
+    /// arities`): two take registers only (on x86_64 and aarch64), two have more integer arguments than the
+    /// register path's five, one on the caller's stack on x86_64. In a release build the fixed-arity forms
+    /// are their own (register form; libffi's array handed on element by element), in a debug build pack
+    /// form as well; on both call paths.
+    @Test func sevenAndEightParametersInEachFormAgree() throws {
+        for build in try ReleaseBuild.builds(of: "delegatekit-trampolines") {
+            for fastPath in ["1", "0"] {
+                let label = "\(build.name), DELEGATEKIT_FAST_PATH=\(fastPath)"
+                let child = run(build.path, ["arities"], environment: ["DELEGATEKIT_FAST_PATH": fastPath])
+                #expect(child.termination == .exit(0), "\(label): \(child.output)")
+                let lines = child.output.split(separator: "\n")
+                // 4 closures, each in 2 forms, as a closure, a slot and a `.stable` slot.
+                #expect(lines.count == 4 * 2 * 3, "\(label): \(child.output)")
+                #expect(lines.allSatisfy { $0.hasSuffix(": right") }, "\(label): \(child.output)")
+                let entry = fastPath == "1" && ExpectedRegisterPath.onThisCPU ? "registers" : "libffi"
+                #expect(lines.filter { $0.hasPrefix("doubles8 fixed arity closure ") } == ["doubles8 fixed arity closure \(entry): right"], "\(label)")
+            }
+        }
     }
 
     @Test func whatAClosureOfEightParametersCapturesIsReleasedWithIt() throws {

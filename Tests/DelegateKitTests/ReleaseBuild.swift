@@ -30,6 +30,16 @@ enum ReleaseBuild {
         try directory.get().appendingPathComponent(product).path
     }
 
+    /// The builds of `product` to run: the release build, and the suite's own (debug, or a sanitizer's),
+    /// beside the test binary (absent where the suite runs from a copy without it).
+    static func builds(of product: String) throws -> [(name: String, path: String)] {
+        var builds = [("release", try executable(product))]
+        let suite = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent(product).path
+        if FileManager.default.isExecutableFile(atPath: suite) { builds.append(("the suite's build", suite)) }
+        return builds
+    }
+
     struct BuildFailure: Error, CustomStringConvertible {
         let output: String
         var description: String { "swift build -c release failed:\n\(output)" }

@@ -19,16 +19,6 @@ import Testing
         return [String(calls / max(scale, 1)), String(rounds / max(scale, 1))]
     }
 
-    /// The builds of the program to run: the release build, and the suite's own, beside the test binary
-    /// (absent where the suite runs from a copy without it).
-    static func builds() throws -> [(name: String, path: String)] {
-        var builds = [("release", try ReleaseBuild.executable("delegatekit-slot-races"))]
-        let suite = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("delegatekit-slot-races").path
-        if FileManager.default.isExecutableFile(atPath: suite) { builds.append(("the suite's build", suite)) }
-        return builds
-    }
-
     /// What `states` prints on a path whose stubs and dispatchers are `kind`'s code.
     static func expectedStates(_ kind: String) -> String {
         var lines = [
@@ -55,7 +45,7 @@ import Testing
     /// Runs the program with `arguments` on both paths in each build; `check` gets each run's output.
     static func runEverywhere(_ arguments: [String], release: [String]? = nil,
                               check: (_ label: String, _ kind: String, _ output: String) -> Void) throws {
-        for build in try builds() {
+        for build in try ReleaseBuild.builds(of: "delegatekit-slot-races") {
             for fastPath in ["1", "0"] {
                 let kind = fastPath == "1" && ExpectedRegisterPath.onThisCPU ? "registers" : "libffi"
                 let child = run(build.path, build.name == "release" ? (release ?? arguments) : arguments,

@@ -1,5 +1,6 @@
 // Every kind of closure on DelegateKit's trampoline table, in a release build: Tests/DelegateKitTests/
-// TrampolineTableTests.swift runs this and checks what it prints.
+// TrampolineTableTests.swift runs this and checks what it prints (ArityTests.swift its `arities`, in the
+// suite's own build too).
 //
 //   delegatekit-trampolines table   each kind of closure through C: its slot's kind, where its code is
 //                                   mapped, its answer; then the writable+executable mappings of the
