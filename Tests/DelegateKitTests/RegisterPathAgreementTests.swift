@@ -62,10 +62,14 @@ import Testing
         #expect(entersInRegisters(slotFunction(plain[0])) == takesRegisters, sourceLocation: sourceLocation)
         #expect(!entersInRegisters(slotFunction(plain[1])), sourceLocation: sourceLocation)
 
-        let viaFast = try callFromC(fast.address, signature, a0, a1)
-        #expect(decode(viaFast, as: R.self) == expected, sourceLocation: sourceLocation)
-        for function in [typed.address, slow.address] + (plain + stacked).map(slotFunction) {
-            #expect(try callFromC(function, signature, a0, a1) == viaFast, sourceLocation: sourceLocation)
+        // Every closure and delegate alive until the last call: an optimized build may release each after
+        // its last use, which taking its address is.
+        try withExtendedLifetime((fast, typed, slow, plain, stacked)) {
+            let viaFast = try callFromC(fast.address, signature, a0, a1)
+            #expect(decode(viaFast, as: R.self) == expected, sourceLocation: sourceLocation)
+            for function in [typed.address, slow.address] + (plain + stacked).map(slotFunction) {
+                #expect(try callFromC(function, signature, a0, a1) == viaFast, sourceLocation: sourceLocation)
+            }
         }
     }
 
@@ -88,10 +92,11 @@ import Testing
         let code = { (closure: CClosure) in UInt(bitPattern: closure.registers.words.code) }
         #if DEBUG
         #expect(code(add) == code(scale))
+        #expect(code(add) != code(typed))
         #else
         #expect(code(add) != code(scale))
+        #expect(code(add) == code(typed))  // the converting form is an optimized build's only one
         #endif
-        #expect(code(add) != code(typed))
         #expect(fx_call_i64(add.address, 40, 2) == 42 && fx_call_i64(typed.address, 40, 2) == 42)
     }
 
@@ -111,7 +116,8 @@ import Testing
     /// which calls its body with no Swift frame between: what the closures of every kind of register-only
     /// signature take, and what the libffi path, an exiting closure and a shape with its own entry do not.
     /// A closure called through its most general form (a typed closure in a debug build, one of more than
-    /// six parameters in any build) enters that call's assembly itself (`cffi_call_opaque`).
+    /// eight parameters in any build) enters that call's assembly itself (`cffi_call_opaque`); one of seven
+    /// or eight takes a typed closure's entry.
     @Test func closuresEnterTheirBodiesThroughTheSharedEntry() throws {
         let shared = unsafeBitCast(TrampolineShim.bodyEntry.integer, to: UnsafeRawPointer.self)
         let opaque = unsafeBitCast(TrampolineShim.opaqueEntry.integer, to: UnsafeRawPointer.self)
@@ -133,8 +139,11 @@ import Testing
         let seven: @Sendable (Double, Double, Double, Double, Double, Double, Double) -> Double = { a, b, c, d, e, f, g in
             [a, b, c, d, e, f, g].reduce(0, +)
         }
-        let pack = try CClosure(seven)
-        for (closure, entry) in [(add, typedEntry), (scale, typedEntry), (mixed, typedEntry), (dynamic, shared), (converting, shared), (pack, opaque)] {
+        let nine: @Sendable (Int64, Int64, Int64, Int64, Int64, Double, Double, Double, Double) -> Double = { a, b, c, d, e, f, g, h, i in
+            Double(a &+ b &+ c &+ d &+ e) + [f, g, h, i].reduce(0, +)
+        }
+        let fixed = try CClosure(seven), pack = try CClosure(nine)
+        for (closure, entry) in [(add, typedEntry), (scale, typedEntry), (mixed, typedEntry), (dynamic, shared), (converting, shared), (fixed, typedEntry), (pack, opaque)] {
             #expect(fx_code_kind(closure.address) == (RegisterPath.isAvailable ? 1 : 2))
             #expect((fx_slot_entry(closure.address) == entry) == RegisterPath.isAvailable, "\(closure.signature)")
         }
@@ -248,6 +257,8 @@ import Testing
                 try second.implement("f", seven)
                 return [first, second]
             }
+            // Alive until the last call: an optimized build may release each after its last use.
+            defer { withExtendedLifetime((closures, delegates)) {} }
             for function in [closures[0].address, slotFunction(delegates[0])] {
                 let bytes = try callFromC(
                     function, closures[0].signature, Int8(-7), 1.5, Int16(-300), Float(0.25), Int32(-70000), 2.5, UInt8(250),

@@ -11,7 +11,7 @@
 /// ```
 ///
 /// A key path finds the slot by its offset (`MemoryLayout.offset(of:)`). With Swift 6.3 and later a key
-/// path literal to a member of up to six parameters also gives the closure its parameter and result
+/// path literal to a member of up to eight parameters also gives the closure its parameter and result
 /// types, from the member's (the key-path `implement`).
 /// Otherwise the closure states its types, and must have exactly the member's Swift function type,
 /// checked at run time against the type the Swift runtime reports for the member: a mismatch throws
@@ -87,7 +87,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
 
     /// Implements the member `member` with a closure of its exact Swift function type.
     ///
-    /// With Swift 6.3 and later, a key path literal to a member of up to six parameters takes the
+    /// With Swift 6.3 and later, a key path literal to a member of up to eight parameters takes the
     /// closure's types from the member, so they may be left out:
     ///
     /// ```swift
@@ -100,7 +100,7 @@ public final class TypedDelegate<Table>: DynamicDelegate, @unchecked Sendable { 
     ///
     /// (Those forms take the literal as a function that reads the member, which Swift 6.2's compiler
     /// stops on, swiftlang/swift#87264, and which a member of more parameters cannot be read as.)
-    /// Otherwise — Swift 6.2, a `KeyPath` value, more than six parameters, or a closure whose types are
+    /// Otherwise — Swift 6.2, a `KeyPath` value, more than eight parameters, or a closure whose types are
     /// not the member's, to throw the mismatch below rather than fail to compile — this form takes the
     /// key path, and the closure must state every parameter's type (and the result's, unless the body is
     /// one expression): Swift cannot take them from a `KeyPath`, because a `@convention(c)` type cannot be
