@@ -61,8 +61,9 @@ extension CFunction {
             }
         }
         if let unfit { throw valueMismatch(arguments, at: unfit, variadicTypes: variadicTypes) }
-        let registers = ArgumentRegisters(block.0, block.1)
-        let result = isVariadic ? registers.callVariadic(address, vectors: vectors) : registers.call(address)
+        var registers = ArgumentRegisters(block.0, block.1)
+        registers.sseTaken = vectors
+        let result = isVariadic ? registers.callVariadic(address) : registers.call(address)
         word = layout.result == .float || layout.result == .double ? result.sse.bitPattern : result.integer
         return withUnsafeBytes(of: &word) { CDynamicValue($0.baseAddress.unsafelyUnwrapped, layout.result) }
     }

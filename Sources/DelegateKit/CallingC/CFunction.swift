@@ -111,7 +111,7 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
         returnCode = layout.returnCode
         callsInRegisters = prepared?.takesRegisters ?? false
         variadicCallsInRegisters = isVariadic && RegisterPath.isAvailable
-            && RegisterLayout(CSignature(signature.returnType, signature.argumentTypes)) != nil
+            && RegisterLayout(signature) != nil
         var key = signature.returnType.appendingKey(0)
         for type in signature.argumentTypes { key = type.appendingKey(key) }
         variadicKeyPrefix = key.flatMap { $0 >> 60 == 0 ? $0 << 4 : nil }

@@ -28,7 +28,7 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     /// For a closure kept in its most general form (``spreading(_:count:widening:)``), its number of
     /// parameters, each an address of its own; 0 for one in pack form.
     private let spread: Int
-    /// The user data of ``LibffiShim/packHandler``: ``words`` and ``widening``.
+    /// The user data of ``LibffiShim/packHandler(spread:)``: ``words`` and ``widening``.
     private let call: UnsafeMutableRawPointer
 
     /// Where the closure is stored: its one property is at the struct's address.

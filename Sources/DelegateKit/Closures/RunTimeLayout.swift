@@ -63,7 +63,7 @@ struct RunTimeLayout {
         }
         byteCount = max(offset, 1)
         result = Kind(signature.returnType)
-        takesRegisters = RegisterPath.isAvailable && RegisterLayout(CSignature(signature.returnType, signature.argumentTypes)) != nil
+        takesRegisters = RegisterPath.isAvailable && RegisterLayout(signature) != nil
     }
 
     func deallocate() { arguments.deallocate() }

@@ -134,12 +134,12 @@ struct ArgumentRegisters {
     }
 
     /// Calls the variadic C function at `function` with these registers, its arguments past the named ones
-    /// appended by ``appendPromoted(_:)``; `vectors` of the vector registers hold arguments (by default
-    /// those appended).
+    /// appended by ``appendPromoted(_:)``: x86_64 tells the callee how many vector registers hold
+    /// arguments, ``sseTaken``.
     @inlinable @inline(__always)
-    func callVariadic(_ function: UnsafeRawPointer, vectors: Int? = nil) -> RegisterResult {
+    func callVariadic(_ function: UnsafeRawPointer) -> RegisterResult {
         TrampolineShim.callVariadic(
-            function, integers.0, integers.1, integers.2, integers.3, integers.4, vectors: vectors ?? sseTaken,
+            function, integers.0, integers.1, integers.2, integers.3, integers.4, vectors: sseTaken,
             sse.0, sse.1, sse.2, sse.3, sse.4, sse.5, sse.6, sse.7)
     }
 }

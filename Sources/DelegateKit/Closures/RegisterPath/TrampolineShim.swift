@@ -118,7 +118,7 @@ enum TrampolineShim {
 
     /// Calls the closure of `count` parameters in its most general form whose two words are at
     /// `function` with each of libffi's `arguments` as a parameter, its result written at `result`
-    /// (``PackFunction/spreading(_:count:)``).
+    /// (``PackFunction/spreading(_:count:widening:)``).
     static func callSpread(
         _ function: UnsafeRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ count: Int,
         _ result: UnsafeMutableRawPointer
