@@ -419,8 +419,10 @@ import Testing
             // What C receives: a result register, narrow results widened as libffi widens them, or the
             // 8 bytes a `void` closure wrote.
             let bytes = withUnsafeBytes(of: expected) { Array($0) }
-            for function in [slow.address, fast.address] + delegates.map(slotFunction) + (try makeOthers()) {
-                #expect(try call(function) == bytes, sourceLocation: sourceLocation)
+            try withExtendedLifetime((fast, slow, delegates)) {  // an optimized build lets them go after their last use
+                for function in [slow.address, fast.address] + delegates.map(slotFunction) + (try makeOthers()) {
+                    #expect(try call(function) == bytes, sourceLocation: sourceLocation)
+                }
             }
         }
         let base = UnsafeMutableRawPointer(bitPattern: 0x7000_0000_2000)
