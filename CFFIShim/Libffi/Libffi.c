@@ -2,6 +2,8 @@
 #include <CDelegateKitLibffi/Libffi.h>
 #include <CDelegateKitTrampolines/Trampolines.h>
 
+#include "Classes.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +44,6 @@ void cffi_store_long_double(double value, void *address) {
     memcpy(address, &wide, sizeof wide);
 }
 
-int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_type **arguments) {
-    return (int)ffi_prep_cif(cif, FFI_DEFAULT_ABI, argument_count, result, arguments);
-}
-
-int cffi_prep_cif_var(ffi_cif *cif, unsigned fixed_count, unsigned argument_count, ffi_type *result,
-                      ffi_type **arguments) {
-    return (int)ffi_prep_cif_var(cif, FFI_DEFAULT_ABI, fixed_count, argument_count, result, arguments);
-}
-
 /* A closure's record: what its code reaches. As a Go closure, libffi's entry receives the record (the slot
    put it in the static-chain register) as its closure; as libffi's own closure, as its user data; through
    cffi_enter_array, the slot's context is the record's `array`. */
@@ -73,66 +66,6 @@ static void dead_call(ffi_cif *cif, void *result, void **arguments, void *messag
     fflush(stderr);
     abort();
 }
-
-/* How a value of `type` travels when it is a scalar of at most 8 bytes: 1 in an integer register, 2 in a
-   vector register (either, once those run out, in one 8-byte stack word); else 0. */
-static int scalar_class(const ffi_type *type) {
-    switch (type->type) {
-    case FFI_TYPE_UINT8: case FFI_TYPE_SINT8: case FFI_TYPE_UINT16: case FFI_TYPE_SINT16:
-    case FFI_TYPE_UINT32: case FFI_TYPE_SINT32: case FFI_TYPE_UINT64: case FFI_TYPE_SINT64:
-    case FFI_TYPE_INT: case FFI_TYPE_POINTER:
-        return 1;
-    case FFI_TYPE_FLOAT: case FFI_TYPE_DOUBLE:
-        return 2;
-    default:
-        return 0;
-    }
-}
-
-#if defined(__x86_64__) && defined(__linux__)
-/* The System V classes of a struct's eightbytes, as the array entry needs them: 0 none yet, 1 INTEGER,
-   2 SSE; `memory` set where the struct travels in memory (a `long double` in it). Marks each eightbyte a
-   scalar at `offset` overlaps. 0 where a member is of a kind this does not know. */
-enum { eightbyte_none = 0, eightbyte_integer = 1, eightbyte_sse = 2 };
-static int classify_members(const ffi_type *type, size_t offset, int classes[2], int *memory) {
-    if (type->type == FFI_TYPE_STRUCT) {
-        for (ffi_type **element = type->elements; *element != NULL; element++) {
-            offset = (offset + (*element)->alignment - 1) / (*element)->alignment * (*element)->alignment;
-            if (!classify_members(*element, offset, classes, memory)) return 0;
-            offset += (*element)->size;
-        }
-        return 1;
-    }
-    if (type->type == FFI_TYPE_LONGDOUBLE) {
-        *memory = 1;
-        return 1;
-    }
-    int class = scalar_class(type);
-    if (class == 0) return 0;
-    for (size_t byte = offset; byte < offset + type->size && byte < 16; byte += 8) {
-        /* INTEGER wins over SSE within an eightbyte. */
-        int *eightbyte = &classes[byte / 8];
-        if (*eightbyte != eightbyte_integer) *eightbyte = class == 1 ? eightbyte_integer : eightbyte_sse;
-    }
-    return 1;
-}
-
-/* How a struct travels: in memory (returns 1, *eightbytes 0), or in `*eightbytes` registers all of
-   `*class` (1), or in two of different classes (`classes` says which; returns 1, *class 0); 0 where this
-   cannot tell. */
-static int classify_struct(const ffi_type *type, int classes[2], int *eightbytes, int *class) {
-    int memory = 0;
-    classes[0] = classes[1] = eightbyte_none;
-    *eightbytes = 0;
-    *class = 0;
-    if (type->size > 16) return 1;
-    if (!classify_members(type, 0, classes, &memory)) return 0;
-    if (memory) return 1;
-    *eightbytes = type->size > 8 ? 2 : 1;
-    if (*eightbytes == 1 || classes[0] == classes[1]) *class = classes[0];
-    return 1;
-}
-#endif
 
 /* Fills `array`'s frame, count, places (at `places`, one byte per argument) and result for `cif`, and
    returns the array entry that serves it; or returns NULL where libffi's entry must run: an argument or
@@ -265,7 +198,3 @@ void cffi_closure_bury(void *record, const char *message) {
 void cffi_closure_set_user_data(void *record, void *user_data) { ((closure_record *)record)->array.user_data = user_data; }
 
 int cffi_closure_in_table(const void *record) { return ((const closure_record *)record)->slot != NULL; }
-
-void cffi_call(ffi_cif *cif, const void *function, void *result, void **arguments) {
-    ffi_call(cif, FFI_FN(function), result, arguments);
-}

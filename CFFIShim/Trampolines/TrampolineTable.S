@@ -262,6 +262,72 @@ cffi_call_spread:
         .cfi_endproc
         .size cffi_call_spread, . - cffi_call_spread
 
+        /* cffi_call_block (Trampolines.h) on x86_64: the function in rdi, the block in rsi, the stack words
+           in rdx and their count in rcx. rbx keeps the block and r12 the function across the copy and the
+           call; the stack words go right under the return address, the stack 16-aligned at the call. */
+        .globl cffi_call_block
+        .hidden cffi_call_block
+        .type cffi_call_block, @function
+        .p2align 4
+cffi_call_block:
+        .cfi_startproc
+        endbr64
+        pushq %rbp
+        .cfi_adjust_cfa_offset 8
+        .cfi_rel_offset %rbp, 0
+        movq %rsp, %rbp
+        .cfi_def_cfa_register %rbp
+        pushq %rbx
+        .cfi_offset %rbx, -24
+        pushq %r12
+        .cfi_offset %r12, -32
+        movq %rsi, %rbx
+        movq %rdi, %r12
+        leaq 15(,%rcx,8), %rax
+        andq $-16, %rax
+        subq %rax, %rsp
+        xorl %eax, %eax
+1:      cmpq %rcx, %rax
+        jae 2f
+        movq (%rdx,%rax,8), %r10
+        movq %r10, (%rsp,%rax,8)
+        incq %rax
+        jmp 1b
+2:      movq 0(%rbx), %rdi
+        movq 8(%rbx), %rsi
+        movq 16(%rbx), %rdx
+        movq 24(%rbx), %rcx
+        movq 32(%rbx), %r8
+        movq 40(%rbx), %r9
+        movsd 48(%rbx), %xmm0
+        movsd 56(%rbx), %xmm1
+        movsd 64(%rbx), %xmm2
+        movsd 72(%rbx), %xmm3
+        movsd 80(%rbx), %xmm4
+        movsd 88(%rbx), %xmm5
+        movsd 96(%rbx), %xmm6
+        movsd 104(%rbx), %xmm7
+        movl 112(%rbx), %eax            /* the vector registers a variadic callee saves */
+        callq *%r12
+        movq %rax, 0(%rbx)
+        movq %rdx, 8(%rbx)
+        movsd %xmm0, 48(%rbx)
+        movsd %xmm1, 56(%rbx)
+        cmpq $0, 120(%rbx)              /* a `long double` result, on the x87 stack */
+        je 3f
+        fstpt 112(%rbx)
+3:      leaq -16(%rbp), %rsp
+        popq %r12
+        .cfi_restore %r12
+        popq %rbx
+        .cfi_restore %rbx
+        popq %rbp
+        .cfi_def_cfa %rsp, 8
+        .cfi_restore %rbp
+        retq
+        .cfi_endproc
+        .size cffi_call_block, . - cffi_call_block
+
         /* cffi_enter_array and cffi_enter_array_composite (Trampolines.h) on x86_64: the
            cffi_array_entry in r10, where a STATIC_CHAIN slot puts its context. A frame of the entry's
            `frame` bytes under the saved rbp: rdi..r9 at 0, xmm0..xmm7 at 48, the result words at 112
@@ -607,6 +673,63 @@ cffi_call_spread:
         ret
         .cfi_endproc
         .size cffi_call_spread, . - cffi_call_spread
+
+        /* cffi_call_block (Trampolines.h) on AAPCS64: the function in x0, the block in x1, the stack words
+           in x2 and their count in x3. x19 keeps the block and x20 the function across the copy and the
+           call; the stack words go at the stack pointer, 16-aligned. */
+        .globl cffi_call_block
+        .hidden cffi_call_block
+        .type cffi_call_block, %function
+        .p2align 4
+cffi_call_block:
+        .cfi_startproc
+        BTI_C
+        stp x29, x30, [sp, #-32]!
+        .cfi_def_cfa_offset 32
+        .cfi_offset x29, -32
+        .cfi_offset x30, -24
+        mov x29, sp
+        .cfi_def_cfa_register x29
+        stp x19, x20, [sp, #16]
+        .cfi_offset x19, -16
+        .cfi_offset x20, -8
+        mov x19, x1
+        mov x20, x0
+        lsl x9, x3, #3
+        add x9, x9, #15
+        and x9, x9, #~15
+        sub sp, sp, x9
+        mov x10, #0
+1:      cmp x10, x3
+        b.hs 2f
+        ldr x11, [x2, x10, lsl #3]
+        str x11, [sp, x10, lsl #3]
+        add x10, x10, #1
+        b 1b
+2:      ldp x0, x1, [x19]
+        ldp x2, x3, [x19, #16]
+        ldp x4, x5, [x19, #32]
+        ldp x6, x7, [x19, #48]
+        ldp d0, d1, [x19, #64]
+        ldp d2, d3, [x19, #80]
+        ldp d4, d5, [x19, #96]
+        ldp d6, d7, [x19, #112]
+        ldr x8, [x19, #128]             /* where a result returned in memory goes */
+        blr x20
+        stp x0, x1, [x19]
+        stp d0, d1, [x19, #64]
+        stp d2, d3, [x19, #80]
+        mov sp, x29
+        ldp x19, x20, [sp, #16]
+        .cfi_restore x19
+        .cfi_restore x20
+        ldp x29, x30, [sp], #32
+        .cfi_def_cfa sp, 0
+        .cfi_restore x29
+        .cfi_restore x30
+        ret
+        .cfi_endproc
+        .size cffi_call_block, . - cffi_call_block
 
         /* cffi_call_registers (Trampolines.h) on AAPCS64: the C function in x0, its integer registers in
            x1-x5, its vector registers in place. Calls it with x0-x4 and v0-v7, and returns x0 and d0 as a

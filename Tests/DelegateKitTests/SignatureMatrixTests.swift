@@ -159,6 +159,9 @@ import Testing
 struct StructCase: Sendable, CustomStringConvertible {
     let description: String
     let run: @Sendable () throws -> Void
+    /// Calls `fx_ref_<S>` from Swift through a ``CFunction``, typed and with run-time values, by the call's
+    /// plan and through `ffi_call`; each result against the direct call (``CallPlanTests``).
+    let callIntoC: @Sendable () throws -> Void
 
     init<S: CValue>(
         _ type: S.Type,
@@ -167,6 +170,11 @@ struct StructCase: Sendable, CustomStringConvertible {
         size: @escaping @Sendable () -> Int, alignment: @escaping @Sendable () -> Int
     ) {
         description = "\(S.self)"
+        callIntoC = {
+            var count = 0
+            let table = Array(UnsafeBufferPointer(start: fields(&count), count: count))
+            try CallPlanTests.agree(S.self, name: "fx_ref_\(S.self)", reference: reference, fields: table)
+        }
         run = {
             var count = 0
             let table = Array(UnsafeBufferPointer(start: fields(&count), count: count))

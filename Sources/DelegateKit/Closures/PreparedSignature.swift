@@ -176,7 +176,7 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         // A variadic call passes the number of vector registers it uses in `al`, which the register path's
         // direct call does not set; a variadic closure needs every register libffi saves.
         registerLayout = RegisterPath.isAvailable && fixedArgumentCount == nil && variadicLayout == nil ? RegisterLayout(signature) : nil
-        cif = .allocate(capacity: 1)
+        cif = LibffiShim.allocateCallInterface()
         // Every property is set, so a throw below still runs deinit and frees what was allocated.
         guard missing == nil, let returnType else {
             let type = missing ?? signature.returnType
@@ -193,7 +193,7 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
 
     deinit {
         runTimeLayout.deallocate()
-        cif.deallocate()
+        LibffiShim.freeCallInterface(cif)
         for pointer in typeStorage { pointer.deallocate() }
     }
 

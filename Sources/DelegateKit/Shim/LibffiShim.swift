@@ -50,6 +50,23 @@ enum LibffiShim {
         ffi_type(size: 0, alignment: 0, type: UInt16(FFI_TYPE_STRUCT), elements: elements)
     }
 
+    /// A call interface to prepare with ``prepare(_:fixedCount:result:arguments:count:)``, which also plans
+    /// its calls (`cffi_cif_allocate`); freed with ``freeCallInterface(_:)``.
+    static func allocateCallInterface() -> UnsafeMutablePointer<ffi_cif> {
+        guard let cif = cffi_cif_allocate() else { fatalError("DelegateKit: out of memory for a call interface") }
+        return cif
+    }
+
+    static func freeCallInterface(_ cif: UnsafeMutablePointer<ffi_cif>) {
+        cffi_cif_free(cif)
+    }
+
+    /// Whether ``call(_:_:_:_:)`` calls `cif` by the plan made when it was prepared, rather than through
+    /// `ffi_call` (on this thread: suppressing the register path suppresses plans too).
+    static func callsByPlan(_ cif: UnsafeMutablePointer<ffi_cif>) -> Bool {
+        cffi_cif_planned(cif) != 0
+    }
+
     /// Prepares `cif` with the platform's default ABI; for a call of a variadic function, the first
     /// `fixedCount` arguments are its named ones. Returns libffi's `ffi_status` (0 is `FFI_OK`).
     static func prepare(
@@ -63,7 +80,8 @@ enum LibffiShim {
     }
 
     /// Calls the C function at `function` as `cif` describes, with arguments in libffi's form; a narrow
-    /// integer result is written as a whole `ffi_arg`.
+    /// integer result is written as a whole `ffi_arg`. By the plan of its calls where it has one, else
+    /// through `ffi_call`.
     @usableFromInline @_transparent
     static func call(
         _ cif: UnsafeMutablePointer<ffi_cif>, _ function: UnsafeRawPointer, _ result: UnsafeMutableRawPointer,

@@ -44,7 +44,13 @@ void cffi_store_long_double(double value, void *address);
 /* The code libffi reaches for every call of a closure. */
 typedef void (*cffi_closure_handler)(ffi_cif *cif, void *result, void **arguments, void *user_data);
 
-/* ffi_prep_cif with the platform's default ABI; returns an ffi_status (FFI_OK is 0). */
+/* A cif to prepare with cffi_prep_cif or cffi_prep_cif_var (zeroed; NULL when memory ran out), and its
+   release. Only such a cif may be prepared by them and passed to cffi_call: it carries the plan of its
+   calls (CallPlan.c). */
+ffi_cif *cffi_cif_allocate(void);
+void cffi_cif_free(ffi_cif *cif);
+/* ffi_prep_cif with the platform's default ABI, then, where the register path runs
+   (cffi_register_path_available), the plan of its calls; returns an ffi_status (FFI_OK is 0). */
 int cffi_prep_cif(ffi_cif *cif, unsigned argument_count, ffi_type *result, ffi_type **arguments);
 /* ffi_prep_cif_var: a call of a variadic function with `fixed_count` named arguments and these types after
    them (already promoted: libffi refuses float and integers narrower than int there). */
@@ -90,9 +96,13 @@ typedef struct cffi_pack_call {
 void cffi_pack_handler(ffi_cif *cif, void *result, void **arguments, void *user_data);
 void cffi_spread_handler(ffi_cif *cif, void *result, void **arguments, void *user_data);
 
-/* Calls `function` as described by `cif`. Integer results narrower than a register are written as a
-   full ffi_arg, as libffi requires. */
+/* Calls `function` as described by `cif`, with arguments in libffi's form. Integer results narrower than
+   a register are written as a full ffi_arg, as libffi writes them. A cif with a plan (on x86_64 any
+   signature of scalars, structs and `long double`; on aarch64 one of scalars) is called by it through
+   cffi_call_block, unless the register path is suppressed on this thread; any other by ffi_call. */
 void cffi_call(ffi_cif *cif, const void *function, void *result, void **arguments);
+/* Whether cffi_call on this thread calls `cif` by its plan. */
+int cffi_cif_planned(const ffi_cif *cif);
 
 /* ---- The arguments a variadic closure was called with after its fixed ones (VariadicArguments.c) ----
    libffi's closures take a fixed list of arguments. A variadic callee finds the ones after its fixed

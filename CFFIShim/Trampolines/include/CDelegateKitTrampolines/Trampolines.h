@@ -109,6 +109,27 @@ void cffi_call_pack(const void *function, void *const *arguments, void *result);
    through the entry of their register form instead), as a pack-form closure would, with no pack to build. */
 void cffi_call_spread(const void *function, void *const *arguments, uint64_t count, void *result);
 
+/* A call of a C function of any signature whose arguments are where the ABI puts them, in a block of
+   CFFI_CALL_WORDS words and `stack_count` stack words: the integer argument registers (rdi..r9; x0..x7),
+   then 8 vector registers (a float in its low 4 bytes), then on x86_64 the number of vector registers that
+   hold arguments (`al`, for a variadic callee) and whether the result comes back on the x87 stack, on
+   aarch64 the address of a result returned in memory (x8). After the call the block holds the result
+   registers at the same places: rax and rdx (x0 and x1) in the first two words, xmm0 and xmm1 (d0 to d3)
+   in the first vector words, and a `long double` result at CFFI_CALL_X87. cffi_call (CDelegateKitLibffi)
+   lays out the block by a plan made once per signature. */
+#if defined(__aarch64__)
+#define CFFI_CALL_INTEGERS 8
+#define CFFI_CALL_INDIRECT 16
+#define CFFI_CALL_WORDS 17
+#else
+#define CFFI_CALL_INTEGERS 6
+#define CFFI_CALL_VECTOR_COUNT 14
+#define CFFI_CALL_X87 14
+#define CFFI_CALL_X87_RESULT 15
+#define CFFI_CALL_WORDS 16
+#endif
+void cffi_call_block(const void *function, uint64_t *block, const uint64_t *stack, uint64_t stack_count);
+
 /* ---- The array entry (x86_64 System V, AAPCS64) ----
    libffi's closure entry works out where each argument arrived on every call, argument by argument (about
    a hundred instructions each). For a signature whose arguments are all scalars of at most 8 bytes

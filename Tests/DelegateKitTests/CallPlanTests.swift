@@ -1,0 +1,149 @@
+@testable import DelegateKit
+import DelegateKitFixtures
+import Testing
+
+/// Calls into C by a plan made once per signature (`CFFIShim/Libffi/CallPlan.c`), which every call
+/// through libffi's form takes where the register path runs, against the same calls through `ffi_call`
+/// (the register path suppressed on the thread): typed and with run-time values, every scalar, every
+/// struct of the fixture, arguments past the registers on the stack, variadic calls.
+@Suite struct CallPlanTests {
+    /// Whether calls of `function` on this thread take its plan (a variadic function's calls take the
+    /// interface of their list of types instead).
+    static func byPlan(_ function: CFunction) -> Bool {
+        function.libffiCall.map { LibffiShim.callsByPlan($0.cif) } ?? false
+    }
+
+    /// `function` called by `call` on its plan and through `ffi_call`, where the plan exists: the first
+    /// result, after checking that the two agree by `same`.
+    static func bothWays<T>(
+        _ function: CFunction, planned: Bool, _ call: () throws -> T, same: (T, T) -> Bool,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> T {
+        #expect(byPlan(function) == planned, sourceLocation: sourceLocation)
+        let byPlan = try call()
+        let byLibffi = try RegisterPath.withLibffiEntry {
+            #expect(!Self.byPlan(function), sourceLocation: sourceLocation)
+            return try call()
+        }
+        #expect(same(byPlan, byLibffi), sourceLocation: sourceLocation)
+        return byPlan
+    }
+
+    /// Where calls have plans: scalars on both CPUs with the register path; structs and `long double` on
+    /// x86_64 only (aarch64's keep `ffi_call`).
+    static var plansScalars: Bool { RegisterPath.isAvailable }
+    static var plansStructs: Bool {
+        #if arch(x86_64)
+        RegisterPath.isAvailable
+        #else
+        false
+        #endif
+    }
+
+    /// `fx_ref_<S>(a, b)` through a `CFunction` typed and with run-time values, both ways, against the
+    /// direct call: the fields `fields` lists compared (padding holds whatever the callee left there).
+    static func agree<S: CValue>(_ type: S.Type, name: String, reference: (S, S) -> S, fields: [fx_field]) throws {
+        let function = try CFunction(address: fixture(name), signature: CSignature(S.cType, [S.cType, S.cType]), name: name)
+        let planned = plansStructs && S.cType.size <= 512 * 8
+        for seed in 1...3 as ClosedRange<UInt64> {
+            let a = sample(S.self, seed: seed), b = sample(S.self, seed: seed + 50)
+            let expected = reference(a, b)
+            let typed: S = try bothWays(function, planned: planned, { try function.call(a, b) }, same: { sameFields($0, $1, fields: fields) })
+            #expect(sameFields(typed, expected, fields: fields), "\(S.self), typed, seed \(seed)")
+            func value(_ result: CDynamicValue) -> S? {
+                guard case .bytes(let bytes) = result, bytes.count == MemoryLayout<S>.size else { return nil }
+                return bytes.withUnsafeBytes { $0.loadUnaligned(as: S.self) }
+            }
+            let dynamic = try bothWays(
+                function, planned: planned, { try function.call([.bytes(bytes(of: a)), .bytes(bytes(of: b))]) },
+                same: { x, y in value(x).flatMap { x in value(y).map { sameFields(x, $0, fields: fields) } } ?? false })
+            #expect(value(dynamic).map { sameFields($0, expected, fields: fields) } == true, "\(S.self), run-time values, seed \(seed)")
+        }
+    }
+
+    static func bytes<S>(of value: S) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+
+    @Test(arguments: structCases) func everyStructOfTheFixtureAgrees(_ structCase: StructCase) throws {
+        try structCase.callIntoC()
+    }
+
+    /// Every scalar in and out, narrow ones sign- or zero-extended as C compilers expect of a caller and
+    /// widened as libffi widens a result; both ways agree with the direct call.
+    @Test func everyScalarAgrees() throws {
+        func agree<T: CValue & Equatable>(_ name: String, _ a: T, _ b: T, direct: (T, T) -> T, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+            let function = try CFunction(address: fixture("fx_ref_\(name)"), signature: CSignature(T.cType, [T.cType, T.cType]))
+            let typed: T = try Self.bothWays(function, planned: Self.plansScalars, { try function.call(a, b) }, same: ==, sourceLocation: sourceLocation)
+            #expect(typed == direct(a, b), sourceLocation: sourceLocation)
+            let values = CFunctionTests()
+            let dynamic = try Self.bothWays(
+                function, planned: Self.plansScalars, { try function.call([values.value(a), values.value(b)]) }, same: ==,
+                sourceLocation: sourceLocation)
+            #expect(dynamic == values.value(direct(a, b)), sourceLocation: sourceLocation)
+        }
+        try agree("bool", true, false, direct: fx_ref_bool)
+        try agree("i8", Int8(-100), 27, direct: fx_ref_i8)
+        try agree("u8", UInt8(3), 200, direct: fx_ref_u8)
+        try agree("i16", Int16(-30000), 2767, direct: fx_ref_i16)
+        try agree("u16", UInt16(5), 65000, direct: fx_ref_u16)
+        try agree("i32", Int32(-2_000_000_000), 147_483_648, direct: fx_ref_i32)
+        try agree("u32", UInt32(7), 4_000_000_000, direct: fx_ref_u32)
+        try agree("i64", Int64.min + 5, 3, direct: fx_ref_i64)
+        try agree("u64", UInt64(1), UInt64.max, direct: fx_ref_u64)
+        try agree("f32", Float(1.5), -2.25, direct: fx_ref_f32)
+        try agree("f64", Double(1e300), -0.5, direct: fx_ref_f64)
+        #if arch(x86_64)
+        let tiny = Float80(sign: .plus, exponent: -63, significand: 1)
+        let function = try CFunction(address: fixture("fx_ref_ld"), signature: CSignature(.longDouble, [.longDouble, .longDouble]))
+        let difference: Float80 = try Self.bothWays(function, planned: Self.plansStructs, { try function.call(Float80(1) + tiny, -tiny) }, same: ==)
+        #expect(difference == fx_ref_ld(Float80(1) + tiny, -tiny) && difference != 1)
+        #endif
+    }
+
+    /// Sixteen arguments of eight kinds: the vector registers full, the integer ones full and the rest on
+    /// the stack, each narrow one extended.
+    @Test func argumentsPastTheRegistersGoOnTheStack() throws {
+        let function = try CFunction(
+            address: fixture("fx_many16"),
+            declaration: "double fx_many16(int8_t, double, int16_t, float, int32_t, double, int64_t, float, uint8_t, double, uint16_t, float, uint32_t, double, uint64_t, float)")
+        let result: Double = try Self.bothWays(function, planned: Self.plansScalars, {
+            try function.call(
+                Int8(-7), 1.5, Int16(-300), Float(2.25), Int32(-70000), -3.125, Int64(-5_000_000_000), Float(4.5),
+                UInt8(200), 0.0625, UInt16(60000), Float(-8.75), UInt32(4_000_000_000), 1024.5, UInt64(9_000_000_000), Float(0.5))
+        }, same: ==)
+        #expect(result == fx_ref_many16())
+    }
+
+    /// A variadic call past the registers: `al` counts the vector registers, the rest of the doubles and
+    /// a `long double` (x86_64) go on the stack as the callee's `va_arg` reads them.
+    @Test func variadicCallsAgree() throws {
+        let function = try CFunction(address: fixture("fx_sum_variadic"), signature: CSignature(.double, [.pointer]), isVariadic: true)
+        let kinds = "dddddddddidl"
+        // A variadic call's interface is the one prepared for its list of promoted types.
+        let types: [CType] = [.pointer] + Array(repeating: .double, count: 9) + [.int32, .double, .int64]
+        let cif = try PreparedSignature.prepared(CSignature(.double, types), fixedArgumentCount: 1).cif
+        #expect(LibffiShim.callsByPlan(cif) == Self.plansScalars)
+        let sum: Double = try kinds.withCString { kinds in
+            try Self.bothWays(function, planned: false, {
+                try function.call(kinds, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, Int32(10), 11.0, 12)
+            }, same: ==)
+        }
+        #expect(sum == 78)
+        let dynamic = try kinds.withCString { kinds in
+            try Self.bothWays(function, planned: false, {
+                try function.call(
+                    [.pointer(UInt(bitPattern: kinds))] + (1...9).map { .floatingPoint(Double($0)) } + [.signed(10), .floatingPoint(11), .signed(12)],
+                    variadicTypes: Array(repeating: .double, count: 9) + [.int32, .double, .int64])
+            }, same: ==)
+        }
+        #expect(dynamic == .floatingPoint(78))
+        #if arch(x86_64)
+        // Nine doubles leave one stack word taken: the `long double` after them starts at the next 16 bytes.
+        let withLongDouble: Double = try "dddddddddL".withCString { kinds in
+            try Self.bothWays(function, planned: false, {
+                try function.call(kinds, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, Float80(10.5))
+            }, same: ==)
+        }
+        #expect(withLongDouble == 55.5)
+        #endif
+    }
+}
