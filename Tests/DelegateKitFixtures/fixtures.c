@@ -51,6 +51,18 @@ double fx_many16(int8_t a1, double a2, int16_t a3, float a4, int32_t a5, double 
     return fx_many16_formula(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16);
 }
 
+double fx_six_long_floats(fx_long_float a, fx_long_float b, fx_long_float c, fx_long_float d, fx_long_float e,
+                          fx_long_float f) {
+    fx_long_float all[] = {a, b, c, d, e, f};
+    double sum = 0;
+    for (int index = 0; index < 6; index++) sum += (index + 1) * ((double)all[index].n * 1000 + all[index].f);
+    return sum;
+}
+
+double fx_chars_float_pair(char a, char b, char c, char d, char e, float f, fx_char_double g) {
+    return a + 2.0 * b + 3.0 * c + 4.0 * d + 5.0 * e + 6.0 * f + 7.0 * g.c + 8.0 * g.d;
+}
+
 const char *fx_format(void) { return "%d|%ld|%.17g|%.9g|%c|%hd|%u|%s|%p|%hhu|%d|%.21Lg|%llu|%hu|%hhd"; }
 
 int fx_format_reference(char *buffer, size_t size, int i, long l, double d, float f, char c, short s,
@@ -659,6 +671,8 @@ const void *fx_function(const char *name) {
 #define FX_STRUCT_ENTRY(S) {"fx_ref_" #S, (const void *)fx_ref_##S},
         FX_STRUCTS(FX_STRUCT_ENTRY)
         {"fx_many16", (const void *)fx_many16},
+        {"fx_six_long_floats", (const void *)fx_six_long_floats},
+        {"fx_chars_float_pair", (const void *)fx_chars_float_pair},
         {"fx_sum_variadic", (const void *)fx_sum_variadic},
         {"fx_raw_i8", (const void *)fx_raw_i8},
         {"fx_raw_u8", (const void *)fx_raw_u8},

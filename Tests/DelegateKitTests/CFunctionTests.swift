@@ -13,8 +13,8 @@ import Testing
         try CFunction(address: fixture("fx_ref_\(name)"), signature: CSignature(T.cType, [T.cType, T.cType]), name: "fx_ref_\(name)")
     }
 
-    /// Calls `fx_ref_<name>(a, b)` typed (the register path where it exists) and with run-time values
-    /// (always libffi's `ffi_call`) and checks both against the direct Swift call of the same C function.
+    /// Calls `fx_ref_<name>(a, b)` typed and with run-time values (the register path where it exists) and
+    /// checks both against the direct Swift call of the same C function.
     func agree<T: CValue & Equatable>(
         _ name: String, _ a: T, _ b: T, direct: (T, T) -> T, sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws {

@@ -113,6 +113,34 @@ import Testing
         #expect(result == fx_ref_many16())
     }
 
+    /// The arguments of two bugs of libffi's `ffi_call` on x86_64 (CallingC.md): a struct of an integer
+    /// and a float whose integer takes the last integer register, and a float after five chars before a
+    /// struct of a char and a double. By plan they arrive intact; through `ffi_call` they do only where
+    /// libffi has the bugs fixed (the first in 3.4.7), so that way is not compared.
+    @Test(.enabled(if: CallPlanTests.plansStructs)) func theArgumentsOfLibffisCallBugsArriveIntact() throws {
+        let pairs = (1...6).map { fx_long_float(n: UInt($0), f: Float($0) / 4) }
+        let six = try CFunction(
+            address: fixture("fx_six_long_floats"), signature: CSignature(.double, Array(repeating: fx_long_float.cType, count: 6)))
+        #expect(Self.byPlan(six))
+        let sum: Double = try six.call(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4], pairs[5])
+        #expect(sum == fx_six_long_floats(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4], pairs[5]))
+        var formula = 0.0
+        for k in 1...6 {
+            let position = Double(k)
+            formula += position * (position * 1000 + position / 4)
+        }
+        #expect(sum == formula)
+
+        let chars = try CFunction(
+            address: fixture("fx_chars_float_pair"),
+            signature: CSignature(.double, Array(repeating: CChar.cType, count: 5) + [.float, fx_char_double.cType]))
+        #expect(Self.byPlan(chars))
+        let pair = fx_char_double(c: 9, d: 0.5)
+        let total: Double = try chars.call(CChar(1), CChar(2), CChar(3), CChar(4), CChar(5), Float(1.5), pair)
+        #expect(total == 1 + 4 + 9 + 16 + 25 + 9 + 63 + 4)
+        #expect(total == fx_chars_float_pair(1, 2, 3, 4, 5, 1.5, pair))
+    }
+
     /// A variadic call past the registers: `al` counts the vector registers, the rest of the doubles and
     /// a `long double` (x86_64) go on the stack as the callee's `va_arg` reads them.
     @Test func variadicCallsAgree() throws {

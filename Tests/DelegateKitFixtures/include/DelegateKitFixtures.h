@@ -33,6 +33,17 @@ double fx_ref_spill20(void);
 double fx_many16(int8_t a1, double a2, int16_t a3, float a4, int32_t a5, double a6, int64_t a7, float a8,
                  uint8_t a9, double a10, uint16_t a11, float a12, uint32_t a13, double a14, uint64_t a15, float a16);
 
+/* ---- The arguments of two bugs of libffi's ffi_call on x86_64 (CallingC.md), for a call by plan:
+   six structs of an integer and a float (a struct past 8 bytes whose first member takes the last
+   integer register overwrites the first vector register: fixed in libffi 3.4.7), and five chars, a float
+   and a struct of a char and a double (the float arrives as 0: libffi issue 574). Each returns a sum
+   weighted by position. ---- */
+typedef struct { unsigned long n; float f; } fx_long_float;
+typedef struct { char c; double d; } fx_char_double;
+double fx_six_long_floats(fx_long_float a, fx_long_float b, fx_long_float c, fx_long_float d, fx_long_float e,
+                          fx_long_float f);
+double fx_chars_float_pair(char a, char b, char c, char d, char e, float f, fx_char_double g);
+
 /* ---- Variadic calls: fx_format_reference formats its arguments with fx_format() through C's own
    snprintf, the compiler applying the default argument promotions, for Swift's variadic call of
    snprintf to be compared with. fx_sum_variadic adds `count` promoted arguments, the kind of each given
