@@ -7,7 +7,7 @@
    the words into a block and cffi_call_block (CDelegateKitTrampolines) loads the registers, pushes the
    stack words and calls. The plan follows the same rules as the array entry (Libffi.c, Classes.h), the
    other direction of the same ABI; what it does not know (complex numbers, 128-bit integers, on aarch64
-   anything but scalars) keeps ffi_call. */
+   `long double`) keeps ffi_call. */
 #include <CDelegateKitLibffi/Libffi.h>
 #include <CDelegateKitTrampolines/Trampolines.h>
 
@@ -18,7 +18,9 @@
 
 /* One move: `size` bytes (1 to 8) of an argument from `offset` into call word `word` (below
    CFFI_CALL_WORDS a word of the block, from it on the stack words), zero-extended, or sign-extended where
-   `sign` is set (C compilers read a narrow integer argument as extended to 32 bits at least). */
+   `sign` is set (C compilers read a narrow integer argument as extended to 32 bits at least); with `size`
+   0, the argument's address (aarch64 passes a struct of more than 16 bytes as the address of a copy the
+   caller made, which the argument array's value is: a call's own copy of its arguments). */
 typedef struct call_move {
     uint16_t argument;
     uint16_t word;
@@ -30,8 +32,9 @@ typedef struct call_move {
 /* How the result comes back: nothing; an integer in the first integer register, widened to a whole
    ffi_arg as libffi writes it; a float or double in the first vector register; a struct's eightbytes in
    the registers `result_words` names; a struct in memory at the address the call passes; a `long double`
-   on the x87 stack. */
-enum { result_void, result_integer, result_vector, result_registers, result_memory, result_x87 };
+   on the x87 stack; (aarch64) a homogeneous floating-point aggregate's `result_members` members of
+   `result_member_size` bytes, one in each vector register from the first. */
+enum { result_void, result_integer, result_vector, result_registers, result_memory, result_x87, result_members };
 
 typedef struct call_plan {
     uint32_t move_count;
@@ -41,6 +44,8 @@ typedef struct call_plan {
     uint8_t result_size;
     uint8_t result_sign;
     uint8_t result_words[2];
+    uint8_t result_members;
+    uint8_t result_member_size;
     call_move moves[];
 } call_plan;
 
@@ -138,7 +143,22 @@ static call_plan *make_plan(const ffi_cif *cif) {
         }
         break;
 #else
-        goto unplanned;
+        if (result->type != FFI_TYPE_STRUCT || !plain_struct(result)) goto unplanned;
+        size_t member_size;
+        unsigned members = hfa(result, &member_size);
+        if (members > 0) {
+            plan->result = result_members;
+            plan->result_members = (uint8_t)members;
+            plan->result_member_size = (uint8_t)member_size;
+        } else if (result->size <= 16) {
+            plan->result = result_registers;
+            plan->result_size = (uint8_t)result->size;
+            plan->result_words[0] = 0;
+            plan->result_words[1] = 1;
+        } else {
+            plan->result = result_memory;  /* x8 holds its address */
+        }
+        break;
 #endif
     }
     for (unsigned index = 0; index < cif->nargs; index++) {
@@ -177,7 +197,36 @@ static call_plan *make_plan(const ffi_cif *cif) {
             }
             break;
 #else
-            goto unplanned;
+            if (type->type != FFI_TYPE_STRUCT || !plain_struct(type)) goto unplanned;
+            size_t member_size;
+            unsigned members = hfa(type, &member_size);
+            if (members > 0) {
+                /* Each member in a vector register of its own, or all of it in stack words. */
+                if (vectors + members <= 8) {
+                    for (unsigned member = 0; member < members; member++) {
+                        add_move(plan, index, CFFI_CALL_INTEGERS + vectors++, member * member_size, member_size, 0);
+                    }
+                } else {
+                    vectors = 8;
+                    add_stack_moves(plan, index, type, &stack);
+                }
+            } else if (type->size > 16) {
+                add_move(plan, index, integers < CFFI_CALL_INTEGERS ? integers++ : CFFI_CALL_WORDS + stack++, 0, 0, 0);
+            } else {
+                /* In consecutive integer registers, from an even one where it is 16-aligned, or all of it in
+                   stack words, after which no argument takes an integer register. */
+                unsigned words = (unsigned)((type->size + 7) / 8);
+                if (type->alignment == 16) integers += integers % 2;
+                if (integers + words <= CFFI_CALL_INTEGERS) {
+                    for (size_t offset = 0; offset < type->size; offset += 8) {
+                        add_move(plan, index, integers++, offset, type->size - offset < 8 ? type->size - offset : 8, 0);
+                    }
+                } else {
+                    integers = CFFI_CALL_INTEGERS;
+                    add_stack_moves(plan, index, type, &stack);
+                }
+            }
+            break;
 #endif
         }
         }
@@ -233,6 +282,8 @@ static void call_by_plan(const call_plan *plan, const void *function, void *resu
         uint64_t word = 0;
         if (move->size == 8) {
             memcpy(&word, source, 8);  /* a copy of known size: a load, where the size varies a call of memcpy */
+        } else if (move->size == 0) {
+            word = (uint64_t)(uintptr_t)source;
         } else {
             memcpy(&word, source, move->size);
             word = extended(word, move->size, move->sign);
@@ -263,6 +314,12 @@ static void call_by_plan(const call_plan *plan, const void *function, void *resu
             } else {
                 memcpy((char *)result + offset, &block[plan->result_words[eightbyte]], plan->result_size - offset);
             }
+        }
+        break;
+    case result_members:
+        for (unsigned member = 0; member < plan->result_members; member++) {
+            memcpy((char *)result + member * plan->result_member_size, &block[CFFI_CALL_INTEGERS + member],
+                   plan->result_member_size);
         }
         break;
 #if defined(__x86_64__)

@@ -66,4 +66,43 @@ static inline int classify_struct(const ffi_type *type, int classes[2], int *eig
 }
 #endif
 
+
+#if defined(__aarch64__) && defined(__linux__)
+/* AAPCS64: counts in `*count` the members of a struct that are all `float` or all `double` (`*kind` the
+   first one's libffi type); 0 where another kind of member is in it, which a `long double` (a quad in a
+   whole vector register) and a complex number are. */
+static inline int hfa_members(const ffi_type *type, unsigned short *kind, unsigned *count) {
+    if (type->type == FFI_TYPE_STRUCT) {
+        for (ffi_type **element = type->elements; *element != NULL; element++) {
+            if (!hfa_members(*element, kind, count)) return 0;
+        }
+        return 1;
+    }
+    if (type->type != FFI_TYPE_FLOAT && type->type != FFI_TYPE_DOUBLE) return 0;
+    if (*kind == 0) *kind = type->type;
+    *count += 1;
+    return *kind == type->type;
+}
+
+/* Whether a struct holds only integers, pointers, floats, doubles and structs of them: what a call by
+   plan passes on aarch64. */
+static inline int plain_struct(const ffi_type *type) {
+    if (type->type != FFI_TYPE_STRUCT) return scalar_class(type) != 0;
+    for (ffi_type **element = type->elements; *element != NULL; element++) {
+        if (!plain_struct(*element)) return 0;
+    }
+    return 1;
+}
+
+/* A homogeneous floating-point aggregate's number of members (1 to 4), each of `*member_size` bytes, in
+   as many consecutive vector registers; 0 for any other struct. */
+static inline unsigned hfa(const ffi_type *type, size_t *member_size) {
+    unsigned short kind = 0;
+    unsigned count = 0;
+    if (type->type != FFI_TYPE_STRUCT || !hfa_members(type, &kind, &count) || count == 0 || count > 4) return 0;
+    *member_size = kind == FFI_TYPE_FLOAT ? 4 : 8;
+    return count;
+}
+#endif
+
 #endif

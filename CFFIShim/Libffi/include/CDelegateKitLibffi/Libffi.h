@@ -98,7 +98,8 @@ void cffi_spread_handler(ffi_cif *cif, void *result, void **arguments, void *use
 
 /* Calls `function` as described by `cif`, with arguments in libffi's form. Integer results narrower than
    a register are written as a full ffi_arg, as libffi writes them. A cif with a plan (on x86_64 any
-   signature of scalars, structs and `long double`; on aarch64 one of scalars) is called by it through
+   signature of scalars, structs and `long double`; on aarch64 one of scalars and structs, a `long double`
+   not among them) is called by it through
    cffi_call_block, unless the register path is suppressed on this thread; any other by ffi_call. */
 void cffi_call(ffi_cif *cif, const void *function, void *result, void **arguments);
 /* Whether cffi_call on this thread calls `cif` by its plan. */
