@@ -14,6 +14,10 @@
     T fx_call_##NAME(const void *f, T a, T b) { return ((T (*)(T, T))f)(a, b); }
 FX_SCALARS(FX_DEFINE_SCALAR)
 
+#define FX_DEFINE_AFTER_STRUCT(NAME, T) \
+    T fx_after_struct_##NAME(fx_pad pad, T a, T b) { (void)pad; return fx_ref_##NAME(a, b); }
+FX_SCALARS(FX_DEFINE_AFTER_STRUCT)
+
 int64_t fx_call_dirty_narrow(const void *f) {
     /* The same registers a call of int64_t (int8_t, int16_t, bool) uses, passed as whole words. */
     return ((int64_t (*)(uint64_t, uint64_t, uint64_t))f)(0xdeadbeef000000ffULL, 0x123456789abc8001ULL,
@@ -666,7 +670,8 @@ unsigned __int128 fx_uint128_apply(unsigned __int128 (*)(unsigned __int128, int)
 
 const void *fx_function(const char *name) {
     static const struct { const char *name; const void *address; } functions[] = {
-#define FX_SCALAR_ENTRY(NAME, T) {"fx_ref_" #NAME, (const void *)fx_ref_##NAME},
+#define FX_SCALAR_ENTRY(NAME, T) {"fx_ref_" #NAME, (const void *)fx_ref_##NAME}, \
+    {"fx_after_struct_" #NAME, (const void *)fx_after_struct_##NAME},
         FX_SCALARS(FX_SCALAR_ENTRY)
 #define FX_STRUCT_ENTRY(S) {"fx_ref_" #S, (const void *)fx_ref_##S},
         FX_STRUCTS(FX_STRUCT_ENTRY)

@@ -28,6 +28,7 @@ extension N2: CValue {
     public static var cType: CType { .structure([.structure([.float, .float]), .int64, S3.cType]) }
 }
 extension N3: CValue { public static var cType: CType { .structure([SDD.cType, SDD.cType]) } }
+extension fx_pad: CValue { public static var cType: CType { .structure([.double, .double, .double, .double]) } }
 extension fx_long_float: CValue { public static var cType: CType { .structure([.uint64, .float]) } }
 extension fx_char_double: CValue { public static var cType: CType { .structure([CChar.cType, .double]) } }
 extension SLongDouble: CValue { public static var cType: CType { .structure([.longDouble, .int32]) } }

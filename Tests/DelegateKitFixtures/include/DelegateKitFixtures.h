@@ -18,6 +18,11 @@
     T fx_call_##NAME(const void *f, T a, T b); \
     T fx_ref_##NAME(T a, T b);
 FX_SCALARS(FX_DECLARE_SCALAR)
+/* fx_ref_T after a struct of four doubles, which it ignores: a signature no call passes in registers
+   alone, so that a call into C of each scalar takes its plan (or libffi's ffi_call). */
+#define FX_DECLARE_AFTER_STRUCT(NAME, T) T fx_after_struct_##NAME(fx_pad pad, T a, T b);
+typedef struct { double a, b, c, d; } fx_pad;
+FX_SCALARS(FX_DECLARE_AFTER_STRUCT)
 
 /* Calls f, an int64_t (int8_t, int16_t, bool), with whole registers whose bits above each narrow
    argument are set: the System V ABI leaves them undefined, and a callee must not read them. */
