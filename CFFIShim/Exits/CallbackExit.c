@@ -54,7 +54,7 @@ void cffi_exit_take(void) {
     if (kind == exit_jump) longjmp(request.target, request.value);
     /* Room for any result, in case the function returns after all. */
     _Alignas(16) unsigned char result[CFFI_EXIT_RESULT_BYTES];
-    ffi_call(request.cif, FFI_FN(request.function), result, request.pointers);
+    cffi_call(request.cif, request.function, result, request.pointers);
     fprintf(stderr, "DelegateKit: the C function a CallbackExit.call asked for returned; it must never return "
                     "(it should longjmp, as png_error and lua_error do), and the callback cannot go on\n");
     fflush(stderr);
@@ -65,7 +65,7 @@ int cffi_call_catching_jump(struct __jmp_buf_tag *target, ffi_cif *cif, const vo
                             void **arguments) {
     int value = setjmp(target);
     if (value == 0) {
-        ffi_call(cif, FFI_FN(function), result, arguments);
+        cffi_call(cif, function, result, arguments);
         return 0;
     }
     return value;

@@ -25,7 +25,7 @@ void cffi_guarded_entry(ffi_cif *cif, void *result, void **arguments, void *user
         /* Removed since C loaded the slot: behave as if C had loaded it a moment later. */
         const void *function = __atomic_load_n(guard->slot, __ATOMIC_ACQUIRE);
         if (function != NULL) {
-            ffi_call(cif, FFI_FN(function), result, arguments);
+            cffi_call(cif, function, result, arguments);
         } else {
             size_t size = cif->rtype->size < sizeof(ffi_arg) ? sizeof(ffi_arg) : cif->rtype->size;
             memset(result, 0, size);
