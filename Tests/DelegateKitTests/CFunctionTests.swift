@@ -47,20 +47,13 @@ import Testing
     }
 
     @Test func everyScalarAgreesWithTheDirectCall() throws {
-        try agree("bool", true, false, direct: fx_ref_bool)
-        try agree("i8", Int8(-100), 27, direct: fx_ref_i8)
-        try agree("u8", UInt8(3), 200, direct: fx_ref_u8)
-        try agree("i16", Int16(-30000), 2767, direct: fx_ref_i16)
-        try agree("u16", UInt16(5), 65000, direct: fx_ref_u16)
-        try agree("i32", Int32(-2_000_000_000), 147_483_648, direct: fx_ref_i32)
-        try agree("u32", UInt32(7), 4_000_000_000, direct: fx_ref_u32)
-        try agree("i64", Int64.min + 5, 3, direct: fx_ref_i64)
-        try agree("u64", UInt64(1), UInt64.max, direct: fx_ref_u64)
-        try agree("f32", Float(1.5), -2.25, direct: fx_ref_f32)
-        try agree("f64", Double(1e300), -0.5, direct: fx_ref_f64)
-        let base = UnsafeMutableRawPointer(bitPattern: 0x1000_0000)!
-        let offset = UnsafeMutableRawPointer(bitPattern: 0x1234_5678_9A37)
-        try agree("ptr", Optional(base), offset, direct: fx_ref_ptr)
+        struct Agreeing: ScalarCaseVisitor {
+            let tests: CFunctionTests
+            func visit<T: CValue & Equatable>(_ name: String, _ a: T, _ b: T, direct: (T, T) -> T) throws {
+                try tests.agree(name, a, b, direct: direct)
+            }
+        }
+        try visitEveryScalarCase(Agreeing(tests: self))
     }
 
     /// A Swift type stating a scalar C type travels where C puts that scalar, whatever register Swift
@@ -516,3 +509,24 @@ struct Meters: CValue, Equatable {
     static var cType: CType { .double }
 }
 
+/// Runs one case of ``visitEveryScalarCase(_:)``: a scalar type's fixture function and two arguments.
+protocol ScalarCaseVisitor {
+    func visit<T: CValue & Equatable>(_ name: String, _ a: T, _ b: T, direct: (T, T) -> T) throws
+}
+
+/// Every scalar of the fixture with `fx_ref_<name>` and `fx_after_struct_<name>` (but `long double`), with
+/// two arguments whose difference checks sign and zero extension of narrow types.
+func visitEveryScalarCase(_ visitor: some ScalarCaseVisitor) throws {
+    try visitor.visit("bool", true, false, direct: fx_ref_bool)
+    try visitor.visit("i8", Int8(-100), 27, direct: fx_ref_i8)
+    try visitor.visit("u8", UInt8(3), 200, direct: fx_ref_u8)
+    try visitor.visit("i16", Int16(-30000), 2767, direct: fx_ref_i16)
+    try visitor.visit("u16", UInt16(5), 65000, direct: fx_ref_u16)
+    try visitor.visit("i32", Int32(-2_000_000_000), 147_483_648, direct: fx_ref_i32)
+    try visitor.visit("u32", UInt32(7), 4_000_000_000, direct: fx_ref_u32)
+    try visitor.visit("i64", Int64.min + 5, 3, direct: fx_ref_i64)
+    try visitor.visit("u64", UInt64(1), UInt64.max, direct: fx_ref_u64)
+    try visitor.visit("f32", Float(1.5), -2.25, direct: fx_ref_f32)
+    try visitor.visit("f64", Double(1e300), -0.5, direct: fx_ref_f64)
+    try visitor.visit("ptr", UnsafeMutableRawPointer(bitPattern: 0x1000_0000), UnsafeMutableRawPointer(bitPattern: 0x1234_5678_9A37), direct: fx_ref_ptr)
+}

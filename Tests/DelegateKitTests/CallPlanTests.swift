@@ -73,36 +73,28 @@ import Testing
     /// with run-time values, both ways agree with the direct call. (`CFunctionTests` calls the same
     /// functions without the struct, in registers.)
     @Test func everyScalarAgrees() throws {
-        let pad = fx_pad(a: 1, b: 2, c: 3, d: 4)
-        let values = CFunctionTests()
-        func agree<T: CValue & Equatable>(
-            _ name: String, _ a: T, _ b: T, direct: (T, T) -> T, runTime: Bool = true, sourceLocation: Testing.SourceLocation = #_sourceLocation
-        ) throws {
-            let function = try CFunction(address: fixture("fx_after_struct_\(name)"), signature: CSignature(T.cType, [fx_pad.cType, T.cType, T.cType]))
-            let typed: T = try Self.bothWays(function, planned: Self.plans(T.cType), { try function.call(pad, a, b) }, same: ==, sourceLocation: sourceLocation)
-            #expect(typed == direct(a, b), sourceLocation: sourceLocation)
-            guard runTime else { return }
-            let padValue = CDynamicValue.bytes(Self.bytes(of: pad))
-            let dynamic = try Self.bothWays(
-                function, planned: Self.plans(T.cType), { try function.call([padValue, values.value(a), values.value(b)]) }, same: ==,
-                sourceLocation: sourceLocation)
-            #expect(dynamic == values.value(direct(a, b)), sourceLocation: sourceLocation)
+        struct Agreeing: ScalarCaseVisitor {
+            let pad = fx_pad(a: 1, b: 2, c: 3, d: 4)
+            let values = CFunctionTests()
+            func visit<T: CValue & Equatable>(_ name: String, _ a: T, _ b: T, direct: (T, T) -> T) throws {
+                try visit(name, a, b, direct: direct, runTime: true)
+            }
+            func visit<T: CValue & Equatable>(_ name: String, _ a: T, _ b: T, direct: (T, T) -> T, runTime: Bool) throws {
+                let function = try CFunction(
+                    address: fixture("fx_after_struct_\(name)"), signature: CSignature(T.cType, [fx_pad.cType, T.cType, T.cType]))
+                let typed: T = try CallPlanTests.bothWays(function, planned: CallPlanTests.plans(T.cType), { try function.call(pad, a, b) }, same: ==)
+                #expect(typed == direct(a, b), "\(name)")
+                guard runTime else { return }
+                let padValue = CDynamicValue.bytes(CallPlanTests.bytes(of: pad))
+                let dynamic = try CallPlanTests.bothWays(
+                    function, planned: CallPlanTests.plans(T.cType), { try function.call([padValue, values.value(a), values.value(b)]) }, same: ==)
+                #expect(dynamic == values.value(direct(a, b)), "\(name)")
+            }
         }
-        try agree("bool", true, false, direct: fx_ref_bool)
-        try agree("i8", Int8(-100), 27, direct: fx_ref_i8)
-        try agree("u8", UInt8(3), 200, direct: fx_ref_u8)
-        try agree("i16", Int16(-30000), 2767, direct: fx_ref_i16)
-        try agree("u16", UInt16(5), 65000, direct: fx_ref_u16)
-        try agree("i32", Int32(-2_000_000_000), 147_483_648, direct: fx_ref_i32)
-        try agree("u32", UInt32(7), 4_000_000_000, direct: fx_ref_u32)
-        try agree("i64", Int64.min + 5, 3, direct: fx_ref_i64)
-        try agree("u64", UInt64(1), UInt64.max, direct: fx_ref_u64)
-        try agree("f32", Float(1.5), -2.25, direct: fx_ref_f32)
-        try agree("f64", Double(1e300), -0.5, direct: fx_ref_f64)
-        try agree("ptr", UnsafeMutableRawPointer(bitPattern: 0x1000_0000), UnsafeMutableRawPointer(bitPattern: 0x1234_5678_9A37), direct: fx_ref_ptr)
+        try visitEveryScalarCase(Agreeing())
         #if arch(x86_64)
         let tiny = Float80(sign: .plus, exponent: -63, significand: 1)
-        try agree("ld", Float80(1) + tiny, -tiny, direct: fx_ref_ld, runTime: false)  // a run-time value's bytes hold padding
+        try Agreeing().visit("ld", Float80(1) + tiny, -tiny, direct: fx_ref_ld, runTime: false)  // a run-time value's bytes hold padding
         #expect(fx_ref_ld(Float80(1) + tiny, -tiny) != 1)
         #endif
     }
