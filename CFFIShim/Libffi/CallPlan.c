@@ -259,9 +259,13 @@ int cffi_prep_cif_var(ffi_cif *cif, unsigned fixed_count, unsigned argument_coun
     return planned(ffi_prep_cif_var(cif, FFI_DEFAULT_ABI, fixed_count, argument_count, result, arguments), cif);
 }
 
-int cffi_cif_planned(const ffi_cif *cif) {
-    return ((const call_interface *)cif)->plan != NULL && !cffi_register_path_suppressed();
+/* The plan cffi_call follows for `cif` on this thread: none where the register path is suppressed here. */
+static const call_plan *plan_here(const ffi_cif *cif) {
+    const call_plan *plan = ((const call_interface *)cif)->plan;
+    return plan != NULL && !cffi_register_path_suppressed() ? plan : NULL;
 }
+
+int cffi_cif_planned(const ffi_cif *cif) { return plan_here(cif) != NULL; }
 
 /* `value`'s low `size` bytes, extended to 64 bits. */
 static uint64_t extended(uint64_t value, unsigned size, int sign) {
@@ -333,8 +337,8 @@ static void call_by_plan(const call_plan *plan, const void *function, void *resu
 }
 
 void cffi_call(ffi_cif *cif, const void *function, void *result, void **arguments) {
-    const call_plan *plan = ((const call_interface *)cif)->plan;
-    if (plan != NULL && !cffi_register_path_suppressed()) {
+    const call_plan *plan = plan_here(cif);
+    if (plan != NULL) {
         call_by_plan(plan, function, result, arguments);
     } else {
         ffi_call(cif, FFI_FN(function), result, arguments);
