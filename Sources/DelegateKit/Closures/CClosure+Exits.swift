@@ -33,9 +33,7 @@ extension CClosure {
     /// leave pay nothing for the check.
     @usableFromInline
     convenience init(exiting thunk: CallThunk) throws {
-        try self.init(
-            prepared: thunk.prepared, body: thunk.body, handler: CClosure.exitingEntry, target: nil,
-            swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: CClosure.exitingRegisterEntry)
+        try self.init(thunk, handler: CClosure.exitingEntry, registerEntry: CClosure.exitingRegisterEntry)
         CallbackScope.adopt(self)
     }
 

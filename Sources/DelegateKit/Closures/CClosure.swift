@@ -18,21 +18,12 @@
 /// C may call the pointer from any thread, any number of times at once, so the closure is `@Sendable`:
 /// the compiler checks what it captures. A call takes no lock and allocates nothing.
 public final class CClosure: @unchecked Sendable {  // Immutable; the libffi closure is only freed in deinit.
-    /// The C-callable code: pass it wherever C wants a function pointer of ``signature``.
-    public let address: UnsafeRawPointer
-    /// What a call runs; libffi's user data is this object itself.
-    let body: CallThunk.ArrayBody
-    /// What a call runs when it enters in register form (see ``RegisterPath``).
-    let registers: RegisterBody
+    /// What a call runs, in both forms, with the signature and the Swift type: the thunk the closure was
+    /// made from, moved in whole (its register form made first, where it had none). Copying its parts one
+    /// by one counted a reference for each, and another as the thunk went: making and freeing a closure
+    /// spent most of its time counting references.
+    let thunk: CallThunk
     private let code: ClosureCode
-    /// The prepared signature (kept alive by the cache too, but the closure should not depend on that).
-    let prepared: PreparedSignature
-    /// For a slot dispatcher: the plan cell its handler reads, kept alive here.
-    private let target: AnyObject?
-    /// The closure's own register entry, its context, when its code enters there (see ``_DirectEntry``).
-    private let directContext: _DirectEntry?
-    /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
-    let swiftType: Any.Type?
     /// What a call after deinitialization reports in a debug build (see ``Graveyard``); a delegate names
     /// the method here as it is deinitialized. Release builds store nothing: closures are made often.
     #if DEBUG
@@ -41,59 +32,72 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     var epitaph: String? { nil }
     #endif
 
+    /// The C-callable code: pass it wherever C wants a function pointer of ``signature``.
+    public var address: UnsafeRawPointer { code.address }
+
     /// The C signature of ``address``: for a variadic closure, its fixed arguments, marked
     /// ``CSignature/isVariadic``.
-    public var signature: CSignature { prepared.signature }
+    public var signature: CSignature { thunk.prepared.signature }
+
+    /// The prepared signature.
+    var prepared: PreparedSignature { thunk.prepared }
+    /// What a call runs (libffi's user data is this object itself).
+    var body: CallThunk.ArrayBody { thunk.body }
+    /// What a call runs when it enters in register form (see ``RegisterPath``).
+    var registers: RegisterBody { thunk.registers }
+    /// The user's closure's Swift function type, when it has one (see ``CallThunk``).
+    var swiftType: Any.Type? { thunk.swiftType }
 
     /// The register entry the code enters with its own context, when it has one (a common shape's, or
     /// `#CClosure`'s): what the spelling matrix checks each shape reaches.
-    var ownEntry: RegisterEntry? { directContext?.entry }
+    var ownEntry: RegisterEntry? {
+        guard code.entersInRegisters, let direct = thunk.direct,
+              code.userData == Unmanaged.passUnretained(direct).toOpaque() else { return nil }
+        return direct.entry
+    }
 
     /// A closure running `thunk`; one made for the user (`joinsScope`) is kept by the current
     /// ``withCallbackScope(_:)`` until it ends.
     @usableFromInline
-    convenience init(thunk: CallThunk, joinsScope: Bool = true) throws {
+    convenience init(thunk: consuming CallThunk, joinsScope: Bool = true) throws {
+        let handler = thunk.handler
         try self.init(
-            prepared: thunk.prepared, body: thunk.body, handler: thunk.handler?.function ?? CClosure.entry,
-            target: nil, handlerData: thunk.handler?.userData,
-            swiftType: thunk.swiftType, registers: thunk.registerForm(), registerEntry: TrampolineShim.bodyEntry, opaque: thunk.opaque,
-            direct: thunk.direct)
+            consume thunk, handler: handler?.function ?? CClosure.entry, handlerData: handler?.userData,
+            registerEntry: TrampolineShim.bodyEntry, ownEntries: true)
         if joinsScope { CallbackScope.adopt(self) }
     }
 
-    /// A closure whose calls go to `handler` with `handlerData`, or `target`, or this closure as user data;
-    /// or, when the signature takes the register path and `registerEntry` is given, to `registerEntry`
-    /// with the same context (or ``registers``' words, for an entry that takes them); or, given `direct`,
-    /// to its own entry with its own context; or, given `opaque` (whose body ``registers`` is, and keeps
-    /// it alive), to `cffi_call_opaque` with its record.
+    /// A closure running `thunk` whose calls go to `handler` with `handlerData`, or this closure, as user
+    /// data; or, when the signature takes the register path and `registerEntry` is given, to
+    /// `registerEntry` with the same context (or the register form's words, for an entry that takes
+    /// them); or, given `ownEntries`, to the thunk's ``CallThunk/ownEntry``: its direct entry with its own
+    /// context, or `cffi_call_opaque` with the opaque call's record.
     init(
-        prepared: PreparedSignature, body: @escaping CallThunk.ArrayBody, handler: LibffiShim.Handler, target: AnyObject?,
-        handlerData: UnsafeMutableRawPointer? = nil, swiftType: Any.Type? = nil, registers: RegisterBody = .unused, registerEntry: RegisterEntry? = nil,
-        opaque: OpaqueCall? = nil, direct: _DirectEntry? = nil
+        _ thunk: consuming CallThunk, handler: LibffiShim.Handler, handlerData: UnsafeMutableRawPointer? = nil,
+        registerEntry: RegisterEntry?, ownEntries: Bool = false
     ) throws {
-        self.prepared = prepared
-        self.body = body
-        self.target = target
-        self.swiftType = swiftType
-        self.registers = registers
-        let opaque = direct == nil ? opaque : nil
-        code = try ClosureCode(
-            prepared, handler: handler,
-            registerEntry: direct?.entry ?? (opaque != nil ? TrampolineShim.opaqueEntry : registerEntry), userData: nil)
-        address = code.address
-        if code.entersInRegisters, let direct {
-            directContext = direct
-            code.setUserData(Unmanaged.passUnretained(direct).toOpaque())
-        } else if code.entersInRegisters, let opaque {
-            directContext = nil
-            code.setUserData(UnsafeMutableRawPointer(opaque.record))
-        } else if code.entersInRegisters, registerEntry?.contextIsBodyWords == true {
-            directContext = nil
-            code.setUserData(toWordsOf: registers)
-        } else {
-            directContext = nil
-            code.setUserData(handlerData ?? Unmanaged.passUnretained(target ?? self).toOpaque())  // `self` exists only now
+        let thunk = (consume thunk).withRegisterForm()
+        let ownEntry = ownEntries ? thunk.ownEntry : .none
+        let entry: RegisterEntry?
+        switch ownEntry {
+        case .direct(let direct): entry = direct.entry
+        case .opaque: entry = TrampolineShim.opaqueEntry
+        case .none: entry = registerEntry
         }
+        code = try ClosureCode(thunk.prepared, handler: handler, registerEntry: entry, userData: nil)
+        switch ownEntry {
+        case .direct(let direct) where code.entersInRegisters:
+            code.setUserData(Unmanaged.passUnretained(direct).toOpaque())
+        case .opaque(let opaque) where code.entersInRegisters:
+            code.setUserData(UnsafeMutableRawPointer(opaque.record))
+        case .none where code.entersInRegisters && registerEntry?.contextIsBodyWords == true:
+            code.setUserData(toWordsOf: thunk.registers)
+        default:
+            self.thunk = thunk
+            code.setUserData(handlerData ?? Unmanaged.passUnretained(self).toOpaque())  // `self` exists only now
+            return
+        }
+        self.thunk = thunk
     }
 
     /// The one function libffi calls for every DelegateKit closure but slot dispatchers.

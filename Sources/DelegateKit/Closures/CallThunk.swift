@@ -15,19 +15,18 @@ struct CallThunk: Sendable {
     /// signature does not (``hasRegisters`` false). Not optional: copying and destroying an optional one
     /// goes through `Optional`'s value witnesses for each closure made.
     @usableFromInline let registers: RegisterBody
-    @usableFromInline let hasRegisters: Bool
     /// The Swift function type of the user's closure (`(A0, A1) -> R`), when it has one: what
     /// `functionPointer(as:)` compares a struct or enum parameter with, whose C type its name does not
     /// say. A metatype, so recording it costs no allocation; it is named only when checked.
     let swiftType: Any.Type?
-    /// The closure's own register entry, for a ``CClosure`` (see ``_DirectEntry``).
-    let direct: _DirectEntry?
-    /// The register form as a call of `cffi_call_opaque`, which a ``CClosure`` enters directly (see
-    /// ``OpaqueBody``); ``registers`` is then its ``OpaqueCall/body``.
-    let opaque: OpaqueCall?
+    /// The entry a ``CClosure`` of this thunk enters in registers with a context of its own, if any.
+    let ownEntry: OwnEntry
     /// libffi's handler for ``body``'s work done in C, where there is one (``PackFunction``): what a
     /// ``CClosure`` or a slot gives libffi instead of a Swift handler that calls ``body``.
     let handler: Handler?
+    /// Whether ``registers`` is the closure's own (declared last, so that it takes a byte beside
+    /// ``handler``'s tag rather than a word of its own in every ``CClosure``).
+    @usableFromInline let hasRegisters: Bool
 
     /// A handler in C and its user data, which ``body`` keeps valid as long as it lives.
     @usableFromInline
@@ -36,6 +35,19 @@ struct CallThunk: Sendable {
         let userData: UnsafeMutableRawPointer
     }
 
+    /// An entry of a ``CClosure``'s own, whose context is an object of its own rather than the closure's
+    /// register form: one word, where two optionals took two.
+    enum OwnEntry {
+        case none
+        /// The closure's own register entry (see ``_DirectEntry``).
+        case direct(_DirectEntry)
+        /// The register form as a call of `cffi_call_opaque`, entered with its record (see
+        /// ``OpaqueBody``); ``registers`` is then its ``OpaqueCall/body``.
+        case opaque(OpaqueCall)
+    }
+
+    /// A thunk of `body` (and `registers`, its register form, when the closure has one). A ``CClosure``
+    /// enters `direct` where given (and the register path takes it), else `opaque`.
     @usableFromInline
     init(
         prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, opaque: OpaqueCall? = nil,
@@ -45,10 +57,25 @@ struct CallThunk: Sendable {
         self.swiftType = swiftType
         self.registers = registers ?? .unused
         hasRegisters = registers != nil
-        self.opaque = opaque
-        self.direct = direct
+        ownEntry = direct.map { .direct($0) } ?? opaque.map { .opaque($0) } ?? .none
         self.handler = handler
         self.body = body
+    }
+
+    private init(_ thunk: CallThunk, registers: RegisterBody?, ownEntry: OwnEntry) {
+        prepared = thunk.prepared
+        swiftType = thunk.swiftType
+        self.registers = registers ?? .unused
+        hasRegisters = registers != nil
+        self.ownEntry = ownEntry
+        handler = thunk.handler
+        body = thunk.body
+    }
+
+    /// The closure's own register entry, if it has one.
+    var direct: _DirectEntry? {
+        if case .direct(let direct) = ownEntry { return direct }
+        return nil
     }
 
     /// The call in register form, for a signature that takes registers: the closure's own, or ``body``
@@ -62,6 +89,13 @@ struct CallThunk: Sendable {
         }
     }
 
+    /// This thunk with ``registers`` its ``registerForm()``: itself, unless the signature takes registers
+    /// and the closure has no register form of its own.
+    consuming func withRegisterForm() -> CallThunk {
+        guard !hasRegisters, prepared.registerLayout != nil else { return self }
+        return CallThunk(self, registers: registerForm(), ownEntry: ownEntry)
+    }
+
     @usableFromInline
     init(signature: CSignature, swiftType: Any.Type? = nil, body: @escaping ArrayBody) throws {
         self.init(prepared: try PreparedSignature.prepared(signature), swiftType: swiftType, body: body)
@@ -72,9 +106,7 @@ struct CallThunk: Sendable {
     /// This thunk with `direct` as a ``CClosure``'s own register entry.
     @usableFromInline
     func entering(_ direct: _DirectEntry) -> CallThunk {
-        CallThunk(
-            prepared: prepared, swiftType: swiftType, registers: hasRegisters ? registers : nil, opaque: opaque, direct: direct,
-            handler: handler, body: body)
+        CallThunk(self, registers: hasRegisters ? registers : nil, ownEntry: .direct(direct))
     }
 
     /// The thunk for a closure with typed arguments, of more than the fixed-arity overloads take: it runs

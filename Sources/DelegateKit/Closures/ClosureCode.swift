@@ -39,6 +39,9 @@ struct ClosureCode: @unchecked Sendable {  // Pointers to code and to its handle
         TrampolineShim.setContext(closure, UnsafeMutableRawPointer(words))
     }
 
+    /// The context calls receive, for code entering in registers; nil for libffi's.
+    var userData: UnsafeMutableRawPointer? { entersInRegisters ? TrampolineShim.context(closure) : nil }
+
     /// Sets the user data calls receive, for an owner that exists only once the code does. Before C can
     /// call the code: nothing orders this write against a call already running.
     func setUserData(_ userData: UnsafeMutableRawPointer?) {

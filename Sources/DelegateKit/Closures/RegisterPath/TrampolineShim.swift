@@ -58,6 +58,11 @@ enum TrampolineShim {
         cffi_trampoline_payload(handle)
     }
 
+    /// The context a slot passes.
+    static func context(_ handle: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+        cffi_trampoline_context(handle)
+    }
+
     /// Changes the context a slot passes, before C can call it.
     static func setContext(_ handle: UnsafeMutableRawPointer, _ context: UnsafeMutableRawPointer?) {
         cffi_trampoline_set_context(handle, context)

@@ -13,9 +13,10 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     /// The dispatcher: the C function a slot holds whenever a call needs more than one closure. libffi
     /// hands it the cell directly, so a dispatched call adds one atomic load and no closure call.
     static func dispatcher(for cell: PlanCell, signature: CSignature) throws -> CClosure {
+        // The body is never run; it holds the cell, which calls receive unretained.
         try CClosure(
-            prepared: PreparedSignature.prepared(signature), body: { _, _ in }, handler: entry, target: cell,
-            registerEntry: registerEntry)
+            CallThunk(prepared: PreparedSignature.prepared(signature)) { [cell] _, _ in _ = cell }, handler: entry,
+            handlerData: Unmanaged.passUnretained(cell).toOpaque(), registerEntry: registerEntry)
     }
 
     /// ``entry`` in register form, the cell being the context. Its forms are the functions below
