@@ -10,38 +10,43 @@ extension SlotTable {
         let method = descriptor.methods[index]
         // Mutated in place: a copy that is then changed would duplicate the arrays on every change.
         if state.slots[index].entries.contains(where: \.isSpent) { state.slots[index].entries.removeAll { $0.isSpent } }
-        let slot = state.slots[index]
+        // Only the parts read below: copying the whole `SlotState` counted a reference for each of its
+        // arrays and objects on every change.
+        let entries = state.slots[index].entries
+        let original = state.slots[index].original
+        let dispatcher = state.slots[index].dispatcher?.address
         let route = forwardRoute(index, state)
-        let top = slot.entries.last
-        let responds = top != nil || slot.original != nil || route?.responds == true
+        let top = entries.last
+        let responds = top != nil || original != nil || route?.responds == true
 
         let target: UnsafeRawPointer?
-        if slot.policy == .stable || (!slot.observers.isEmpty && responds) {
-            target = slot.dispatcher?.address
+        if state.slots[index].policy == .stable || (!state.slots[index].observers.isEmpty && responds) {
+            target = dispatcher
         } else if let top {
-            target = top.directAddress ?? slot.dispatcher?.address
-        } else if let original = slot.original {
+            target = top.directAddress ?? dispatcher
+        } else if let original {
             target = original
         } else if route?.responds == true {
-            target = slot.dispatcher?.address
+            target = dispatcher
         } else {
             target = nil
         }
 
-        if let cell = slot.cell, let prepared = try? PreparedSignature.prepared(method.signature) {
+        if let cell = state.slots[index].cell, let prepared = try? PreparedSignature.prepared(method.signature) {
+            let observers = state.slots[index].observers
             let plan = SlotPlan(
                 owner: self, slot: index, methodName: method.name, prepared: prepared,
-                levels: slot.entries.reversed(),
-                before: slot.observers.filter { $0.timing == .before },
-                after: slot.observers.filter { $0.timing == .after },
-                original: slot.original, forward: route?.route)
+                levels: entries.reversed(),
+                before: observers.filter { $0.timing == .before },
+                after: observers.filter { $0.timing == .after },
+                original: original, forward: route?.route)
             // The plan first: a dispatcher reached through the new pointer must find it. Sequentially
             // consistent, against the check a dispatched call makes after recording the plan it loaded.
             cell.plan.store(Unmanaged.passUnretained(plan).toOpaque(), ordering: .sequentiallyConsistent)
-            if let old = slot.plan { state.slots[index].retiring.append(old) }
+            if let old = state.slots[index].plan { state.slots[index].retiring.append(old) }
             state.slots[index].plan = plan
         }
-        require(target != nil || !responds || slot.dispatcher != nil,
+        require(target != nil || !responds || dispatcher != nil,
                      "slot '\(method.name)' needs its dispatcher before publishing")
         // A stub runs its implementation only while the slot holds it, so that a call through a stale
         // pointer reaches what the slot holds now: published before the slot points at it, retired
@@ -51,7 +56,7 @@ extension SlotTable {
         targetStub?.publish()
         let address = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         RetirementShim.store(target, in: address)
-        for entry in slot.entries {
+        for entry in entries {
             if let stub = entry.stub, stub !== targetStub, stub.isPublished { stub.retire() }
         }
     }

@@ -74,12 +74,13 @@ extension SlotTable {
         // is common, one going away under a running call rare. Deferred objects are the reclaimer's
         // already: it holds them too.
         var running: [any Retirable] = []
-        for slot in state.slots {
-            for object in slot.retiring where RetirementShim.isRunning(object.runningIdentity) { running.append(object) }
-            for entry in slot.entries where entry.stub != nil && RetirementShim.isRunning(entry.runningIdentity) {
+        // By index: `for slot in state.slots` copies each slot's state, a reference counted per array.
+        for index in state.slots.indices {
+            for object in state.slots[index].retiring where RetirementShim.isRunning(object.runningIdentity) { running.append(object) }
+            for entry in state.slots[index].entries where entry.stub != nil && RetirementShim.isRunning(entry.runningIdentity) {
                 running.append(entry)
             }
-            if let plan = slot.plan, RetirementShim.isRunning(plan.runningIdentity) { running.append(plan) }
+            if let plan = state.slots[index].plan, RetirementShim.isRunning(plan.runningIdentity) { running.append(plan) }
         }
         guard !running.isEmpty else { return }
         Reclaimer.shared.takeOver(running, from: nil, slot: 0)

@@ -39,6 +39,15 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         var deferred: [any Retirable] = []
         /// Stubs no implementation uses, idle and forwarding to the slot, for the next one to take.
         var freeStubs: [SlotStub] = []
+
+        /// `count` empty slots, each made in place: `Array(repeating:count:)` copies one, which counts a
+        /// reference to each of its (empty) arrays per slot.
+        static func empty(_ count: Int) -> [SlotState] {
+            [SlotState](unsafeUninitializedCapacity: count) { slots, initialized in
+                for index in 0..<count { (slots.baseAddress.unsafelyUnwrapped + index).initialize(to: SlotState()) }
+                initialized = count
+            }
+        }
     }
 
     struct State {  // Only touched under the lock (`Locked` is what crosses threads).
@@ -60,7 +69,7 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         table = .allocate(byteCount: bytes, alignment: alignment)
         table.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
         ownsTable = true
-        state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
+        state = Locked(State(slots: SlotState.empty(descriptor.methods.count)))
     }
 
     /// The slots of `table`, which C owns; its slots' values are read as the originals unless
@@ -70,7 +79,7 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         self.origin = origin
         self.table = table
         ownsTable = false
-        state = Locked(State(slots: Array(repeating: SlotState(), count: descriptor.methods.count)))
+        state = Locked(State(slots: SlotState.empty(descriptor.methods.count)))
         if readsOriginals { readOriginals(from: table) }
     }
 
@@ -192,8 +201,8 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
 
     /// Whether a call of slot `index` reaches more than a default value (see `DynamicDelegate.responds(to:)`).
     func responds(_ index: Int, _ state: State) -> Bool {
-        let slot = state.slots[index]
-        return slot.entries.contains { !$0.isSpent } || slot.original != nil || forwardRoute(index, state)?.responds == true
+        state.slots[index].entries.contains { !$0.isSpent } || state.slots[index].original != nil
+            || forwardRoute(index, state)?.responds == true
     }
 
     /// Whether a call of `method` reaches more than a default value.
