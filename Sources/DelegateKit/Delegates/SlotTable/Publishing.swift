@@ -14,20 +14,20 @@ extension SlotTable {
         // arrays and objects on every change.
         let entries = state.slots[index].entries
         let original = state.slots[index].original
-        let dispatcher = state.slots[index].dispatcher?.address
+        let dispatcherAddress = state.slots[index].dispatcher?.address
         let route = forwardRoute(index, state)
         let top = entries.last
         let responds = top != nil || original != nil || route?.responds == true
 
         let target: UnsafeRawPointer?
         if state.slots[index].policy == .stable || (!state.slots[index].observers.isEmpty && responds) {
-            target = dispatcher
+            target = dispatcherAddress
         } else if let top {
-            target = top.directAddress ?? dispatcher
+            target = top.directAddress ?? dispatcherAddress
         } else if let original {
             target = original
         } else if route?.responds == true {
-            target = dispatcher
+            target = dispatcherAddress
         } else {
             target = nil
         }
@@ -46,7 +46,7 @@ extension SlotTable {
             if let old = state.slots[index].plan { state.slots[index].retiring.append(old) }
             state.slots[index].plan = plan
         }
-        require(target != nil || !responds || dispatcher != nil,
+        require(target != nil || !responds || dispatcherAddress != nil,
                      "slot '\(method.name)' needs its dispatcher before publishing")
         // A stub runs its implementation only while the slot holds it, so that a call through a stale
         // pointer reaches what the slot holds now: published before the slot points at it, retired

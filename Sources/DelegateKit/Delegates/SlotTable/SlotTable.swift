@@ -40,13 +40,10 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         /// Stubs no implementation uses, idle and forwarding to the slot, for the next one to take.
         var freeStubs: [SlotStub] = []
 
-        /// `count` empty slots, each made in place: `Array(repeating:count:)` copies one, which counts a
-        /// reference to each of its (empty) arrays per slot.
+        /// `count` empty slots, each made on its own: `Array(repeating:count:)` copies one, which counts
+        /// a reference to each of its (empty) arrays per slot.
         static func empty(_ count: Int) -> [SlotState] {
-            [SlotState](unsafeUninitializedCapacity: count) { slots, initialized in
-                for index in 0..<count { (slots.baseAddress.unsafelyUnwrapped + index).initialize(to: SlotState()) }
-                initialized = count
-            }
+            (0..<count).map { _ in SlotState() }
         }
     }
 
