@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,8 +113,9 @@ static table_mapping *available[kinds];
 static table_mapping *mappings;
 static int empty_mappings;
 /* Slots handed out to live code: not freed, not buried (a debug build's graveyard holds a bounded number
-   of buried ones on purpose). What the churn tests check comes back to where it was. */
-static size_t live_slots;
+   of buried ones on purpose). What the churn tests check comes back to where it was. Counted outside the
+   lock: a thread's kept slots (below) come and go without it. */
+static _Atomic size_t live_slots;
 /* The binary holding the table, open for mapping it again, and the table's offset in it. */
 static int table_file = -1;
 static off_t table_offset;
@@ -291,6 +293,59 @@ static table_mapping *mapping_with_slot(int kind) {
     return NULL;
 }
 
+/* Each thread keeps the last few slots of each kind it freed and hands them out again without the lock:
+   a program that makes and frees closures one after another takes no lock at all (the lock and its
+   release cost more than the rest of making and freeing a slot). A kept slot is freed in every way a
+   call can see (its words stop a call with freed_message) and stays counted in its mapping's in_use, so
+   that the mapping is never retired under it; the thread hands its kept slots back as it exits. A
+   forked child keeps only its one thread's: the others' stay taken, as the few they are. */
+enum { kept_per_kind = 16 };
+typedef struct kept_slots {
+    slot_words *first[kinds];
+    int count[kinds];
+} kept_slots;
+static _Thread_local kept_slots kept;
+/* Its value is set on a thread as it first keeps a slot, so that the thread's exit hands them back. */
+static pthread_key_t kept_key;
+static int kept_key_made = 0;
+/* Whether this thread set kept_key's value; or, once its exit handed its slots back, that it keeps no
+   more (a later destructor of the thread's may still free a closure). */
+enum { keeps_not_yet, keeps, keeps_no_more };
+static _Thread_local unsigned char keeping = keeps_not_yet;
+
+/* Hands `slot`, freed and not kept, back to its mapping. Called with the lock held. */
+static void return_slot(slot_words *slot, int kind) {
+    table_mapping *mapping = slot->mapping;
+    slot->next_free = mapping->free[kind];
+    mapping->free[kind] = slot;
+    list_available(mapping, kind);
+    mapping->in_use -= 1;
+    if (mapping->in_use == 0) {
+        empty_mappings += 1;
+        if (empty_mappings > 1 && retired_words_file >= 0) retire_mapping(mapping);
+    }
+}
+
+void cffi_trampoline_return_kept(void) {
+    if (kept.count[0] == 0 && kept.count[1] == 0) return;
+    lock_slots();
+    for (int kind = 0; kind < kinds; kind++) {
+        while (kept.first[kind] != NULL) {
+            slot_words *slot = kept.first[kind];
+            kept.first[kind] = slot->next_free;
+            return_slot(slot, kind);
+        }
+        kept.count[kind] = 0;
+    }
+    unlock_slots();
+}
+
+static void return_kept_at_exit(void *value) {
+    (void)value;
+    keeping = keeps_no_more;
+    cffi_trampoline_return_kept();
+}
+
 static int trampolines_available = 0;
 static pthread_once_t trampolines_once = PTHREAD_ONCE_INIT;
 
@@ -301,6 +356,7 @@ static void map_first_table(void) {
     table_file = open_table_file();
     if (table_file < 0) return;
     retired_words_file = make_retired_words_file();
+    kept_key_made = pthread_key_create(&kept_key, return_kept_at_exit) == 0;
     lock_slots();
     trampolines_available = map_table() == 0;
     unlock_slots();
@@ -317,6 +373,18 @@ int cffi_trampolines_available(void) {
 
 void *cffi_trampoline_create(int kind, const void *entry, void *context, void **code) {
     if (!cffi_trampolines_available() || kind < 0 || kind >= kinds) return NULL;
+    slot_words *reused = kept.first[kind];
+    if (reused != NULL) {
+        kept.first[kind] = reused->next_free;
+        kept.count[kind] -= 1;
+        /* This thread wrote the words as it freed the slot; the caller publishes the address. */
+        reused->context = context;
+        reused->next_free = NULL;
+        reused->entry = entry;
+        *code = (unsigned char *)reused - CFFI_TABLE_SIZE;
+        atomic_fetch_add_explicit(&live_slots, 1, memory_order_relaxed);
+        return reused;
+    }
     lock_slots();
     table_mapping *mapping = mapping_with_slot(kind);
     slot_words *slot = NULL;
@@ -336,7 +404,7 @@ void *cffi_trampoline_create(int kind, const void *entry, void *context, void **
         slot->next_free = NULL;
         slot->entry = entry;
         *code = (unsigned char *)slot - CFFI_TABLE_SIZE;
-        live_slots += 1;
+        atomic_fetch_add_explicit(&live_slots, 1, memory_order_relaxed);
     }
     unlock_slots();
     return slot;
@@ -355,36 +423,29 @@ void cffi_trampoline_bury(void *handle, const char *message) {
        does not happen in a correct program. */
     slot->context = (void *)message;
     slot->entry = dead_entry(kind_of(slot));
-    lock_slots();
-    live_slots -= 1;
-    unlock_slots();
+    atomic_fetch_sub_explicit(&live_slots, 1, memory_order_relaxed);
 }
 
 void cffi_trampoline_free(void *handle) {
     slot_words *slot = handle;
     int kind = kind_of(slot);
-    table_mapping *mapping = slot->mapping;
-    lock_slots();
-    if (slot->entry != dead_entry(kind)) live_slots -= 1;  /* a buried slot was counted out when buried */
+    /* A buried slot was counted out when buried. */
+    if (slot->entry != dead_entry(kind)) atomic_fetch_sub_explicit(&live_slots, 1, memory_order_relaxed);
     slot->context = (void *)freed_message;
     slot->entry = dead_entry(kind);
-    slot->next_free = mapping->free[kind];
-    mapping->free[kind] = slot;
-    list_available(mapping, kind);
-    mapping->in_use -= 1;
-    if (mapping->in_use == 0) {
-        empty_mappings += 1;
-        if (empty_mappings > 1 && retired_words_file >= 0) retire_mapping(mapping);
+    if (keeping == keeps_not_yet && kept_key_made) keeping = pthread_setspecific(kept_key, &kept) == 0 ? keeps : keeps_no_more;
+    if (keeping == keeps && kept.count[kind] < kept_per_kind) {
+        slot->next_free = kept.first[kind];
+        kept.first[kind] = slot;
+        kept.count[kind] += 1;
+        return;
     }
+    lock_slots();
+    return_slot(slot, kind);
     unlock_slots();
 }
 
-size_t cffi_trampolines_live(void) {
-    lock_slots();
-    size_t count = live_slots;
-    unlock_slots();
-    return count;
-}
+size_t cffi_trampolines_live(void) { return atomic_load_explicit(&live_slots, memory_order_relaxed); }
 
 int cffi_trampoline_slots_per_mapping(int kind) { return kind >= 0 && kind < kinds ? slot_count[kind] : 0; }
 
@@ -412,6 +473,7 @@ void *cffi_trampoline_payload(void *handle) { (void)handle; return NULL; }
 void cffi_trampoline_set_context(void *handle, void *context) { (void)handle; (void)context; }
 void cffi_trampoline_bury(void *handle, const char *message) { (void)handle; (void)message; }
 void cffi_trampoline_free(void *handle) { (void)handle; }
+void cffi_trampoline_return_kept(void) {}
 size_t cffi_trampolines_live(void) { return 0; }
 void cffi_trampoline_mappings(size_t *count, size_t *retired) { *count = *retired = 0; }
 int cffi_trampoline_slots_per_mapping(int kind) { (void)kind; return 0; }

@@ -156,6 +156,7 @@ import Testing
             let peak = residentBytes(), made = mappings()
             if made.count < 5 || made.retired != 0 { problems.append("after the burst: \(made)") }
             for slot in slots { cffi_trampoline_free(slot.handle) }
+            cffi_trampoline_return_kept()  // the few this thread kept to hand out again
             let after = mappings(), resident = residentBytes()
             // Every mapping but the one kept empty; each had its register slots' four words written. (A
             // sanitizer's shadow of the remapped words grows as they are given back: not measured there.)
@@ -184,6 +185,39 @@ import Testing
         #expect(result != nil && problems.isEmpty, "\(problems)")
     }
 
+    /// A thread keeps a few of the slots it frees, to hand out again without the lock, and hands them back
+    /// to their mappings as it exits: a burst made and freed on a thread that then exits leaves every
+    /// mapping it took but one retired, and no slot held. In a child process, as above.
+    @Test func aThreadHandsTheSlotsItKeptBackAsItExits() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let live = cffi_trampolines_live()
+            var thread = pthread_t()
+            let started = pthread_create(&thread, nil, { _ in
+                let count = 3 * Int(cffi_trampoline_slots_per_mapping(Int32(CFFI_TRAMPOLINE_REGISTERS)))
+                var handles: [UnsafeMutableRawPointer] = []
+                for _ in 0..<count {
+                    var code: UnsafeMutableRawPointer?
+                    guard let handle = cffi_trampoline_create(
+                        Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self), nil, &code)
+                    else { break }
+                    handles.append(handle)
+                }
+                for handle in handles { cffi_trampoline_free(handle) }
+                return nil
+            }, nil)
+            var count = 0, retired = 0
+            if started == 0 { pthread_join(thread, nil) }
+            cffi_trampoline_mappings(&count, &retired)
+            let held = cffi_trampolines_live() - live
+            let report = started == 0 && count >= 3 && retired == count - 1 && held == 0
+                ? "handed back\n" : "started \(started), mappings \(count), retired \(retired), slots held \(held)\n"
+            _ = report.withCString { write(2, $0, strlen($0)) }
+            exit(0)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("handed back\n"), "\(stderr)")
+    }
+
     /// A call through a slot of a mapping retired after a burst stops with the message a freed slot's
     /// call does: the retired words say so.
     @Test func aCallThroughARetiredSlotStops() async {
@@ -199,6 +233,7 @@ import Testing
                 handles.append(handle)
             }
             for handle in handles { cffi_trampoline_free(handle) }
+            cffi_trampoline_return_kept()
             var count = 0, retired = 0
             cffi_trampoline_mappings(&count, &retired)
             // The first mapping emptied is the one kept; the last slot's was emptied after it.

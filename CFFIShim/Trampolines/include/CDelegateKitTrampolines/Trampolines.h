@@ -239,14 +239,19 @@ void *cffi_trampoline_payload(void *handle);
 void cffi_trampoline_bury(void *handle, const char *message);
 
 /* Hands the slot back; a later call through its address stops the process with a message until the slot
-   is handed out again. Thread-safe. */
+   is handed out again. Thread-safe. The calling thread keeps a few of the slots it frees, to hand out
+   again without the lock, until it exits or calls cffi_trampoline_return_kept. */
 void cffi_trampoline_free(void *handle);
+
+/* Hands the slots this thread kept as it freed them back to their mappings, as its exit does: for a test
+   that counts what a mapping holds. */
+void cffi_trampoline_return_kept(void);
 
 /* How many slots live code holds: handed out, neither freed nor buried. What a leak of slots grows. */
 size_t cffi_trampolines_live(void);
 
-/* How many mappings of the table this process made, and how many of them are retired: every slot free,
-   their memory given back, kept to be used again before any new one is made. */
+/* How many mappings of the table this process made, and how many of them are retired: every slot free
+   (none kept by a thread), their memory given back, kept to be used again before any new one is made. */
 void cffi_trampoline_mappings(size_t *count, size_t *retired);
 
 /* How many slots of `kind` one mapping holds. */
