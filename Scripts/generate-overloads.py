@@ -484,7 +484,9 @@ def forward_function(n):
 @usableFromInline
 final class Plain{n}<{types}>: TypedEntry {{
     @usableFromInline let call: {plain_fn}
-    @usableFromInline init(_ call: @escaping {plain_fn}) {{
+    // Inlinable, so that the function type's metadata is a constant where the types are known: found
+    // at run time it was a locked cache lookup per implementation.
+    @inlinable init(_ call: @escaping {plain_fn}) {{
         self.call = call
         super.init(functionType: ({plain_fn}).self)
     }}
@@ -494,7 +496,7 @@ final class Plain{n}<{types}>: TypedEntry {{
 @usableFromInline
 final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}>: TypedEntry {{
     @usableFromInline let call: (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R
-    @usableFromInline init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{
+    @inlinable init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{  // as above
         self.call = call
         super.init(functionType: ({plain_fn}).self)
     }}

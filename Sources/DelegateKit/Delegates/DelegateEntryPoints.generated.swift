@@ -194,7 +194,9 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain1<A0, R>: TypedEntry {
     @usableFromInline let call: (A0) -> R
-    @usableFromInline init(_ call: @escaping (A0) -> R) {
+    // Inlinable, so that the function type's metadata is a constant where the types are known: found
+    // at run time it was a locked cache lookup per implementation.
+    @inlinable init(_ call: @escaping (A0) -> R) {
         self.call = call
         super.init(functionType: ((A0) -> R).self)
     }
@@ -204,7 +206,7 @@ final class Plain1<A0, R>: TypedEntry {
 @usableFromInline
 final class Override1<A0: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, R>, A0) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, R>, A0) -> R) {
+    @inlinable init(_ call: @escaping (Next<A0, R>, A0) -> R) {  // as above
         self.call = call
         super.init(functionType: ((A0) -> R).self)
     }
@@ -454,7 +456,9 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain2<A0, A1, R>: TypedEntry {
     @usableFromInline let call: (A0, A1) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1) -> R) {
+    // Inlinable, so that the function type's metadata is a constant where the types are known: found
+    // at run time it was a locked cache lookup per implementation.
+    @inlinable init(_ call: @escaping (A0, A1) -> R) {
         self.call = call
         super.init(functionType: ((A0, A1) -> R).self)
     }
@@ -464,7 +468,7 @@ final class Plain2<A0, A1, R>: TypedEntry {
 @usableFromInline
 final class Override2<A0: CValue, A1: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, R>, A0, A1) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) {
+    @inlinable init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) {  // as above
         self.call = call
         super.init(functionType: ((A0, A1) -> R).self)
     }
@@ -720,7 +724,9 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain3<A0, A1, A2, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2) -> R) {
+    // Inlinable, so that the function type's metadata is a constant where the types are known: found
+    // at run time it was a locked cache lookup per implementation.
+    @inlinable init(_ call: @escaping (A0, A1, A2) -> R) {
         self.call = call
         super.init(functionType: ((A0, A1, A2) -> R).self)
     }
@@ -730,7 +736,7 @@ final class Plain3<A0, A1, A2, R>: TypedEntry {
 @usableFromInline
 final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, R>, A0, A1, A2) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) {
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) {  // as above
         self.call = call
         super.init(functionType: ((A0, A1, A2) -> R).self)
     }
@@ -992,7 +998,9 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain4<A0, A1, A2, A3, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2, A3) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3) -> R) {
+    // Inlinable, so that the function type's metadata is a constant where the types are known: found
+    // at run time it was a locked cache lookup per implementation.
+    @inlinable init(_ call: @escaping (A0, A1, A2, A3) -> R) {
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3) -> R).self)
     }
@@ -1002,7 +1010,7 @@ final class Plain4<A0, A1, A2, A3, R>: TypedEntry {
 @usableFromInline
 final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) {
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) {  // as above
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3) -> R).self)
     }
@@ -1270,7 +1278,9 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain5<A0, A1, A2, A3, A4, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2, A3, A4) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4) -> R) {
+    // Inlinable, so that the function type's metadata is a constant where the types are known: found
+    // at run time it was a locked cache lookup per implementation.
+    @inlinable init(_ call: @escaping (A0, A1, A2, A3, A4) -> R) {
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3, A4) -> R).self)
     }
@@ -1280,7 +1290,7 @@ final class Plain5<A0, A1, A2, A3, A4, R>: TypedEntry {
 @usableFromInline
 final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) {
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) {  // as above
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3, A4) -> R).self)
     }
@@ -1554,7 +1564,9 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain6<A0, A1, A2, A3, A4, A5, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2, A3, A4, A5) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4, A5) -> R) {
+    // Inlinable, so that the function type's metadata is a constant where the types are known: found
+    // at run time it was a locked cache lookup per implementation.
+    @inlinable init(_ call: @escaping (A0, A1, A2, A3, A4, A5) -> R) {
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3, A4, A5) -> R).self)
     }
@@ -1564,7 +1576,7 @@ final class Plain6<A0, A1, A2, A3, A4, A5, R>: TypedEntry {
 @usableFromInline
 final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) {
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) {  // as above
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3, A4, A5) -> R).self)
     }
@@ -1844,7 +1856,9 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2, A3, A4, A5, A6) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4, A5, A6) -> R) {
+    // Inlinable, so that the function type's metadata is a constant where the types are known: found
+    // at run time it was a locked cache lookup per implementation.
+    @inlinable init(_ call: @escaping (A0, A1, A2, A3, A4, A5, A6) -> R) {
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self)
     }
@@ -1854,7 +1868,7 @@ final class Plain7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry {
 @usableFromInline
 final class Override7<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, A6, R>, A0, A1, A2, A3, A4, A5, A6) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, R>, A0, A1, A2, A3, A4, A5, A6) -> R) {
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, R>, A0, A1, A2, A3, A4, A5, A6) -> R) {  // as above
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self)
     }
@@ -2140,7 +2154,9 @@ extension TypedDelegate {
 @usableFromInline
 final class Plain8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry {
     @usableFromInline let call: (A0, A1, A2, A3, A4, A5, A6, A7) -> R
-    @usableFromInline init(_ call: @escaping (A0, A1, A2, A3, A4, A5, A6, A7) -> R) {
+    // Inlinable, so that the function type's metadata is a constant where the types are known: found
+    // at run time it was a locked cache lookup per implementation.
+    @inlinable init(_ call: @escaping (A0, A1, A2, A3, A4, A5, A6, A7) -> R) {
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self)
     }
@@ -2150,7 +2166,7 @@ final class Plain8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry {
 @usableFromInline
 final class Override8<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R>: TypedEntry {
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, A6, A7, R>, A0, A1, A2, A3, A4, A5, A6, A7) -> R
-    @usableFromInline init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, A7, R>, A0, A1, A2, A3, A4, A5, A6, A7) -> R) {
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, A7, R>, A0, A1, A2, A3, A4, A5, A6, A7) -> R) {  // as above
         self.call = call
         super.init(functionType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self)
     }

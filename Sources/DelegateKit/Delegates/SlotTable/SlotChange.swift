@@ -85,7 +85,7 @@ import CDelegateKitRetirement
 /// implementations it took out of each.
 struct SlotChanges {
     /// In the order first changed, each once.
-    private(set) var slots: [Int] = []
+    private(set) var slots = Slots()
     private(set) var removed: [Int: [Implementation]] = [:]
 
     /// Slot `index` changed: it is published again.
@@ -97,6 +97,39 @@ struct SlotChanges {
     mutating func removed(_ implementations: [Implementation], from index: Int) {
         changed(index)
         removed[index, default: []] += implementations
+    }
+
+    /// What slot `index`'s edit took out of its stack.
+    func removed(from index: Int) -> [Implementation] {
+        removed.isEmpty ? [] : removed[index] ?? []  // most changes only add: no hashing for them
+    }
+
+    /// Slot indices, the first held inline: nearly every change is of one slot, and an array of it was
+    /// an allocation per change.
+    struct Slots: Sequence {
+        private var first = -1
+        private var more: [Int] = []
+
+        var isEmpty: Bool { first < 0 }
+
+        func contains(_ index: Int) -> Bool { first == index || (!more.isEmpty && more.contains(index)) }
+
+        mutating func append(_ index: Int) {
+            if first < 0 { first = index } else { more.append(index) }
+        }
+
+        func makeIterator() -> Iterator { Iterator(slots: self) }
+
+        struct Iterator: IteratorProtocol {
+            let slots: Slots
+            var position = -1
+
+            mutating func next() -> Int? {
+                defer { position += 1 }
+                if position < 0 { return slots.first < 0 ? nil : slots.first }
+                return position < slots.more.count ? slots.more[position] : nil
+            }
+        }
     }
 }
 
@@ -124,7 +157,7 @@ extension SlotTable {
             let result = try edit(&state, &changes)
             for index in changes.slots {
                 republish(index, &state)
-                retire(changes.removed[index] ?? [], slot: index, &state)
+                retire(changes.removed(from: index), slot: index, &state)
             }
             return (result, changes, changes.slots.isEmpty ? [] : state.dependents)
         }
