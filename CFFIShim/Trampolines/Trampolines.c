@@ -326,6 +326,19 @@ static void return_slot(slot_words *slot, int kind) {
     }
 }
 
+/* Sets kept_key's value on this thread, so that its exit hands back what it keeps; keeps nothing where
+   that fails. Out of line, as take_slot is. */
+__attribute__((noinline)) static void start_keeping(void) {
+    keeping = kept_key_made && pthread_setspecific(kept_key, &kept) == 0 ? keeps : keeps_no_more;
+}
+
+/* return_slot under the lock; out of line, as take_slot is. */
+__attribute__((noinline)) static void return_slot_locked(slot_words *slot, int kind) {
+    lock_slots();
+    return_slot(slot, kind);
+    unlock_slots();
+}
+
 void cffi_trampoline_return_kept(void) {
     if (kept.count[0] == 0 && kept.count[1] == 0) return;
     lock_slots();
@@ -371,20 +384,9 @@ int cffi_trampolines_available(void) {
     return trampolines_available;
 }
 
-void *cffi_trampoline_create(int kind, const void *entry, void *context, void **code) {
-    if (!cffi_trampolines_available() || kind < 0 || kind >= kinds) return NULL;
-    slot_words *reused = kept.first[kind];
-    if (reused != NULL) {
-        kept.first[kind] = reused->next_free;
-        kept.count[kind] -= 1;
-        /* This thread wrote the words as it freed the slot; the caller publishes the address. */
-        reused->context = context;
-        reused->next_free = NULL;
-        reused->entry = entry;
-        *code = (unsigned char *)reused - CFFI_TABLE_SIZE;
-        atomic_fetch_add_explicit(&live_slots, 1, memory_order_relaxed);
-        return reused;
-    }
+/* A slot of `kind` from a mapping, or NULL; out of line, so that reusing a kept slot saves no registers
+   for it. */
+__attribute__((noinline)) static slot_words *take_slot(int kind) {
     lock_slots();
     table_mapping *mapping = mapping_with_slot(kind);
     slot_words *slot = NULL;
@@ -399,14 +401,26 @@ void *cffi_trampoline_create(int kind, const void *entry, void *context, void **
         }
         if (mapping->in_use == 0) empty_mappings -= 1;
         mapping->in_use += 1;
-        /* Before the address leaves this function: the caller publishes it after this returns. */
-        slot->context = context;
-        slot->next_free = NULL;
-        slot->entry = entry;
-        *code = (unsigned char *)slot - CFFI_TABLE_SIZE;
-        atomic_fetch_add_explicit(&live_slots, 1, memory_order_relaxed);
     }
     unlock_slots();
+    return slot;
+}
+
+void *cffi_trampoline_create(int kind, const void *entry, void *context, void **code) {
+    if (!cffi_trampolines_available() || kind < 0 || kind >= kinds) return NULL;
+    slot_words *slot = kept.first[kind];
+    if (slot != NULL) {
+        kept.first[kind] = slot->next_free;
+        kept.count[kind] -= 1;
+    } else if ((slot = take_slot(kind)) == NULL) {
+        return NULL;
+    }
+    /* Before the address leaves this function: the caller publishes it after this returns. */
+    slot->context = context;
+    slot->next_free = NULL;
+    slot->entry = entry;
+    *code = (unsigned char *)slot - CFFI_TABLE_SIZE;
+    atomic_fetch_add_explicit(&live_slots, 1, memory_order_relaxed);
     return slot;
 }
 
@@ -433,16 +447,14 @@ void cffi_trampoline_free(void *handle) {
     if (slot->entry != dead_entry(kind)) atomic_fetch_sub_explicit(&live_slots, 1, memory_order_relaxed);
     slot->context = (void *)freed_message;
     slot->entry = dead_entry(kind);
-    if (keeping == keeps_not_yet && kept_key_made) keeping = pthread_setspecific(kept_key, &kept) == 0 ? keeps : keeps_no_more;
+    if (keeping == keeps_not_yet) start_keeping();
     if (keeping == keeps && kept.count[kind] < kept_per_kind) {
         slot->next_free = kept.first[kind];
         kept.first[kind] = slot;
         kept.count[kind] += 1;
         return;
     }
-    lock_slots();
-    return_slot(slot, kind);
-    unlock_slots();
+    return_slot_locked(slot, kind);
 }
 
 size_t cffi_trampolines_live(void) { return atomic_load_explicit(&live_slots, memory_order_relaxed); }
@@ -473,6 +485,19 @@ void *cffi_trampoline_payload(void *handle) { (void)handle; return NULL; }
 void cffi_trampoline_set_context(void *handle, void *context) { (void)handle; (void)context; }
 void cffi_trampoline_bury(void *handle, const char *message) { (void)handle; (void)message; }
 void cffi_trampoline_free(void *handle) { (void)handle; }
+/* Sets kept_key's value on this thread, so that its exit hands back what it keeps; keeps nothing where
+   that fails. Out of line, as take_slot is. */
+__attribute__((noinline)) static void start_keeping(void) {
+    keeping = kept_key_made && pthread_setspecific(kept_key, &kept) == 0 ? keeps : keeps_no_more;
+}
+
+/* return_slot under the lock; out of line, as take_slot is. */
+__attribute__((noinline)) static void return_slot_locked(slot_words *slot, int kind) {
+    lock_slots();
+    return_slot(slot, kind);
+    unlock_slots();
+}
+
 void cffi_trampoline_return_kept(void) {}
 size_t cffi_trampolines_live(void) { return 0; }
 void cffi_trampoline_mappings(size_t *count, size_t *retired) { *count = *retired = 0; }
