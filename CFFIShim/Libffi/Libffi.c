@@ -52,6 +52,7 @@ typedef struct closure_record {
     cffi_array_entry array;  /* the handler and its user data, whichever entry runs them */
     void *slot;              /* the trampoline slot, when the code is one */
     ffi_closure *libffi;     /* libffi's closure, when the code is its memory */
+    void *code;              /* what C calls, either way */
     /* then, for cffi_enter_array, the places of the arguments */
 } closure_record;
 
@@ -158,13 +159,19 @@ void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user
     const void *entry = NULL;
     if (cffi_register_path_available() && !cffi_register_path_suppressed() &&
         (entry = array_places(cif, &closure->array, (uint8_t *)(closure + 1))) != NULL) {
-        closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, entry, &closure->array, code);
-        if (closure->slot != NULL) return closure;
+        closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, entry, &closure->array, &closure->code);
+        if (closure->slot != NULL) {
+            *code = closure->code;
+            return closure;
+        }
     }
 #if FFI_GO_CLOSURES
     if (ffi_prep_go_closure(&closure->go, cif, enter_record) == FFI_OK) {
-        closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, (const void *)closure->go.tramp, closure, code);
-        if (closure->slot != NULL) return closure;
+        closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, (const void *)closure->go.tramp, closure, &closure->code);
+        if (closure->slot != NULL) {
+            *code = closure->code;
+            return closure;
+        }
     }
 #endif
     void *executable = NULL;
@@ -174,7 +181,7 @@ void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user
         free(closure);
         return NULL;
     }
-    *code = executable;
+    *code = closure->code = executable;
     return closure;
 }
 
@@ -196,5 +203,7 @@ void cffi_closure_bury(void *record, const char *message) {
 }
 
 void cffi_closure_set_user_data(void *record, void *user_data) { ((closure_record *)record)->array.user_data = user_data; }
+
+void *cffi_closure_code(const void *record) { return ((const closure_record *)record)->code; }
 
 int cffi_closure_in_table(const void *record) { return ((const closure_record *)record)->slot != NULL; }

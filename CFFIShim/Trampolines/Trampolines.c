@@ -426,6 +426,8 @@ void *cffi_trampoline_create(int kind, const void *entry, void *context, void **
 
 void *cffi_trampoline_context(const void *handle) { return ((const slot_words *)handle)->context; }
 
+void *cffi_trampoline_code(void *handle) { return (unsigned char *)handle - CFFI_TABLE_SIZE; }
+
 void *cffi_trampoline_payload(void *handle) { return (unsigned char *)handle + CFFI_TABLE_SIZE; }
 
 void cffi_trampoline_set_context(void *handle, void *context) { ((slot_words *)handle)->context = context; }
@@ -481,6 +483,7 @@ void *cffi_trampoline_create(int kind, const void *entry, void *context, void **
 }
 
 void *cffi_trampoline_context(const void *handle) { (void)handle; return NULL; }
+void *cffi_trampoline_code(void *handle) { (void)handle; return NULL; }
 void *cffi_trampoline_payload(void *handle) { (void)handle; return NULL; }
 void cffi_trampoline_set_context(void *handle, void *context) { (void)handle; (void)context; }
 void cffi_trampoline_bury(void *handle, const char *message) { (void)handle; (void)message; }

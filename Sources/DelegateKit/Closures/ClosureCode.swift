@@ -3,13 +3,20 @@
 ///
 /// The one place such code is made and let go, for ``CClosure`` and ``SlotStub`` alike: a debug build
 /// keeps a dead closure's slot pointed at an entry that stops with a message (see ``Graveyard``).
-struct ClosureCode: @unchecked Sendable {  // Pointers to code and to its handle, which only `free` touches.
-    /// The trampoline slot (register path) or the libffi closure (see ``LibffiShim/makeClosure(_:handler:userData:code:)``).
-    let closure: UnsafeMutableRawPointer
-    /// Where C calls.
-    let address: UnsafeRawPointer
+struct ClosureCode: @unchecked Sendable {  // A pointer to the code's handle, which only `free` touches.
+    /// The trampoline slot (register path) with its lowest bit set, or the libffi closure (see
+    /// ``LibffiShim/makeClosure(_:handler:userData:code:)``): both are at least 16-aligned. One word, where
+    /// a handle, the address and a flag took three, and made every ``CClosure`` 16 bytes larger.
+    private let handle: UnsafeMutableRawPointer
+
     /// Whether C enters through the register entry (else through libffi's handler).
-    let entersInRegisters: Bool
+    var entersInRegisters: Bool { UInt(bitPattern: handle) & 1 != 0 }
+
+    /// The trampoline slot or the libffi closure.
+    private var closure: UnsafeMutableRawPointer { entersInRegisters ? handle - 1 : handle }
+
+    /// Where C calls.
+    var address: UnsafeRawPointer { entersInRegisters ? TrampolineShim.code(closure) : LibffiShim.code(closure) }
 
     /// Code of `prepared`'s signature entering `handler` (or `registerEntry`, when given and the signature
     /// takes registers) with `userData`. Throws ``DelegateError/closureAllocationFailed(_:)``.
@@ -18,17 +25,17 @@ struct ClosureCode: @unchecked Sendable {  // Pointers to code and to its handle
         userData: UnsafeMutableRawPointer?
     ) throws {
         var code: UnsafeMutableRawPointer?
-        var made: UnsafeMutableRawPointer?
         let floatingResult = prepared.signature.returnType == .float || prepared.signature.returnType == .double
-        if let entry = registerEntry?.address(floatingResult: floatingResult), RegisterPath.entersInRegisters(prepared) {
-            made = TrampolineShim.makeSlot(entry, context: userData, code: &code)
+        if let entry = registerEntry?.address(floatingResult: floatingResult), RegisterPath.entersInRegisters(prepared),
+           let slot = TrampolineShim.makeSlot(entry, context: userData, code: &code) {
+            handle = slot + 1
+            return
         }
-        entersInRegisters = made != nil
         // No register slot (none could be mapped): libffi's entry serves every signature.
-        made = made ?? LibffiShim.makeClosure(prepared.cif, handler: handler, userData: userData, code: &code)
-        guard let made, let code else { throw DelegateError.closureAllocationFailed(prepared.signature) }
-        closure = made
-        address = UnsafeRawPointer(code)
+        guard let made = LibffiShim.makeClosure(prepared.cif, handler: handler, userData: userData, code: &code), code != nil else {
+            throw DelegateError.closureAllocationFailed(prepared.signature)
+        }
+        handle = made
     }
 
     /// Sets the user data calls receive to `body`'s two words, kept in the slot's own payload words, for

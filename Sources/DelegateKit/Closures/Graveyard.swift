@@ -66,8 +66,9 @@ enum Graveyard {
                 RetirementShim.store(nil, in: slot)
                 continue
             }
+            let address = code.address  // read while the code is surely held: the graveyard may free it later
             bury(code, message: deadCallMessage(method: method.name, descriptor: descriptor.name, origin: origin))
-            RetirementShim.store(code.address, in: slot)
+            RetirementShim.store(address, in: slot)
         }
         add(Grave(table: table))
     }

@@ -106,6 +106,11 @@ enum LibffiShim {
         cffi_closure_free(closure)
     }
 
+    /// The closure's callable code.
+    static func code(_ closure: UnsafeMutableRawPointer) -> UnsafeRawPointer {
+        UnsafeRawPointer(cffi_closure_code(closure).unsafelyUnwrapped)
+    }
+
     /// Sets the user data the closure's handler receives, before C can call it.
     static func setUserData(_ closure: UnsafeMutableRawPointer, _ userData: UnsafeMutableRawPointer?) {
         cffi_closure_set_user_data(closure, userData)

@@ -73,6 +73,8 @@ void cffi_closure_free(void *closure);
 void cffi_closure_bury(void *closure, const char *message);
 /* Sets the user data a closure passes to its handler (before C can call it). */
 void cffi_closure_set_user_data(void *closure, void *user_data);
+/* The closure's callable code, as cffi_closure_create stored it in *code. */
+void *cffi_closure_code(const void *closure);
 /* Whether the closure's code is a slot of the trampoline table (else libffi's closure memory). */
 int cffi_closure_in_table(const void *closure);
 

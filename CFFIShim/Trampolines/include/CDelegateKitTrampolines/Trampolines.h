@@ -230,6 +230,9 @@ void *cffi_trampoline_create(int kind, const void *entry, void *context, void **
 void *cffi_trampoline_context(const void *handle);
 void cffi_trampoline_set_context(void *handle, void *context);
 
+/* The address C calls, as cffi_trampoline_create stored it in *code. */
+void *cffi_trampoline_code(void *handle);
+
 /* Two words of read+write memory that belong to the slot for as long as it is held, for an entry that
    reads more than one word (the context may point at them): no allocation of the holder's own. */
 void *cffi_trampoline_payload(void *handle);

@@ -53,6 +53,11 @@ enum TrampolineShim {
         cffi_trampoline_create(Int32(CFFI_TRAMPOLINE_REGISTERS), entry, context, &code)
     }
 
+    /// The address C calls.
+    static func code(_ handle: UnsafeMutableRawPointer) -> UnsafeRawPointer {
+        UnsafeRawPointer(cffi_trampoline_code(handle).unsafelyUnwrapped)
+    }
+
     /// Two words that belong to the slot while it is held (see ``RegisterBody/words``).
     static func payload(_ handle: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
         cffi_trampoline_payload(handle)
