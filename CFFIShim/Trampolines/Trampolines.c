@@ -488,19 +488,6 @@ void *cffi_trampoline_payload(void *handle) { (void)handle; return NULL; }
 void cffi_trampoline_set_context(void *handle, void *context) { (void)handle; (void)context; }
 void cffi_trampoline_bury(void *handle, const char *message) { (void)handle; (void)message; }
 void cffi_trampoline_free(void *handle) { (void)handle; }
-/* Sets kept_key's value on this thread, so that its exit hands back what it keeps; keeps nothing where
-   that fails. Out of line, as take_slot is. */
-__attribute__((noinline)) static void start_keeping(void) {
-    keeping = kept_key_made && pthread_setspecific(kept_key, &kept) == 0 ? keeps : keeps_no_more;
-}
-
-/* return_slot under the lock; out of line, as take_slot is. */
-__attribute__((noinline)) static void return_slot_locked(slot_words *slot, int kind) {
-    lock_slots();
-    return_slot(slot, kind);
-    unlock_slots();
-}
-
 void cffi_trampoline_return_kept(void) {}
 size_t cffi_trampolines_live(void) { return 0; }
 void cffi_trampoline_mappings(size_t *count, size_t *retired) { *count = *retired = 0; }
