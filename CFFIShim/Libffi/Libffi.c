@@ -160,28 +160,22 @@ void *cffi_closure_create(ffi_cif *cif, cffi_closure_handler handler, void *user
     if (cffi_register_path_available() && !cffi_register_path_suppressed() &&
         (entry = array_places(cif, &closure->array, (uint8_t *)(closure + 1))) != NULL) {
         closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, entry, &closure->array, &closure->code);
-        if (closure->slot != NULL) {
-            *code = closure->code;
-            return closure;
-        }
     }
 #if FFI_GO_CLOSURES
-    if (ffi_prep_go_closure(&closure->go, cif, enter_record) == FFI_OK) {
+    if (closure->slot == NULL && ffi_prep_go_closure(&closure->go, cif, enter_record) == FFI_OK) {
         closure->slot = cffi_trampoline_create(CFFI_TRAMPOLINE_STATIC_CHAIN, (const void *)closure->go.tramp, closure, &closure->code);
-        if (closure->slot != NULL) {
-            *code = closure->code;
-            return closure;
-        }
     }
 #endif
-    void *executable = NULL;
-    closure->libffi = ffi_closure_alloc(sizeof(ffi_closure), &executable);
-    if (closure->libffi == NULL || ffi_prep_closure_loc(closure->libffi, cif, enter_record, closure, executable) != FFI_OK) {
-        if (closure->libffi != NULL) ffi_closure_free(closure->libffi);
-        free(closure);
-        return NULL;
+    if (closure->slot == NULL) {
+        closure->libffi = ffi_closure_alloc(sizeof(ffi_closure), &closure->code);
+        if (closure->libffi == NULL ||
+            ffi_prep_closure_loc(closure->libffi, cif, enter_record, closure, closure->code) != FFI_OK) {
+            if (closure->libffi != NULL) ffi_closure_free(closure->libffi);
+            free(closure);
+            return NULL;
+        }
     }
-    *code = closure->code = executable;
+    *code = closure->code;
     return closure;
 }
 

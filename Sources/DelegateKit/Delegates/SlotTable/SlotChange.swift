@@ -112,7 +112,7 @@ struct SlotChanges {
 
         var isEmpty: Bool { first < 0 }
 
-        func contains(_ index: Int) -> Bool { first == index || (!more.isEmpty && more.contains(index)) }
+        func contains(_ index: Int) -> Bool { first == index || more.contains(index) }
 
         mutating func append(_ index: Int) {
             if first < 0 { first = index } else { more.append(index) }
