@@ -492,17 +492,14 @@ func startWatchdog() {
 }
 
 /// Whether DelegateKit still holds the closure of a slot's top implementation: weakly, the object it
-/// keeps the user's closure in.
+/// keeps the user's closure in (a plain implementation itself, an override's thunk).
 final class Probe {
     private weak var closure: AnyObject?
 
     init(_ delegate: DynamicDelegate, method: String = "transform") {
         closure = delegate.slots.state.withLock { state -> AnyObject? in
             guard let index = try? delegate.descriptor.methodIndex(of: method), let top = state.slots[index].entries.last else { return nil }
-            switch top.body {
-            case .plain(let closure): return closure
-            case .override(let thunk): return thunk
-            }
+            return top.override ?? top
         }
         if closure == nil { fail("no implementation to probe") }
     }

@@ -1,6 +1,10 @@
 import Synchronization
 
 /// One entry of a slot's stack: a closure and how it is called.
+///
+/// A plain implementation is itself what its slot's stub and its plans call (``entry``, ``call(_:)``):
+/// one object per implementation rather than a second one for its closure. The delegate drops it when
+/// it is removed and no call runs it, which releases the user's closure.
 @usableFromInline
 final class Implementation: Retirable, @unchecked Sendable {  // Immutable but for the atomic `claimed`.
     /// How the closure runs: on its own, or handed the implementation below it.
@@ -10,16 +14,19 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
         case override(OverrideThunk)
     }
 
-    /// How a call reaches this implementation: as a closure of its own, or as an override.
-    enum Callable {
-        case plain(PlainClosure)
-        case override(OverrideThunk)
-    }
-
     let key: AnyHashable
-    let body: Callable
+    /// A plain implementation's closure, run on libffi's argument array (``entry``); never called for an
+    /// override.
+    let body: CallThunk.ArrayBody
+    /// A plain implementation's call in register form, for a slot whose signature takes registers (see
+    /// ``RegisterPath``).
+    let registers: RegisterBody
+    /// The plain thunk's handler in C, where it has one; else ``entry`` runs ``body``.
+    private let handler: CallThunk.Handler?
+    /// An override's closure, handed the way to call what lies below it; nil for a plain implementation.
+    let override: OverrideThunk?
     /// What C enters when the slot holds this implementation directly: plain ones that serve every call.
-    /// Bound to this implementation's closure for as long as the implementation is in the slot.
+    /// Bound to this implementation for as long as it is in the slot.
     let stub: SlotStub?
     /// The index of its slot in the delegate's descriptor.
     let slotIndex: Int
@@ -38,14 +45,22 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
         self.typed = typed
         switch body {
         case .plain(let thunk):
-            let closure = PlainClosure(thunk)
-            self.body = .plain(closure)
-            stub?.bind(closure)
+            self.body = thunk.body
+            registers = thunk.registerForm()
+            handler = thunk.handler
+            override = nil
         case .override(let thunk):
-            self.body = .override(thunk)
+            self.body = Implementation.neverCalled
+            registers = .unused
+            handler = nil
+            override = thunk
         }
         self.stub = stub
+        stub?.bind(self)
     }
+
+    /// An override's ``body``: a function value with no context, so it costs no allocation.
+    private static let neverCalled: CallThunk.ArrayBody = { _, _ in }
 
     /// The prepared signature for a stub of its own (see ``stub``), or nil when it is called only
     /// through the slot's plans.
@@ -56,6 +71,27 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
 
     /// The C function a slot can hold directly: a plain implementation that may serve every call.
     var directAddress: UnsafeRawPointer? { stub?.address }
+
+    /// What a published ``SlotStub`` entered by libffi's array runs, and its user data: the thunk's handler
+    /// in C, or ``entry`` with this object, unretained (valid while this object lives).
+    var libffiHandler: (function: LibffiShim.Handler, userData: UnsafeMutableRawPointer) {
+        handler.map { ($0.function, $0.userData) } ?? (Implementation.entry, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The handler that runs ``body``, with a plain `Implementation` (unretained) as user data.
+    static let entry: LibffiShim.Handler = { _, result, arguments, userData in
+        Unmanaged<Implementation>.fromOpaque(userData.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            $0.body(result.unsafelyUnwrapped, arguments ?? noArguments)
+        }
+    }
+
+    /// Runs a plain implementation's register form (present whenever the call entered in register form).
+    @inline(__always)
+    func call(_ r: ArgumentRegisters) -> RegisterResult {
+        registers.call(
+            r.integers.0, r.integers.1, r.integers.2, r.integers.3, r.integers.4,
+            r.sse.0, r.sse.1, r.sse.2, r.sse.3, r.sse.4, r.sse.5, r.sse.6, r.sse.7)
+    }
 
     /// Whether this call may run the implementation: always, unless it serves one call and that call
     /// has been taken (possibly by another thread at the same moment).

@@ -88,7 +88,7 @@ final class PlanCell: @unchecked Sendable {  // Atomic is safe to share; Swift d
     ) -> RegisterResult {
         Unmanaged<SlotPlan>.fromOpaque(plan)._withUnsafeGuaranteedRef { plan in
             if let only = plan.only {
-                return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef {
+                return Unmanaged<Implementation>.fromOpaque(only)._withUnsafeGuaranteedRef {
                     $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 }
             }

@@ -12,7 +12,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// calls read the step in place.
     @usableFromInline
     struct Step: ~Copyable {
-        let thunk: UnsafeMutableRawPointer  // Unmanaged PlainClosure or OverrideThunk
+        let thunk: UnsafeMutableRawPointer  // Unmanaged Implementation (plain) or OverrideThunk
         @usableFromInline let implementation: Unmanaged<Implementation>
         let isOverride: Bool
         /// The ``Flags/once`` bit of ``flags`` as a plain constant: testing it after every layer's call
@@ -89,9 +89,10 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
         for (index, implementation) in levels.enumerated() {
             let typed = implementation.once ? nil : implementation.typed.map { Unmanaged.passUnretained($0) }
             let thunk: UnsafeMutableRawPointer, isOverride: Bool
-            switch implementation.body {
-            case .plain(let closure): (thunk, isOverride) = (Unmanaged.passUnretained(closure).toOpaque(), false)
-            case .override(let override): (thunk, isOverride) = (Unmanaged.passUnretained(override).toOpaque(), true)
+            if let override = implementation.override {
+                (thunk, isOverride) = (Unmanaged.passUnretained(override).toOpaque(), true)
+            } else {
+                (thunk, isOverride) = (Unmanaged.passUnretained(implementation).toOpaque(), false)
             }
             var fromAbove = TypedCall.none
             if index > 0, steps[index - 1].isOverride, let above = steps[index - 1].typed, let typed,
@@ -113,8 +114,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
             only = nil
         }
         runsInRegisters = prepared.takesRegisters && observers.allSatisfy(\.hasRegisters) && levels.allSatisfy { implementation in
-            if case .override(let thunk) = implementation.body { return thunk.hasRegisters }
-            return true
+            implementation.override?.hasRegisters ?? true
         }
         originalInRegisters = runsInRegisters ? original : nil
     }
@@ -129,7 +129,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     /// A whole call of the slot: observers before, the stack, observers after.
     func run(_ result: UnsafeMutableRawPointer, _ arguments: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         if let only {
-            return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
+            return Unmanaged<Implementation>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
         }
         for observer in before { observer._withUnsafeGuaranteedRef { $0.notify(self, result: nil, arguments) } }
         invoke(from: 0, result, arguments)
@@ -146,7 +146,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
                     $0.body(context(below: index), result, arguments)
                 }
             } else {
-                Unmanaged<PlainClosure>.fromOpaque(steps[index].thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
+                Unmanaged<Implementation>.fromOpaque(steps[index].thunk)._withUnsafeGuaranteedRef { $0.body(result, arguments) }
             }
             finish(index)
             return
@@ -165,7 +165,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
     @inline(__always)
     func run(_ registers: ArgumentRegisters) -> RegisterResult {
         if let only {
-            return Unmanaged<PlainClosure>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.call(registers) }
+            return Unmanaged<Implementation>.fromOpaque(only)._withUnsafeGuaranteedRef { $0.call(registers) }
         }
         guard runsInRegisters else { return runLaidOut(registers.integers, registers.sse) }
         if before.isEmpty && after.isEmpty { return invoke(from: 0, registers) }
@@ -198,7 +198,7 @@ final class SlotPlan: Retirable, @unchecked Sendable {  // Immutable after init 
                     $0.call(context(below: index), registers)
                 }
             } else {
-                result = Unmanaged<PlainClosure>.fromOpaque(steps[index].thunk)._withUnsafeGuaranteedRef { $0.call(registers) }
+                result = Unmanaged<Implementation>.fromOpaque(steps[index].thunk)._withUnsafeGuaranteedRef { $0.call(registers) }
             }
             finish(index)
             return result

@@ -36,12 +36,12 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
 
     init(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, prepared: PreparedSignature) throws {
         self.prepared = prepared
-        guardian = .allocate(capacity: 1)
+        guardian = .mallocated()
         guardian.initialize(to: RetirementShim.retiredGuard(of: UnsafePointer(slot)))
         do {
             code = try ClosureCode(prepared, handler: RetirementShim.guardedEntry, registerEntry: SlotStub.registerEntry, userData: guardian)
         } catch {
-            guardian.deallocate()
+            guardian.freeMallocated()
             throw error
         }
         address = code.address
@@ -49,15 +49,15 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
 
     deinit {
         code.free(epitaph: epitaph ?? "DelegateKit: a slot `\(prepared.signature)` was called after its delegate was deinitialized")
-        guardian.deallocate()
+        guardian.freeMallocated()
     }
 
     /// Makes calls run `body` once published. Only while retired and idle: no call reads the guard's
     /// handler then, and publishing orders these writes before any call that sees the guard published.
-    func bind(_ body: PlainClosure) {
+    func bind(_ body: Implementation) {
         if code.entersInRegisters {
             // The register entry (`enterStub`) reads the user data as the closure itself.
-            guardian.pointee.handler = PlainClosure.entry
+            guardian.pointee.handler = Implementation.entry
             guardian.pointee.user_data = Unmanaged.passUnretained(body).toOpaque()
         } else {
             (guardian.pointee.handler, guardian.pointee.user_data) = body.libffiHandler
@@ -117,7 +117,7 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
         _ i4: UInt64, _ d0: Double, _ d1: Double, _ d2: Double, _ d3: Double, _ d4: Double, _ d5: Double, _ d6: Double, _ d7: Double
     ) -> RegisterResult {
         if RetirementShim.isPublished(guardian) {
-            return Unmanaged<PlainClosure>.fromOpaque(unsafeBitCast(guardian.pointee.user_data, to: UnsafeMutableRawPointer.self))._withUnsafeGuaranteedRef {
+            return Unmanaged<Implementation>.fromOpaque(unsafeBitCast(guardian.pointee.user_data, to: UnsafeMutableRawPointer.self))._withUnsafeGuaranteedRef {
                 $0.registers.call(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
             }
         }
