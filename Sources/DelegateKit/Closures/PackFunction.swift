@@ -50,11 +50,12 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
         for type in repeat (each A).self {
             guard alignment(of: type) <= 8 else { return nil }
         }
-        let storage = UnsafeMutablePointer<Storage<repeat each A, R>>.allocate(capacity: 1)
+        let storage = UnsafeMutablePointer<Storage<repeat each A, R>>.mallocated()
         storage.initialize(to: Storage(closure))
         return PackFunction(words: UnsafeMutableRawPointer(storage), widening: widening) {
-            $0.assumingMemoryBound(to: Storage<repeat each A, R>.self).deinitialize(count: 1)
-            $0.deallocate()
+            let storage = $0.assumingMemoryBound(to: Storage<repeat each A, R>.self)
+            storage.deinitialize(count: 1)
+            storage.freeMallocated()
         }
     }
 
@@ -67,11 +68,12 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     @usableFromInline @_semantics("optimize.sil.specialize.generic.never")
     static func spreading<Function>(_ closure: Function, count: Int, widening: ReturnWidening) -> PackFunction {
         assert(MemoryLayout<Function>.size == 2 * MemoryLayout<UnsafeRawPointer>.size && (7...8).contains(count))
-        let storage = UnsafeMutablePointer<Function>.allocate(capacity: 1)
+        let storage = UnsafeMutablePointer<Function>.mallocated()
         storage.initialize(to: closure)
         return PackFunction(words: UnsafeMutableRawPointer(storage), widening: widening, spread: count) {
-            $0.assumingMemoryBound(to: Function.self).deinitialize(count: 1)
-            $0.deallocate()
+            let storage = $0.assumingMemoryBound(to: Function.self)
+            storage.deinitialize(count: 1)
+            storage.freeMallocated()
         }
     }
 

@@ -147,14 +147,14 @@ enum LibffiShim {
         case .uint32: resultType = FFI_TYPE_UINT32
         default: resultType = FFI_TYPE_VOID  // nothing to widen
         }
-        let call = UnsafeMutablePointer<cffi_pack_call>.allocate(capacity: 1)
+        let call = UnsafeMutablePointer<cffi_pack_call>.mallocated()
         call.initialize(to: cffi_pack_call(function: function, spread: UInt32(spread), result_type: UInt32(resultType)))
         return UnsafeMutableRawPointer(call)
     }
 
     /// Frees a record ``makePackCall(function:spread:narrowResult:)`` made.
     static func freePackCall(_ call: UnsafeMutableRawPointer) {
-        call.assumingMemoryBound(to: cffi_pack_call.self).deallocate()
+        call.assumingMemoryBound(to: cffi_pack_call.self).freeMallocated()
     }
 
     /// Stores `value` at `address` as C's `long double`, exactly (on aarch64 a quad, which Swift has no

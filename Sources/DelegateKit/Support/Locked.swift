@@ -17,14 +17,14 @@ final class Locked<Value>: @unchecked Sendable {  // `value` is only touched wit
 
     init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
+        mutex = .mallocated()
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        mutex.freeMallocated()
     }
 
     /// Runs `body` with the value, holding the mutex.

@@ -162,12 +162,12 @@ enum TrampolineShim {
 /// what keeps its function's context alive, for as long as this object lives.
 @usableFromInline
 final class OpaqueCall: @unchecked Sendable {  // Written once, before any call.
-    let record = UnsafeMutablePointer<cffi_opaque_call>.allocate(capacity: 1)
+    let record = UnsafeMutablePointer<cffi_opaque_call>.mallocated()
     private let owner: Any
 
     init(_ owner: Any) { self.owner = owner }
 
-    deinit { record.deallocate() }
+    deinit { record.freeMallocated() }
 
     /// The call as a register body, for a caller that has the registers in Swift (a slot's stub); it
     /// keeps this object alive.
