@@ -29,8 +29,8 @@ extension SlotTable {
         }
     }
 
-    /// Releases what slot `index` retired and no call runs, and defers the rest to the ``Reclaimer``.
-    /// Returns at once, whatever other threads do.
+    /// Releases what slot `index` retired and no call runs, and defers the rest to the ``Reclaimer``
+    /// (whose collection ``applyChange(_:)`` runs next). Returns at once, whatever other threads do.
     func settle(_ index: Int) {
         let released: [any Retirable] = state.withLock { state in
             guard !state.slots[index].retiring.isEmpty else { return [] }
@@ -52,7 +52,6 @@ extension SlotTable {
             }
             return released
         }
-        Reclaimer.shared.collectIfPending()
         _ = released  // The last references go here, outside the lock: deinitializers run user code.
     }
 

@@ -17,7 +17,8 @@
 //    a replaced plan is retired by being replaced in its cell (PlanCell.swift); a removed implementation
 //    is marked removed in every plan that still holds it, so that an override's `next` skips it. Each
 //    goes on the slot's `retiring`.
-// 4. Settle (`settle`, Retirement.swift, after the lock): one membarrier makes every thread's record of
+// 4. Settle (`settle`, Retirement.swift, after the lock, for each slot left with something retiring; a
+//    change that only adds settles nothing): one membarrier makes every thread's record of
 //    its calls visible (a call records what it runs, then checks it was not retired: `cffi_enter` in the
 //    guarded entries of SlotStub.swift and PlanCell.swift; one of the two sides always sees the other).
 //    What no record holds is released at once: the user's closure and captures, and its stub goes back to
@@ -152,16 +153,22 @@ extension SlotTable {
     /// Steps 1 to 5 of ``change(_:)``.
     @discardableResult
     func applyChange<Result>(_ edit: (inout State, inout SlotChanges) throws -> Result) rethrows -> Result {
-        let (result, changes, dependents) = try state.withLock { state in
+        let (result, changes, retiring, dependents) = try state.withLock { state in
             var changes = SlotChanges()
             let result = try edit(&state, &changes)
+            // The slots left with something to settle: a change that only adds retires nothing, and
+            // settling would take the lock again to find that out. (What another change retires after
+            // this section, that change settles.)
+            var retiring = SlotChanges.Slots()
             for index in changes.slots {
                 republish(index, &state)
                 retire(changes.removed(from: index), slot: index, &state)
+                if !state.slots[index].retiring.isEmpty { retiring.append(index) }
             }
-            return (result, changes, changes.slots.isEmpty ? [] : state.dependents)
+            return (result, changes, retiring, changes.slots.isEmpty ? [] : state.dependents)
         }
-        for index in changes.slots { settle(index) }
+        for index in retiring { settle(index) }
+        Reclaimer.shared.collectIfPending()  // every change collects what calls have left since
         for index in changes.slots { notify(dependents, descriptor.methods[index].name) }
         return result
     }
