@@ -61,8 +61,9 @@ extension CSignature {
     /// Whether a closure of signature `other` may fill a slot of this signature: same arity, both
     /// variadic or neither, and each return and argument type accepted as ``CType/accepts(_:)`` defines.
     public func accepts(_ other: CSignature) -> Bool {
-        isVariadic == other.isVariadic && returnType.accepts(other.returnType) && argumentTypes.count == other.argumentTypes.count
-            && zip(argumentTypes, other.argumentTypes).allSatisfy { $0.accepts($1) }
+        guard isVariadic == other.isVariadic, argumentTypes.count == other.argumentTypes.count,
+              returnType.accepts(other.returnType) else { return false }
+        return argumentTypes.indices.allSatisfy { argumentTypes[$0].accepts(other.argumentTypes[$0]) }
     }
 
     /// Checks the signature can be prepared for libffi: `void` only as a return type, no empty structs.

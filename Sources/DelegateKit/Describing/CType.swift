@@ -92,12 +92,20 @@ public enum CType: Hashable, Sendable {
     /// Swift itself imports `size_t`). Signedness is otherwise part of the type: `int` does not accept
     /// `unsigned`, nor `uint64_t` `Int`.
     public func accepts(_ other: CType) -> Bool {
-        switch (self, other) {
-        case (.size, .int64), (.size, .uint64), (.int64, .size), (.uint64, .size): return true
-        case (.structure(let mine), .structure(let theirs)):
-            return mine.count == theirs.count && zip(mine, theirs).allSatisfy { $0.accepts($1) }
-        default: return self == other
+        // Case by case rather than a switch on the pair, which copies both values (and counts a
+        // reference for a structure's members) on every implement's check.
+        if case .structure(let mine) = self {
+            guard case .structure(let theirs) = other, mine.count == theirs.count else { return false }
+            return mine.indices.allSatisfy { mine[$0].accepts(theirs[$0]) }
         }
+        if case .structure = other { return false }
+        // `size_t` is `uint64_t` by identity; as Swift imports it as `Int`, it accepts `int64_t` too.
+        return identity == other.identity || isSizeAndInt64(self, other) || isSizeAndInt64(other, self)
+    }
+
+    private func isSizeAndInt64(_ a: CType, _ b: CType) -> Bool {
+        if case .size = a, case .int64 = b { return true }
+        return false
     }
 
     /// Whether two types are the same C type: `size_t` is `uint64_t`, as C and Python's cffi say on LP64.
