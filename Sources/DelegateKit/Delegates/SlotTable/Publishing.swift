@@ -78,7 +78,11 @@ extension SlotTable {
     /// made with the implementation's prepared signature (every signature a slot accepts is laid out as
     /// the slot's, so any of them serves every later implementation too).
     func takeStub(_ index: Int, prepared: PreparedSignature) throws -> SlotStub {
-        if let stub = state.withLock({ $0.slots[index].freeStubs.popLast() }) { return stub }
+        // Checked by reading first: taking one writes the slot's rare parts, which a slot that never
+        // freed a stub does not have.
+        if let stub = state.withLock({ $0.slots[index].freeStubs.isEmpty ? nil : $0.slots[index].freeStubs.popLast() }) {
+            return stub
+        }
         let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         return try SlotStub(slot: slot, prepared: prepared)
     }

@@ -21,24 +21,73 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
     let origin: SourceLocation
 
     /// One slot's part of ``State``.
+    ///
+    /// A plain slot needs only its stack, original and policy; the rest (observers, a dispatcher and its
+    /// plan, what a change retired) is held apart, made the first time a slot writes any of it. So a
+    /// table's slots are one small allocation (32 bytes a slot, where 80 made a 16-slot table's array a
+    /// large request, which malloc serves by first consolidating every freed small chunk).
     struct SlotState {
         /// Bottom to top; the last one is what C calls.
         var entries: [Implementation] = []
-        var observers: [Observer] = []
         /// The wrapped table's function, at the bottom of the stack.
         var original: UnsafeRawPointer?
         var policy: SlotPolicy = .nullWhenUnimplemented
+        private var rare: Rare?
+
+        /// The parts of a slot that only some slots ever write. Shared by copies of the slot's state,
+        /// which only the slot's lock guards and only `State` holds: nothing copies a slot to change it.
+        private final class Rare {
+            // Unchecked: the delegate's lock makes every access exclusive (as `Locked.value`).
+            @exclusivity(unchecked) var observers: [Observer] = []
+            @exclusivity(unchecked) var cell: PlanCell?
+            @exclusivity(unchecked) var dispatcher: CClosure?
+            @exclusivity(unchecked) var plan: SlotPlan?
+            @exclusivity(unchecked) var retiring: [any Retirable] = []
+            @exclusivity(unchecked) var deferred: [any Retirable] = []
+            @exclusivity(unchecked) var freeStubs: [SlotStub] = []
+        }
+
+        /// The slot's rare parts, made on first write.
+        private mutating func rareParts() -> Rare {
+            if let rare { return rare }
+            let made = Rare()
+            rare = made
+            return made
+        }
+
+        var observers: [Observer] {
+            get { rare?.observers ?? [] }
+            _modify { yield &rareParts().observers }
+        }
         /// Made the first time the slot needs more than one closure per call.
-        var cell: PlanCell?
-        var dispatcher: CClosure?
-        var plan: SlotPlan?
+        var cell: PlanCell? {
+            get { rare?.cell }
+            _modify { yield &rareParts().cell }
+        }
+        var dispatcher: CClosure? {
+            get { rare?.dispatcher }
+            _modify { yield &rareParts().dispatcher }
+        }
+        var plan: SlotPlan? {
+            get { rare?.plan }
+            _modify { yield &rareParts().plan }
+        }
         /// Plans and implementations a change retired, until it settles them (see SlotChange.swift).
-        var retiring: [any Retirable] = []
+        var retiring: [any Retirable] {
+            get { rare?.retiring ?? [] }
+            _modify { yield &rareParts().retiring }
+        }
         /// Retired objects a call was running when their change settled: the ``Reclaimer`` releases them
         /// once no call does. Listed here too, so that later removals mark these plans (``retire(_:slot:_:)``).
-        var deferred: [any Retirable] = []
+        var deferred: [any Retirable] {
+            get { rare?.deferred ?? [] }
+            _modify { yield &rareParts().deferred }
+        }
         /// Stubs no implementation uses, idle and forwarding to the slot, for the next one to take.
-        var freeStubs: [SlotStub] = []
+        var freeStubs: [SlotStub] {
+            get { rare?.freeStubs ?? [] }
+            _modify { yield &rareParts().freeStubs }
+        }
 
         /// `count` empty slots, each made on its own: `Array(repeating:count:)` copies one, which counts
         /// a reference to each of its (empty) arrays per slot.
