@@ -28,7 +28,7 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
     /// large request, which malloc serves by first consolidating every freed small chunk).
     struct SlotState {
         /// Bottom to top; the last one is what C calls.
-        var entries: [Implementation] = []
+        var entries = ImplementationStack()
         /// The wrapped table's function, at the bottom of the stack.
         var original: UnsafeRawPointer?
         var policy: SlotPolicy = .nullWhenUnimplemented
@@ -230,7 +230,7 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         _ method: String, _ state: inout State, _ changes: inout SlotChanges, where matches: (Implementation) -> Bool
     ) -> Bool {
         guard let index = try? descriptor.methodIndex(of: method) else { return false }
-        let doomed = state.slots[index].entries.filter(matches)
+        let doomed: [Implementation] = state.slots[index].entries.filter(matches)
         guard !doomed.isEmpty else { return false }
         state.slots[index].entries.removeAll(where: matches)
         changes.removed(doomed, from: index)
