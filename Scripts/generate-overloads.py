@@ -6,8 +6,8 @@ each in the folder of the layer it belongs to (see DESCRIPTIONS, FOLDERS and mai
   CClosure.init, CCallback.oneShot and NotifiedCallback.init that make a C function pointer of a closure;
 - DelegateEntryPoints.generated.swift: DynamicDelegate's implement, override, observe and observeResult,
   BlockDelegateProtocol's implement, TypedDelegate's key-path implement and override, the
-  OverrideThunk.typed an override is made of, and the typed layers (Plain, Override) and forward
-  functions a Next calls the layer below with;
+  OverrideThunk.typed an override is made of, and the typed override layers (Override) and forward
+  functions a Next calls the layer below with (a plain layer's is its thunk's Captured object);
 - SlotInitializers.generated.swift: @Slot's initializers, one per arity;
 - CFunctionCalls.generated.swift: CFunction.call (and a variadic function's variadicCall);
 - CallbackShapes.generated.swift: the common callback shapes' own register entries (CallbackShapes),
@@ -67,7 +67,7 @@ def arity(n):
     return generics, types, args, checked, params, names
 
 
-def typed_thunk_body(n, void):
+def typed_thunk_body(n, void, layer=False):
     """The body of `CallThunk.typed` for a closure of n arguments of types A0... returning R (or Void).
     Both forms capture only `captured`, one object, which Swift then passes as each function's context as
     it is: one allocation where a context per form would be two. The same object is the closure's own
@@ -75,7 +75,11 @@ def typed_thunk_body(n, void):
 
     A debug build runs no generic code per call: up to OPAQUE_MAX arguments it calls the closure through
     `cffi_call_opaque` (OpaqueBody), past it in pack form (PackFunction), as the variadic overloads do; the
-    straight-line register form is an optimized build's."""
+    straight-line register form is an optimized build's.
+
+    With `layer`, the body of `CallThunk.typed(_:layer:)`, which also hands out the `Captured` object its
+    forms capture, when they capture one (a delegate's plain layer of these types). Through an `inout`
+    rather than a returned tuple: a tuple copied the thunk through its value witnesses."""
     _, _, args, _, _, _ = arity(n)
     prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
     key = "returnType.scalarCode"
@@ -107,6 +111,7 @@ def typed_thunk_body(n, void):
     register_body = f"""RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
 {register_call}
             }}"""
+    keep = "layer = captured\n        " if layer else ""
     if n <= OPAQUE_MAX:
         return f"""        let returnType = {return_type}
 {prepare}
@@ -120,7 +125,7 @@ def typed_thunk_body(n, void):
         if registers == nil && prepared.takesRegisters{result_agrees}{agree} {{
             registers = {register_body}
         }}
-        return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, direct: captured.directEntry) {array_call}"""
+        {keep}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, direct: captured.directEntry) {array_call}"""
     # Past OPAQUE_MAX arguments the fixed arity serves an optimized build's register form. Where the
     # arguments do not all arrive in registers, libffi's array (or the array entry's) is handed to the
     # closure element by element (PackFunction.spreading). A debug build runs the closure in pack form, as
@@ -133,7 +138,7 @@ def typed_thunk_body(n, void):
 {prepare}
         if prepared.takesRegisters{result_agrees}{agree} {{
             {make}
-            return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, direct: captured.directEntry) {nested_array_call}
+            {keep.replace(chr(10) + "        ", chr(10) + "            ")}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, direct: captured.directEntry) {nested_array_call}
         }}
         if {aligned} {{
             return try PackFunction.spreading(closure, count: {n}, widening: returnType.widening).thunk(prepared.signature, swiftType: ({fn}).self)
@@ -154,15 +159,17 @@ def shape_lookup(n, result):
 def captured_class(n):
     """The objects the two forms of a generic typed thunk share as their context (see typed_thunk_body):
     one for a result, one for none (a `() -> Void` stored as `() -> R` would be wrapped in a thunk). Each
-    is a `_DirectEntry` whose entry is its shape's, when its types are one of `SHAPES`."""
+    is a `_DirectEntry` whose entry is its shape's, when its types are one of `SHAPES`; the one for a result
+    is also the `TypedEntry` a delegate's override calls directly (see `forward_function`)."""
     types = ", ".join(f"A{i}" for i in range(n))
     return f"""
 /// What both forms of a typed thunk of {counted(n)} run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: _DirectEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
+final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: TypedEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable ({types}) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -172,6 +179,8 @@ final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: _DirectEntry, 
         self.widening = widening
         super.init(entry: {shape_lookup(n, "R")})
     }}
+
+    @usableFromInline override var functionType: ObjectIdentifier {{ ObjectIdentifier((({types}) -> R).self) }}
 }}
 
 /// ``Captured{n}`` for a closure of {counted(n)} that returns nothing.
@@ -207,7 +216,12 @@ def block(n):
     fwd_literal = forward_call(n)
     # Only a closure whose result C receives has a typed layer (the constrained form's, as before the
     # forms were one): an override above forwards to any other as to a C function.
-    typed_plain = f", typed: ResultCheck.cValue(R.self) == nil ? nil : Plain{n}(body)" if n > 0 else ""
+    # The typed thunk's box, where it kept one (it does not in a debug build's opaque form, nor in pack
+    # form): a box of these very types, since R is a C value here.
+    typed_plain = f", typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured{n}(body, .none))" if n > 0 else ""
+    # Zero arguments have no typed layer: no override calls one directly.
+    # The thunk made in place, as the enum's payload: a `let` of it first was one more copy.
+    plain_thunk = "CallThunk.typed(anyResult: body, layer: &layer)" if n > 0 else "CallThunk.typed(anyResult: body)"
     typed_override = f", typed: Override{n}(body)" if n > 0 else ""
     g_m_r = ", ".join(["Member"] + generics + ["R: CValue"])
     g_m_v = ", ".join(["Member"] + generics)
@@ -231,6 +245,13 @@ extension CallThunk {{
 {typed_thunk_body(n, False)}
     }}
 
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<{g_r}>(_ closure: @escaping @Sendable {fn_r}, layer: inout TypedEntry?) throws -> CallThunk {{
+{typed_thunk_body(n, False, layer=True)}
+    }}
+
     @inlinable
     static func typed{g_v_decl}(_ closure: @escaping @Sendable {fn_v}) throws -> CallThunk {{
 {typed_thunk_body(n, True)}
@@ -242,6 +263,16 @@ extension CallThunk {{
         if R.self == Void.self {{ return try typed(closure as! @Sendable {fn_v}) }}
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {{ try CallThunk.typed(closure as! @Sendable ({t}) -> Result) }}
         guard let result = ResultCheck.cValue(R.self) else {{ return try typed {{ ({params}) in _ = closure({names}) }} }}
+        return try thunk(returning: result)
+    }}
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<{g_any}>(anyResult closure: @escaping @Sendable {fn_r}, layer: inout TypedEntry?) throws -> CallThunk {{
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else {{ return try typed(anyResult: closure) }}
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {{
+            try CallThunk.typed(closure as! @Sendable ({t}) -> Result, layer: &layer)
+        }}
         return try thunk(returning: result)
     }}
 }}
@@ -311,7 +342,7 @@ extension DynamicDelegate {{
     public func implement<{g_any}>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable {fn_r}
     ) throws -> Registration {{
-        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)){typed_plain})
+        {"var layer: TypedEntry?" + chr(10) + "        return " if n > 0 else ""}try push(method, key: key, once: once, .plain({plain_thunk}){typed_plain})
     }}
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -480,26 +511,16 @@ def forward_function(n):
     values = ", ".join(f"a{i}" for i in range(n))
     forward_literal = forward_call(n)
     return f"""
-/// A plain layer's closure of {n} argument{"" if n == 1 else "s"}, with its Swift types.
-@usableFromInline
-final class Plain{n}<{types}>: TypedEntry {{
-    @usableFromInline let call: {plain_fn}
-    // Inlinable, so that the function type's metadata is a constant where the types are known: found
-    // at run time it was a locked cache lookup per implementation.
-    @inlinable init(_ call: @escaping {plain_fn}) {{
-        self.call = call
-        super.init(functionType: ({plain_fn}).self)
-    }}
-}}
-
 /// An override's closure of {n} argument{"" if n == 1 else "s"}, with its Swift types.
 @usableFromInline
-final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}>: TypedEntry {{
+final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}>: TypedEntry, @unchecked Sendable {{  // Immutable; the closure is the user's @Sendable one.
     @usableFromInline let call: (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R
-    @inlinable init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{  // as above
+    @inlinable init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{
         self.call = call
-        super.init(functionType: ({plain_fn}).self)
+        super.init(entry: nil)
     }}
+
+    @usableFromInline override var functionType: ObjectIdentifier {{ ObjectIdentifier(({plain_fn}).self) }}
 }}
 
 /// What lies below an override, called with {n} argument{"" if n == 1 else "s"}: directly when the layer below has
@@ -508,10 +529,10 @@ final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}
 @inlinable @inline(__always)
 func forward<{generics}>(_ context: CallContext, {params}) -> R {{
     if let (entry, kind) = context.typedBelow {{
-        // The plan matched the types when it was built: the layer below is a Plain{n} or an Override{n} of
-        // these very types.
+        // The plan matched the types when it was built: the layer below is a Captured{n} (a plain layer's
+        // typed thunk) or an Override{n} of these very types.
         if kind == .plain {{
-            return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Plain{n}<{types}>.self).call({values}) }}
+            return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Captured{n}<{types}>.self).closure({values}) }}
         }}
         let next = Next<{types}>(context.below) {{ {forward_literal} }}
         return entry._withUnsafeGuaranteedRef {{ unsafeDowncast($0, to: Override{n}<{types}>.self).call(next, {values}) }}
@@ -842,7 +863,8 @@ their two forms share, and the entry points that make a C function pointer of su
     "DelegateEntryPoints": f"""The delegate entry points for closures of 0 to {MAX} arguments: `DynamicDelegate`'s `implement`,
 `override`, `observe` and `observeResult`, `BlockDelegateProtocol`'s `implement`, `TypedDelegate`'s
 key-path `implement` and `override`; the `OverrideThunk.typed` an override is made of; and the typed
-layers (`Plain`, `Override`) and `forward` functions with which a `Next` calls the layer below.""" + WHY,
+override layers (`Override`) and `forward` functions with which a `Next` calls the layer below (a plain
+layer's is its typed thunk's `Captured` object).""" + WHY,
     "SlotInitializers": f"""`@Slot`'s initializers for closure properties of 0 to {SLOT_MAX} arguments, one per arity: a property's
 closure type cannot be a parameter pack.""",
     "CFunctionCalls": f"""`CFunction.call` with 0 to {CALL_MAX} typed arguments, and a variadic function's `variadicCall`:

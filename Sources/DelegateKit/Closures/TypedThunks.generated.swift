@@ -13,9 +13,10 @@
 /// What both forms of a typed thunk of 0 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured0<R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured0<R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable () -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -25,6 +26,8 @@ final class Captured0<R>: _DirectEntry, @unchecked Sendable {  // Immutable; the
         self.widening = widening
         super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier((() -> R).self) }
 }
 
 /// ``Captured0`` for a closure of 0 arguments that returns nothing.
@@ -61,6 +64,30 @@ extension CallThunk {
         }
     }
 
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<R: CValue>(_ closure: @escaping @Sendable () -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        let returnType = try R.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
+        let captured = Captured0<R>(closure, returnType.widening)
+        #if DEBUG
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
+        #endif
+        var registers = opaque?.body
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                return registerResult(captured.closure())
+            }
+        }
+        layer = captured
+        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+            storeResult(captured.closure(), to: result, captured.widening)
+        }
+    }
+
     @inlinable
     static func typed(_ closure: @escaping @Sendable () -> Void) throws -> CallThunk {
         let returnType = CType.void
@@ -89,6 +116,16 @@ extension CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable () -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable () -> Result) }
         guard let result = ResultCheck.cValue(R.self) else { return try typed { () in _ = closure() } }
+        return try thunk(returning: result)
+    }
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<R>(anyResult closure: @escaping @Sendable () -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed(closure as! @Sendable () -> Result, layer: &layer)
+        }
         return try thunk(returning: result)
     }
 }
@@ -126,9 +163,10 @@ extension NotifiedCallback {
 /// What both forms of a typed thunk of 1 argument run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured1<A0, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured1<A0, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -138,6 +176,8 @@ final class Captured1<A0, R>: _DirectEntry, @unchecked Sendable {  // Immutable;
         self.widening = widening
         super.init(entry: CallbackShapes.entry(A0.self, returning: R.self))
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0) -> R).self) }
 }
 
 /// ``Captured1`` for a closure of 1 argument that returns nothing.
@@ -176,6 +216,32 @@ extension CallThunk {
         }
     }
 
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<A0: CValue, R: CValue>(_ closure: @escaping @Sendable (A0) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
+        let captured = Captured1<A0, R>(closure, returnType.widening)
+        #if DEBUG
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
+        #endif
+        var registers = opaque?.body
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(captured.closure(arguments.next()))
+            }
+        }
+        layer = captured
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
+        }
+    }
+
     @inlinable
     static func typed<A0: CValue>(_ closure: @escaping @Sendable (A0) -> Void) throws -> CallThunk {
         let returnType = CType.void
@@ -206,6 +272,16 @@ extension CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0) -> Result) }
         guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0) in _ = closure(a0) } }
+        return try thunk(returning: result)
+    }
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<A0: CValue, R>(anyResult closure: @escaping @Sendable (A0) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed(closure as! @Sendable (A0) -> Result, layer: &layer)
+        }
         return try thunk(returning: result)
     }
 }
@@ -243,9 +319,10 @@ extension NotifiedCallback {
 /// What both forms of a typed thunk of 2 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured2<A0, A1, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured2<A0, A1, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -255,6 +332,8 @@ final class Captured2<A0, A1, R>: _DirectEntry, @unchecked Sendable {  // Immuta
         self.widening = widening
         super.init(entry: CallbackShapes.entry(A0.self, A1.self, returning: R.self))
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1) -> R).self) }
 }
 
 /// ``Captured2`` for a closure of 2 arguments that returns nothing.
@@ -294,6 +373,33 @@ extension CallThunk {
         }
     }
 
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
+        let captured = Captured2<A0, A1, R>(closure, returnType.widening)
+        #if DEBUG
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
+        #endif
+        var registers = opaque?.body
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(captured.closure(arguments.next(), arguments.next()))
+            }
+        }
+        layer = captured
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
+        }
+    }
+
     @inlinable
     static func typed<A0: CValue, A1: CValue>(_ closure: @escaping @Sendable (A0, A1) -> Void) throws -> CallThunk {
         let returnType = CType.void
@@ -325,6 +431,16 @@ extension CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1) -> Result) }
         guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1) in _ = closure(a0, a1) } }
+        return try thunk(returning: result)
+    }
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed(closure as! @Sendable (A0, A1) -> Result, layer: &layer)
+        }
         return try thunk(returning: result)
     }
 }
@@ -362,9 +478,10 @@ extension NotifiedCallback {
 /// What both forms of a typed thunk of 3 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured3<A0, A1, A2, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured3<A0, A1, A2, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -374,6 +491,8 @@ final class Captured3<A0, A1, A2, R>: _DirectEntry, @unchecked Sendable {  // Im
         self.widening = widening
         super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2) -> R).self) }
 }
 
 /// ``Captured3`` for a closure of 3 arguments that returns nothing.
@@ -414,6 +533,34 @@ extension CallThunk {
         }
     }
 
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
+        let captured = Captured3<A0, A1, A2, R>(closure, returnType.widening)
+        #if DEBUG
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
+        #endif
+        var registers = opaque?.body
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next()))
+            }
+        }
+        layer = captured
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, captured.widening)
+        }
+    }
+
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue>(_ closure: @escaping @Sendable (A0, A1, A2) -> Void) throws -> CallThunk {
         let returnType = CType.void
@@ -446,6 +593,16 @@ extension CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2) -> Result) }
         guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2) in _ = closure(a0, a1, a2) } }
+        return try thunk(returning: result)
+    }
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2) -> Result, layer: &layer)
+        }
         return try thunk(returning: result)
     }
 }
@@ -483,9 +640,10 @@ extension NotifiedCallback {
 /// What both forms of a typed thunk of 4 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured4<A0, A1, A2, A3, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured4<A0, A1, A2, A3, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -495,6 +653,8 @@ final class Captured4<A0, A1, A2, A3, R>: _DirectEntry, @unchecked Sendable {  /
         self.widening = widening
         super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3) -> R).self) }
 }
 
 /// ``Captured4`` for a closure of 4 arguments that returns nothing.
@@ -536,6 +696,35 @@ extension CallThunk {
         }
     }
 
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
+        let captured = Captured4<A0, A1, A2, A3, R>(closure, returnType.widening)
+        #if DEBUG
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
+        #endif
+        var registers = opaque?.body
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()))
+            }
+        }
+        layer = captured
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, captured.widening)
+        }
+    }
+
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> Void) throws -> CallThunk {
         let returnType = CType.void
@@ -569,6 +758,16 @@ extension CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2, A3) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3) -> Result) }
         guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2, a3: A3) in _ = closure(a0, a1, a2, a3) } }
+        return try thunk(returning: result)
+    }
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3) -> Result, layer: &layer)
+        }
         return try thunk(returning: result)
     }
 }
@@ -606,9 +805,10 @@ extension NotifiedCallback {
 /// What both forms of a typed thunk of 5 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured5<A0, A1, A2, A3, A4, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured5<A0, A1, A2, A3, A4, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -618,6 +818,8 @@ final class Captured5<A0, A1, A2, A3, A4, R>: _DirectEntry, @unchecked Sendable 
         self.widening = widening
         super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4) -> R).self) }
 }
 
 /// ``Captured5`` for a closure of 5 arguments that returns nothing.
@@ -660,6 +862,36 @@ extension CallThunk {
         }
     }
 
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
+        let captured = Captured5<A0, A1, A2, A3, A4, R>(closure, returnType.widening)
+        #if DEBUG
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
+        #endif
+        var registers = opaque?.body
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
+            }
+        }
+        layer = captured
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, captured.widening)
+        }
+    }
+
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) throws -> CallThunk {
         let returnType = CType.void
@@ -694,6 +926,16 @@ extension CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2, A3, A4) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4) -> Result) }
         guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4) in _ = closure(a0, a1, a2, a3, a4) } }
+        return try thunk(returning: result)
+    }
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4) -> Result, layer: &layer)
+        }
         return try thunk(returning: result)
     }
 }
@@ -731,9 +973,10 @@ extension NotifiedCallback {
 /// What both forms of a typed thunk of 6 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured6<A0, A1, A2, A3, A4, A5, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured6<A0, A1, A2, A3, A4, A5, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -743,6 +986,8 @@ final class Captured6<A0, A1, A2, A3, A4, A5, R>: _DirectEntry, @unchecked Senda
         self.widening = widening
         super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5) -> R).self) }
 }
 
 /// ``Captured6`` for a closure of 6 arguments that returns nothing.
@@ -786,6 +1031,37 @@ extension CallThunk {
         }
     }
 
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let a5 = try A5.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
+        let captured = Captured6<A0, A1, A2, A3, A4, A5, R>(closure, returnType.widening)
+        #if DEBUG
+        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
+        #else
+        let opaque: OpaqueCall? = nil
+        #endif
+        var registers = opaque?.body
+        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
+            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
+            }
+        }
+        layer = captured
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, captured.widening)
+        }
+    }
+
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) throws -> CallThunk {
         let returnType = CType.void
@@ -823,6 +1099,16 @@ extension CallThunk {
         guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5) in _ = closure(a0, a1, a2, a3, a4, a5) } }
         return try thunk(returning: result)
     }
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5) -> Result, layer: &layer)
+        }
+        return try thunk(returning: result)
+    }
 }
 
 extension CClosure {
@@ -858,9 +1144,10 @@ extension NotifiedCallback {
 /// What both forms of a typed thunk of 7 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -870,6 +1157,8 @@ final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: _DirectEntry, @unchecked S
         self.widening = widening
         super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6) -> R).self) }
 }
 
 /// ``Captured7`` for a closure of 7 arguments that returns nothing.
@@ -899,6 +1188,39 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6]) }
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) {
             let captured = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, returnType.widening)
+            return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
+            }, direct: captured.directEntry) { [captured] result, arguments in
+                storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6)), to: result, captured.widening)
+            }
+        }
+        if PackFunction.alignment(of: A0.self) <= 8 && PackFunction.alignment(of: A1.self) <= 8 && PackFunction.alignment(of: A2.self) <= 8 && PackFunction.alignment(of: A3.self) <= 8 && PackFunction.alignment(of: A4.self) <= 8 && PackFunction.alignment(of: A5.self) <= 8 && PackFunction.alignment(of: A6.self) <= 8 {
+            return try PackFunction.spreading(closure, count: 7, widening: returnType.widening).thunk(prepared.signature, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self)
+        }
+        #endif
+        return try packed(closure, returning: try R.checkedCType()) { result, arguments, widening in
+            storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6)), to: result, widening)
+        }
+    }
+
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        #if !DEBUG
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let a5 = try A5.checkedCType()
+        let a6 = try A6.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6]) }
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) {
+            let captured = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, returnType.widening)
+            layer = captured
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
@@ -954,6 +1276,16 @@ extension CallThunk {
         guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6) in _ = closure(a0, a1, a2, a3, a4, a5, a6) } }
         return try thunk(returning: result)
     }
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5, A6) -> Result, layer: &layer)
+        }
+        return try thunk(returning: result)
+    }
 }
 
 extension CClosure {
@@ -989,9 +1321,10 @@ extension NotifiedCallback {
 /// What both forms of a typed thunk of 8 arguments run: the user's closure and how its result is widened.
 /// A closure that captures one object and nothing else has that object as its context, so the argument
 /// array and register forms capturing this share one allocation. For one of the common callback shapes
-/// it is also the closure's own register entry (see ``CallbackShapes``).
+/// it is also the closure's own register entry (see ``CallbackShapes``), and in a delegate the plain layer
+/// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
-final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R
     @usableFromInline let widening: ReturnWidening
 
@@ -1001,6 +1334,8 @@ final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: _DirectEntry, @uncheck
         self.widening = widening
         super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self) }
 }
 
 /// ``Captured8`` for a closure of 8 arguments that returns nothing.
@@ -1031,6 +1366,40 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a7.appendingKey(a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6, a7]) }
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) && registerClassAgrees(A7.self, a7) {
             let captured = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, returnType.widening)
+            return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
+                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
+                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
+            }, direct: captured.directEntry) { [captured] result, arguments in
+                storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7)), to: result, captured.widening)
+            }
+        }
+        if PackFunction.alignment(of: A0.self) <= 8 && PackFunction.alignment(of: A1.self) <= 8 && PackFunction.alignment(of: A2.self) <= 8 && PackFunction.alignment(of: A3.self) <= 8 && PackFunction.alignment(of: A4.self) <= 8 && PackFunction.alignment(of: A5.self) <= 8 && PackFunction.alignment(of: A6.self) <= 8 && PackFunction.alignment(of: A7.self) <= 8 {
+            return try PackFunction.spreading(closure, count: 8, widening: returnType.widening).thunk(prepared.signature, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self)
+        }
+        #endif
+        return try packed(closure, returning: try R.checkedCType()) { result, arguments, widening in
+            storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7)), to: result, widening)
+        }
+    }
+
+    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
+    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        #if !DEBUG
+        let returnType = try R.checkedCType()
+        let a0 = try A0.checkedCType()
+        let a1 = try A1.checkedCType()
+        let a2 = try A2.checkedCType()
+        let a3 = try A3.checkedCType()
+        let a4 = try A4.checkedCType()
+        let a5 = try A5.checkedCType()
+        let a6 = try A6.checkedCType()
+        let a7 = try A7.checkedCType()
+        let prepared = try PreparedSignature.prepared(key: a7.appendingKey(a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6, a7]) }
+        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) && registerClassAgrees(A7.self, a7) {
+            let captured = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, returnType.widening)
+            layer = captured
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
@@ -1085,6 +1454,16 @@ extension CallThunk {
         if R.self == Void.self { return try typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Void) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk { try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Result) }
         guard let result = ResultCheck.cValue(R.self) else { return try typed { (a0: A0, a1: A1, a2: A2, a3: A3, a4: A4, a5: A5, a6: A6, a7: A7) in _ = closure(a0, a1, a2, a3, a4, a5, a6, a7) } }
+        return try thunk(returning: result)
+    }
+
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    @inlinable
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+        guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
+        func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Result, layer: &layer)
+        }
         return try thunk(returning: result)
     }
 }

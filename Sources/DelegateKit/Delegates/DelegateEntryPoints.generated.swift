@@ -3,7 +3,8 @@
 // The delegate entry points for closures of 0 to 8 arguments: `DynamicDelegate`'s `implement`,
 // `override`, `observe` and `observeResult`, `BlockDelegateProtocol`'s `implement`, `TypedDelegate`'s
 // key-path `implement` and `override`; the `OverrideThunk.typed` an override is made of; and the typed
-// layers (`Plain`, `Override`) and `forward` functions with which a `Next` calls the layer below.
+// override layers (`Override`) and `forward` functions with which a `Next` calls the layer below (a plain
+// layer's is its typed thunk's `Captured` object).
 //
 // Swift does not unroll parameter-pack expansions, so the variadic forms load each argument through a
 // generic call; the compiler prefers these straight-line overloads, which make a call cost about what
@@ -190,26 +191,16 @@ extension TypedDelegate {
 
 // MARK: 1 argument
 
-/// A plain layer's closure of 1 argument, with its Swift types.
-@usableFromInline
-final class Plain1<A0, R>: TypedEntry {
-    @usableFromInline let call: (A0) -> R
-    // Inlinable, so that the function type's metadata is a constant where the types are known: found
-    // at run time it was a locked cache lookup per implementation.
-    @inlinable init(_ call: @escaping (A0) -> R) {
-        self.call = call
-        super.init(functionType: ((A0) -> R).self)
-    }
-}
-
 /// An override's closure of 1 argument, with its Swift types.
 @usableFromInline
-final class Override1<A0: CValue, R>: TypedEntry {
+final class Override1<A0: CValue, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is the user's @Sendable one.
     @usableFromInline let call: (Next<A0, R>, A0) -> R
-    @inlinable init(_ call: @escaping (Next<A0, R>, A0) -> R) {  // as above
+    @inlinable init(_ call: @escaping (Next<A0, R>, A0) -> R) {
         self.call = call
-        super.init(functionType: ((A0) -> R).self)
+        super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0) -> R).self) }
 }
 
 /// What lies below an override, called with 1 argument: directly when the layer below has
@@ -218,10 +209,10 @@ final class Override1<A0: CValue, R>: TypedEntry {
 @inlinable @inline(__always)
 func forward<A0: CValue, R>(_ context: CallContext, _ a0: A0) -> R {
     if let (entry, kind) = context.typedBelow {
-        // The plan matched the types when it was built: the layer below is a Plain1 or an Override1 of
-        // these very types.
+        // The plan matched the types when it was built: the layer below is a Captured1 (a plain layer's
+        // typed thunk) or an Override1 of these very types.
         if kind == .plain {
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain1<A0, R>.self).call(a0) }
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Captured1<A0, R>.self).closure(a0) }
         }
         let next = Next<A0, R>(context.below) { forward($0, $1) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override1<A0, R>.self).call(next, a0) }
@@ -309,7 +300,8 @@ extension DynamicDelegate {
     public func implement<A0: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain1(body))
+        var layer: TypedEntry?
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured1(body, .none)))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -452,26 +444,16 @@ extension TypedDelegate {
 
 // MARK: 2 arguments
 
-/// A plain layer's closure of 2 arguments, with its Swift types.
-@usableFromInline
-final class Plain2<A0, A1, R>: TypedEntry {
-    @usableFromInline let call: (A0, A1) -> R
-    // Inlinable, so that the function type's metadata is a constant where the types are known: found
-    // at run time it was a locked cache lookup per implementation.
-    @inlinable init(_ call: @escaping (A0, A1) -> R) {
-        self.call = call
-        super.init(functionType: ((A0, A1) -> R).self)
-    }
-}
-
 /// An override's closure of 2 arguments, with its Swift types.
 @usableFromInline
-final class Override2<A0: CValue, A1: CValue, R>: TypedEntry {
+final class Override2<A0: CValue, A1: CValue, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is the user's @Sendable one.
     @usableFromInline let call: (Next<A0, A1, R>, A0, A1) -> R
-    @inlinable init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) {  // as above
+    @inlinable init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) {
         self.call = call
-        super.init(functionType: ((A0, A1) -> R).self)
+        super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1) -> R).self) }
 }
 
 /// What lies below an override, called with 2 arguments: directly when the layer below has
@@ -480,10 +462,10 @@ final class Override2<A0: CValue, A1: CValue, R>: TypedEntry {
 @inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1) -> R {
     if let (entry, kind) = context.typedBelow {
-        // The plan matched the types when it was built: the layer below is a Plain2 or an Override2 of
-        // these very types.
+        // The plan matched the types when it was built: the layer below is a Captured2 (a plain layer's
+        // typed thunk) or an Override2 of these very types.
         if kind == .plain {
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain2<A0, A1, R>.self).call(a0, a1) }
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Captured2<A0, A1, R>.self).closure(a0, a1) }
         }
         let next = Next<A0, A1, R>(context.below) { forward($0, $1, $2) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override2<A0, A1, R>.self).call(next, a0, a1) }
@@ -575,7 +557,8 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain2(body))
+        var layer: TypedEntry?
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured2(body, .none)))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -720,26 +703,16 @@ extension TypedDelegate {
 
 // MARK: 3 arguments
 
-/// A plain layer's closure of 3 arguments, with its Swift types.
-@usableFromInline
-final class Plain3<A0, A1, A2, R>: TypedEntry {
-    @usableFromInline let call: (A0, A1, A2) -> R
-    // Inlinable, so that the function type's metadata is a constant where the types are known: found
-    // at run time it was a locked cache lookup per implementation.
-    @inlinable init(_ call: @escaping (A0, A1, A2) -> R) {
-        self.call = call
-        super.init(functionType: ((A0, A1, A2) -> R).self)
-    }
-}
-
 /// An override's closure of 3 arguments, with its Swift types.
 @usableFromInline
-final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry {
+final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is the user's @Sendable one.
     @usableFromInline let call: (Next<A0, A1, A2, R>, A0, A1, A2) -> R
-    @inlinable init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) {  // as above
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) {
         self.call = call
-        super.init(functionType: ((A0, A1, A2) -> R).self)
+        super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2) -> R).self) }
 }
 
 /// What lies below an override, called with 3 arguments: directly when the layer below has
@@ -748,10 +721,10 @@ final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry {
 @inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2) -> R {
     if let (entry, kind) = context.typedBelow {
-        // The plan matched the types when it was built: the layer below is a Plain3 or an Override3 of
-        // these very types.
+        // The plan matched the types when it was built: the layer below is a Captured3 (a plain layer's
+        // typed thunk) or an Override3 of these very types.
         if kind == .plain {
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain3<A0, A1, A2, R>.self).call(a0, a1, a2) }
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Captured3<A0, A1, A2, R>.self).closure(a0, a1, a2) }
         }
         let next = Next<A0, A1, A2, R>(context.below) { forward($0, $1, $2, $3) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override3<A0, A1, A2, R>.self).call(next, a0, a1, a2) }
@@ -847,7 +820,8 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain3(body))
+        var layer: TypedEntry?
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured3(body, .none)))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -994,26 +968,16 @@ extension TypedDelegate {
 
 // MARK: 4 arguments
 
-/// A plain layer's closure of 4 arguments, with its Swift types.
-@usableFromInline
-final class Plain4<A0, A1, A2, A3, R>: TypedEntry {
-    @usableFromInline let call: (A0, A1, A2, A3) -> R
-    // Inlinable, so that the function type's metadata is a constant where the types are known: found
-    // at run time it was a locked cache lookup per implementation.
-    @inlinable init(_ call: @escaping (A0, A1, A2, A3) -> R) {
-        self.call = call
-        super.init(functionType: ((A0, A1, A2, A3) -> R).self)
-    }
-}
-
 /// An override's closure of 4 arguments, with its Swift types.
 @usableFromInline
-final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedEntry {
+final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is the user's @Sendable one.
     @usableFromInline let call: (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
-    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) {  // as above
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) {
         self.call = call
-        super.init(functionType: ((A0, A1, A2, A3) -> R).self)
+        super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3) -> R).self) }
 }
 
 /// What lies below an override, called with 4 arguments: directly when the layer below has
@@ -1022,10 +986,10 @@ final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedE
 @inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3) -> R {
     if let (entry, kind) = context.typedBelow {
-        // The plan matched the types when it was built: the layer below is a Plain4 or an Override4 of
-        // these very types.
+        // The plan matched the types when it was built: the layer below is a Captured4 (a plain layer's
+        // typed thunk) or an Override4 of these very types.
         if kind == .plain {
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain4<A0, A1, A2, A3, R>.self).call(a0, a1, a2, a3) }
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Captured4<A0, A1, A2, A3, R>.self).closure(a0, a1, a2, a3) }
         }
         let next = Next<A0, A1, A2, A3, R>(context.below) { forward($0, $1, $2, $3, $4) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override4<A0, A1, A2, A3, R>.self).call(next, a0, a1, a2, a3) }
@@ -1125,7 +1089,8 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain4(body))
+        var layer: TypedEntry?
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured4(body, .none)))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1274,26 +1239,16 @@ extension TypedDelegate {
 
 // MARK: 5 arguments
 
-/// A plain layer's closure of 5 arguments, with its Swift types.
-@usableFromInline
-final class Plain5<A0, A1, A2, A3, A4, R>: TypedEntry {
-    @usableFromInline let call: (A0, A1, A2, A3, A4) -> R
-    // Inlinable, so that the function type's metadata is a constant where the types are known: found
-    // at run time it was a locked cache lookup per implementation.
-    @inlinable init(_ call: @escaping (A0, A1, A2, A3, A4) -> R) {
-        self.call = call
-        super.init(functionType: ((A0, A1, A2, A3, A4) -> R).self)
-    }
-}
-
 /// An override's closure of 5 arguments, with its Swift types.
 @usableFromInline
-final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>: TypedEntry {
+final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is the user's @Sendable one.
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
-    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) {  // as above
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) {
         self.call = call
-        super.init(functionType: ((A0, A1, A2, A3, A4) -> R).self)
+        super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4) -> R).self) }
 }
 
 /// What lies below an override, called with 5 arguments: directly when the layer below has
@@ -1302,10 +1257,10 @@ final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
 @inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4) -> R {
     if let (entry, kind) = context.typedBelow {
-        // The plan matched the types when it was built: the layer below is a Plain5 or an Override5 of
-        // these very types.
+        // The plan matched the types when it was built: the layer below is a Captured5 (a plain layer's
+        // typed thunk) or an Override5 of these very types.
         if kind == .plain {
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain5<A0, A1, A2, A3, A4, R>.self).call(a0, a1, a2, a3, a4) }
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Captured5<A0, A1, A2, A3, A4, R>.self).closure(a0, a1, a2, a3, a4) }
         }
         let next = Next<A0, A1, A2, A3, A4, R>(context.below) { forward($0, $1, $2, $3, $4, $5) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override5<A0, A1, A2, A3, A4, R>.self).call(next, a0, a1, a2, a3, a4) }
@@ -1409,7 +1364,8 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain5(body))
+        var layer: TypedEntry?
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured5(body, .none)))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1560,26 +1516,16 @@ extension TypedDelegate {
 
 // MARK: 6 arguments
 
-/// A plain layer's closure of 6 arguments, with its Swift types.
-@usableFromInline
-final class Plain6<A0, A1, A2, A3, A4, A5, R>: TypedEntry {
-    @usableFromInline let call: (A0, A1, A2, A3, A4, A5) -> R
-    // Inlinable, so that the function type's metadata is a constant where the types are known: found
-    // at run time it was a locked cache lookup per implementation.
-    @inlinable init(_ call: @escaping (A0, A1, A2, A3, A4, A5) -> R) {
-        self.call = call
-        super.init(functionType: ((A0, A1, A2, A3, A4, A5) -> R).self)
-    }
-}
-
 /// An override's closure of 6 arguments, with its Swift types.
 @usableFromInline
-final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>: TypedEntry {
+final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is the user's @Sendable one.
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
-    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) {  // as above
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) {
         self.call = call
-        super.init(functionType: ((A0, A1, A2, A3, A4, A5) -> R).self)
+        super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5) -> R).self) }
 }
 
 /// What lies below an override, called with 6 arguments: directly when the layer below has
@@ -1588,10 +1534,10 @@ final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
 @inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5) -> R {
     if let (entry, kind) = context.typedBelow {
-        // The plan matched the types when it was built: the layer below is a Plain6 or an Override6 of
-        // these very types.
+        // The plan matched the types when it was built: the layer below is a Captured6 (a plain layer's
+        // typed thunk) or an Override6 of these very types.
         if kind == .plain {
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain6<A0, A1, A2, A3, A4, A5, R>.self).call(a0, a1, a2, a3, a4, a5) }
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Captured6<A0, A1, A2, A3, A4, A5, R>.self).closure(a0, a1, a2, a3, a4, a5) }
         }
         let next = Next<A0, A1, A2, A3, A4, A5, R>(context.below) { forward($0, $1, $2, $3, $4, $5, $6) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override6<A0, A1, A2, A3, A4, A5, R>.self).call(next, a0, a1, a2, a3, a4, a5) }
@@ -1699,7 +1645,8 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain6(body))
+        var layer: TypedEntry?
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured6(body, .none)))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1852,26 +1799,16 @@ extension TypedDelegate {
 
 // MARK: 7 arguments
 
-/// A plain layer's closure of 7 arguments, with its Swift types.
-@usableFromInline
-final class Plain7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry {
-    @usableFromInline let call: (A0, A1, A2, A3, A4, A5, A6) -> R
-    // Inlinable, so that the function type's metadata is a constant where the types are known: found
-    // at run time it was a locked cache lookup per implementation.
-    @inlinable init(_ call: @escaping (A0, A1, A2, A3, A4, A5, A6) -> R) {
-        self.call = call
-        super.init(functionType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self)
-    }
-}
-
 /// An override's closure of 7 arguments, with its Swift types.
 @usableFromInline
-final class Override7<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R>: TypedEntry {
+final class Override7<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is the user's @Sendable one.
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, A6, R>, A0, A1, A2, A3, A4, A5, A6) -> R
-    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, R>, A0, A1, A2, A3, A4, A5, A6) -> R) {  // as above
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, R>, A0, A1, A2, A3, A4, A5, A6) -> R) {
         self.call = call
-        super.init(functionType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self)
+        super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6) -> R).self) }
 }
 
 /// What lies below an override, called with 7 arguments: directly when the layer below has
@@ -1880,10 +1817,10 @@ final class Override7<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
 @inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6) -> R {
     if let (entry, kind) = context.typedBelow {
-        // The plan matched the types when it was built: the layer below is a Plain7 or an Override7 of
-        // these very types.
+        // The plan matched the types when it was built: the layer below is a Captured7 (a plain layer's
+        // typed thunk) or an Override7 of these very types.
         if kind == .plain {
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain7<A0, A1, A2, A3, A4, A5, A6, R>.self).call(a0, a1, a2, a3, a4, a5, a6) }
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Captured7<A0, A1, A2, A3, A4, A5, A6, R>.self).closure(a0, a1, a2, a3, a4, a5, a6) }
         }
         let next = Next<A0, A1, A2, A3, A4, A5, A6, R>(context.below) { forward($0, $1, $2, $3, $4, $5, $6, $7) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override7<A0, A1, A2, A3, A4, A5, A6, R>.self).call(next, a0, a1, a2, a3, a4, a5, a6) }
@@ -1995,7 +1932,8 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain7(body))
+        var layer: TypedEntry?
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured7(body, .none)))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -2150,26 +2088,16 @@ extension TypedDelegate {
 
 // MARK: 8 arguments
 
-/// A plain layer's closure of 8 arguments, with its Swift types.
-@usableFromInline
-final class Plain8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry {
-    @usableFromInline let call: (A0, A1, A2, A3, A4, A5, A6, A7) -> R
-    // Inlinable, so that the function type's metadata is a constant where the types are known: found
-    // at run time it was a locked cache lookup per implementation.
-    @inlinable init(_ call: @escaping (A0, A1, A2, A3, A4, A5, A6, A7) -> R) {
-        self.call = call
-        super.init(functionType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self)
-    }
-}
-
 /// An override's closure of 8 arguments, with its Swift types.
 @usableFromInline
-final class Override8<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R>: TypedEntry {
+final class Override8<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is the user's @Sendable one.
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, A6, A7, R>, A0, A1, A2, A3, A4, A5, A6, A7) -> R
-    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, A7, R>, A0, A1, A2, A3, A4, A5, A6, A7) -> R) {  // as above
+    @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, A7, R>, A0, A1, A2, A3, A4, A5, A6, A7) -> R) {
         self.call = call
-        super.init(functionType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self)
+        super.init(entry: nil)
     }
+
+    @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self) }
 }
 
 /// What lies below an override, called with 8 arguments: directly when the layer below has
@@ -2178,10 +2106,10 @@ final class Override8<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
 @inlinable @inline(__always)
 func forward<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R>(_ context: CallContext, _ a0: A0, _ a1: A1, _ a2: A2, _ a3: A3, _ a4: A4, _ a5: A5, _ a6: A6, _ a7: A7) -> R {
     if let (entry, kind) = context.typedBelow {
-        // The plan matched the types when it was built: the layer below is a Plain8 or an Override8 of
-        // these very types.
+        // The plan matched the types when it was built: the layer below is a Captured8 (a plain layer's
+        // typed thunk) or an Override8 of these very types.
         if kind == .plain {
-            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Plain8<A0, A1, A2, A3, A4, A5, A6, A7, R>.self).call(a0, a1, a2, a3, a4, a5, a6, a7) }
+            return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>.self).closure(a0, a1, a2, a3, a4, a5, a6, a7) }
         }
         let next = Next<A0, A1, A2, A3, A4, A5, A6, A7, R>(context.below) { forward($0, $1, $2, $3, $4, $5, $6, $7, $8) }
         return entry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Override8<A0, A1, A2, A3, A4, A5, A6, A7, R>.self).call(next, a0, a1, a2, a3, a4, a5, a6, a7) }
@@ -2297,7 +2225,8 @@ extension DynamicDelegate {
     public func implement<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R>(
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R
     ) throws -> Registration {
-        try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body)), typed: ResultCheck.cValue(R.self) == nil ? nil : Plain8(body))
+        var layer: TypedEntry?
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured8(body, .none)))
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
