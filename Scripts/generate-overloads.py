@@ -78,7 +78,7 @@ def typed_thunk_body(n, void, layer=False):
     straight-line register form is an optimized build's.
 
     With `layer`, the body of `CallThunk.typed(_:layer:)`, which also hands out the `Captured` object its
-    forms capture, when they capture one (a delegate's plain layer of these types). Through an `inout`
+    forms capture, when they capture one (a delegate's plain layer of these types). Through a pointer
     rather than a returned tuple: a tuple copied the thunk through its value witnesses."""
     _, _, args, _, _, _ = arity(n)
     prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
@@ -111,7 +111,7 @@ def typed_thunk_body(n, void, layer=False):
     register_body = f"""RegisterBody {{ [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
 {register_call}
             }}"""
-    keep = "layer = captured\n        " if layer else ""
+    keep = "layer?.pointee = captured\n        " if layer else ""
     if n <= OPAQUE_MAX:
         return f"""        let returnType = {return_type}
 {prepare}
@@ -242,13 +242,14 @@ def block(n):
 extension CallThunk {{
     @inlinable
     static func typed<{g_r}>(_ closure: @escaping @Sendable {fn_r}) throws -> CallThunk {{
-{typed_thunk_body(n, False)}
+        try typed(closure, layer: nil)
     }}
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<{g_r}>(_ closure: @escaping @Sendable {fn_r}, layer: inout TypedEntry?) throws -> CallThunk {{
+    static func typed<{g_r}>(_ closure: @escaping @Sendable {fn_r}, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {{
 {typed_thunk_body(n, False, layer=True)}
     }}
 
@@ -268,10 +269,10 @@ extension CallThunk {{
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<{g_any}>(anyResult closure: @escaping @Sendable {fn_r}, layer: inout TypedEntry?) throws -> CallThunk {{
+    static func typed<{g_any}>(anyResult closure: @escaping @Sendable {fn_r}, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {{
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else {{ return try typed(anyResult: closure) }}
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {{
-            try CallThunk.typed(closure as! @Sendable ({t}) -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable ({t}) -> Result, layer: layer)
         }}
         return try thunk(returning: result)
     }}

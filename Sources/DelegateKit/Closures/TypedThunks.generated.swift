@@ -45,29 +45,14 @@ final class CapturedVoid0: _DirectEntry, @unchecked Sendable {  // Immutable; th
 extension CallThunk {
     @inlinable
     static func typed<R: CValue>(_ closure: @escaping @Sendable () -> R) throws -> CallThunk {
-        let returnType = try R.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
-        let captured = Captured0<R>(closure, returnType.widening)
-        #if DEBUG
-        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
-        #else
-        let opaque: OpaqueCall? = nil
-        #endif
-        var registers = opaque?.body
-        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                return registerResult(captured.closure())
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
-            storeResult(captured.closure(), to: result, captured.widening)
-        }
+        try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<R: CValue>(_ closure: @escaping @Sendable () -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<R: CValue>(_ closure: @escaping @Sendable () -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
         let captured = Captured0<R>(closure, returnType.widening)
@@ -82,7 +67,7 @@ extension CallThunk {
                 return registerResult(captured.closure())
             }
         }
-        layer = captured
+        layer?.pointee = captured
         return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(), to: result, captured.widening)
         }
@@ -121,10 +106,10 @@ extension CallThunk {
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<R>(anyResult closure: @escaping @Sendable () -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<R>(anyResult closure: @escaping @Sendable () -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed(closure as! @Sendable () -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable () -> Result, layer: layer)
         }
         return try thunk(returning: result)
     }
@@ -195,31 +180,14 @@ final class CapturedVoid1<A0>: _DirectEntry, @unchecked Sendable {  // Immutable
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, R: CValue>(_ closure: @escaping @Sendable (A0) -> R) throws -> CallThunk {
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        let captured = Captured1<A0, R>(closure, returnType.widening)
-        #if DEBUG
-        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
-        #else
-        let opaque: OpaqueCall? = nil
-        #endif
-        var registers = opaque?.body
-        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next()))
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
-        }
+        try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<A0: CValue, R: CValue>(_ closure: @escaping @Sendable (A0) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, R: CValue>(_ closure: @escaping @Sendable (A0) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
@@ -236,7 +204,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next()))
             }
         }
-        layer = captured
+        layer?.pointee = captured
         return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
         }
@@ -277,10 +245,10 @@ extension CallThunk {
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<A0: CValue, R>(anyResult closure: @escaping @Sendable (A0) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, R>(anyResult closure: @escaping @Sendable (A0) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed(closure as! @Sendable (A0) -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable (A0) -> Result, layer: layer)
         }
         return try thunk(returning: result)
     }
@@ -351,32 +319,14 @@ final class CapturedVoid2<A0, A1>: _DirectEntry, @unchecked Sendable {  // Immut
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1) -> R) throws -> CallThunk {
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        let captured = Captured2<A0, A1, R>(closure, returnType.widening)
-        #if DEBUG
-        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
-        #else
-        let opaque: OpaqueCall? = nil
-        #endif
-        var registers = opaque?.body
-        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next()))
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
-        }
+        try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
@@ -394,7 +344,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next()))
             }
         }
-        layer = captured
+        layer?.pointee = captured
         return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
         }
@@ -436,10 +386,10 @@ extension CallThunk {
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed(closure as! @Sendable (A0, A1) -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable (A0, A1) -> Result, layer: layer)
         }
         return try thunk(returning: result)
     }
@@ -510,33 +460,14 @@ final class CapturedVoid3<A0, A1, A2>: _DirectEntry, @unchecked Sendable {  // I
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2) -> R) throws -> CallThunk {
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let a2 = try A2.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
-        let captured = Captured3<A0, A1, A2, R>(closure, returnType.widening)
-        #if DEBUG
-        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
-        #else
-        let opaque: OpaqueCall? = nil
-        #endif
-        var registers = opaque?.body
-        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next()))
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, captured.widening)
-        }
+        try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
@@ -555,7 +486,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next()))
             }
         }
-        layer = captured
+        layer?.pointee = captured
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, captured.widening)
         }
@@ -598,10 +529,10 @@ extension CallThunk {
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed(closure as! @Sendable (A0, A1, A2) -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2) -> Result, layer: layer)
         }
         return try thunk(returning: result)
     }
@@ -672,34 +603,14 @@ final class CapturedVoid4<A0, A1, A2, A3>: _DirectEntry, @unchecked Sendable {  
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R) throws -> CallThunk {
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let a2 = try A2.checkedCType()
-        let a3 = try A3.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
-        let captured = Captured4<A0, A1, A2, A3, R>(closure, returnType.widening)
-        #if DEBUG
-        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
-        #else
-        let opaque: OpaqueCall? = nil
-        #endif
-        var registers = opaque?.body
-        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, captured.widening)
-        }
+        try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
@@ -719,7 +630,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
-        layer = captured
+        layer?.pointee = captured
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, captured.widening)
         }
@@ -763,10 +674,10 @@ extension CallThunk {
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3) -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3) -> Result, layer: layer)
         }
         return try thunk(returning: result)
     }
@@ -837,35 +748,14 @@ final class CapturedVoid5<A0, A1, A2, A3, A4>: _DirectEntry, @unchecked Sendable
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R) throws -> CallThunk {
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let a2 = try A2.checkedCType()
-        let a3 = try A3.checkedCType()
-        let a4 = try A4.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
-        let captured = Captured5<A0, A1, A2, A3, A4, R>(closure, returnType.widening)
-        #if DEBUG
-        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
-        #else
-        let opaque: OpaqueCall? = nil
-        #endif
-        var registers = opaque?.body
-        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, captured.widening)
-        }
+        try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
@@ -886,7 +776,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
-        layer = captured
+        layer?.pointee = captured
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, captured.widening)
         }
@@ -931,10 +821,10 @@ extension CallThunk {
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4) -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4) -> Result, layer: layer)
         }
         return try thunk(returning: result)
     }
@@ -1005,36 +895,14 @@ final class CapturedVoid6<A0, A1, A2, A3, A4, A5>: _DirectEntry, @unchecked Send
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R) throws -> CallThunk {
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let a2 = try A2.checkedCType()
-        let a3 = try A3.checkedCType()
-        let a4 = try A4.checkedCType()
-        let a5 = try A5.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
-        let captured = Captured6<A0, A1, A2, A3, A4, A5, R>(closure, returnType.widening)
-        #if DEBUG
-        let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
-        #else
-        let opaque: OpaqueCall? = nil
-        #endif
-        var registers = opaque?.body
-        if registers == nil && prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) {
-            registers = RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }
-        }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
-            storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, captured.widening)
-        }
+        try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
@@ -1056,7 +924,7 @@ extension CallThunk {
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
             }
         }
-        layer = captured
+        layer?.pointee = captured
         return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, captured.widening)
         }
@@ -1102,10 +970,10 @@ extension CallThunk {
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5) -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5) -> Result, layer: layer)
         }
         return try thunk(returning: result)
     }
@@ -1176,38 +1044,14 @@ final class CapturedVoid7<A0, A1, A2, A3, A4, A5, A6>: _DirectEntry, @unchecked 
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R) throws -> CallThunk {
-        #if !DEBUG
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let a2 = try A2.checkedCType()
-        let a3 = try A3.checkedCType()
-        let a4 = try A4.checkedCType()
-        let a5 = try A5.checkedCType()
-        let a6 = try A6.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6]) }
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) {
-            let captured = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, returnType.widening)
-            return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }, direct: captured.directEntry) { [captured] result, arguments in
-                storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6)), to: result, captured.widening)
-            }
-        }
-        if PackFunction.alignment(of: A0.self) <= 8 && PackFunction.alignment(of: A1.self) <= 8 && PackFunction.alignment(of: A2.self) <= 8 && PackFunction.alignment(of: A3.self) <= 8 && PackFunction.alignment(of: A4.self) <= 8 && PackFunction.alignment(of: A5.self) <= 8 && PackFunction.alignment(of: A6.self) <= 8 {
-            return try PackFunction.spreading(closure, count: 7, widening: returnType.widening).thunk(prepared.signature, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self)
-        }
-        #endif
-        return try packed(closure, returning: try R.checkedCType()) { result, arguments, widening in
-            storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6)), to: result, widening)
-        }
+        try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         #if !DEBUG
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
@@ -1220,7 +1064,7 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6]) }
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) {
             let captured = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, returnType.widening)
-            layer = captured
+            layer?.pointee = captured
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
@@ -1279,10 +1123,10 @@ extension CallThunk {
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5, A6) -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5, A6) -> Result, layer: layer)
         }
         return try thunk(returning: result)
     }
@@ -1353,39 +1197,14 @@ final class CapturedVoid8<A0, A1, A2, A3, A4, A5, A6, A7>: _DirectEntry, @unchec
 extension CallThunk {
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R) throws -> CallThunk {
-        #if !DEBUG
-        let returnType = try R.checkedCType()
-        let a0 = try A0.checkedCType()
-        let a1 = try A1.checkedCType()
-        let a2 = try A2.checkedCType()
-        let a3 = try A3.checkedCType()
-        let a4 = try A4.checkedCType()
-        let a5 = try A5.checkedCType()
-        let a6 = try A6.checkedCType()
-        let a7 = try A7.checkedCType()
-        let prepared = try PreparedSignature.prepared(key: a7.appendingKey(a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6, a7]) }
-        if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) && registerClassAgrees(A7.self, a7) {
-            let captured = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, returnType.widening)
-            return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
-                var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
-                return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }, direct: captured.directEntry) { [captured] result, arguments in
-                storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7)), to: result, captured.widening)
-            }
-        }
-        if PackFunction.alignment(of: A0.self) <= 8 && PackFunction.alignment(of: A1.self) <= 8 && PackFunction.alignment(of: A2.self) <= 8 && PackFunction.alignment(of: A3.self) <= 8 && PackFunction.alignment(of: A4.self) <= 8 && PackFunction.alignment(of: A5.self) <= 8 && PackFunction.alignment(of: A6.self) <= 8 && PackFunction.alignment(of: A7.self) <= 8 {
-            return try PackFunction.spreading(closure, count: 8, widening: returnType.widening).thunk(prepared.signature, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self)
-        }
-        #endif
-        return try packed(closure, returning: try R.checkedCType()) { result, arguments, widening in
-            storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7)), to: result, widening)
-        }
+        try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer` to the `Captured` object both its forms capture where they capture one:
-    /// a delegate's plain layer of these types, which an override of the same types calls directly.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
+    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
+    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         #if !DEBUG
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
@@ -1399,7 +1218,7 @@ extension CallThunk {
         let prepared = try PreparedSignature.prepared(key: a7.appendingKey(a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6, a7]) }
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) && registerClassAgrees(A7.self, a7) {
             let captured = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, returnType.widening)
-            layer = captured
+            layer?.pointee = captured
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
@@ -1459,10 +1278,10 @@ extension CallThunk {
 
     /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
     @inlinable
-    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, layer: inout TypedEntry?) throws -> CallThunk {
+    static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
         func thunk<Result: CValue>(returning _: Result.Type) throws -> CallThunk {
-            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Result, layer: &layer)
+            try CallThunk.typed(closure as! @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Result, layer: layer)
         }
         return try thunk(returning: result)
     }
