@@ -216,10 +216,11 @@ def block(n):
     fwd_literal = forward_call(n)
     # Only a closure whose result C receives has a typed layer (the constrained form's, as before the
     # forms were one): an override above forwards to any other as to a C function.
-    # The typed thunk's box, where it kept one (it does not in a debug build's opaque form, nor in pack
-    # form): a box of these very types, since R is a C value here.
+    # The typed thunk's box, where it kept one (not in pack form: a debug build's past six parameters, a
+    # release build's whose arguments do not all travel in registers), else one made for the layer: a box
+    # of these very types, since R is a C value here. Zero arguments have no typed layer: no override
+    # calls one directly.
     typed_plain = f", typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured{n}(body, .none))" if n > 0 else ""
-    # Zero arguments have no typed layer: no override calls one directly.
     # The thunk made in place, as the enum's payload: a `let` of it first was one more copy.
     plain_thunk = "CallThunk.typed(anyResult: body, layer: &layer)" if n > 0 else "CallThunk.typed(anyResult: body)"
     typed_override = f", typed: Override{n}(body)" if n > 0 else ""
