@@ -39,12 +39,15 @@ extension CFunction {
     private func callInRegisters(
         _ arguments: UnsafeBufferPointer<CDynamicValue>, _ layout: RunTimeLayout, variadicTypes: [CType]
     ) throws -> CDynamicValue {
-        // 5 integer registers, then 8 vector ones (`ArgumentRegisters`' block); the layout's counts fit.
-        var block: (ArgumentRegisters.Integers, ArgumentRegisters.SSE) = ((0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
+        // Stored in place, each register where `ArgumentRegisters` keeps it; the layout's counts fit.
+        var registers = ArgumentRegisters()
         var word: UInt64 = 0  // every kind of such a call fits
         var vectors = 0
-        let unfit: Int? = withUnsafeMutableBytes(of: &block) { block in
-            let registers = block.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt64.self)
+        let unfit: Int? = withUnsafeMutableBytes(of: &registers) { block in
+            let integerRegisters = (block.baseAddress.unsafelyUnwrapped + MemoryLayout<ArgumentRegisters>.offset(of: \.integers).unsafelyUnwrapped)
+                .assumingMemoryBound(to: UInt64.self)
+            let vectorRegisters = (block.baseAddress.unsafelyUnwrapped + MemoryLayout<ArgumentRegisters>.offset(of: \.sse).unsafelyUnwrapped)
+                .assumingMemoryBound(to: UInt64.self)
             var integers = 0
             return withUnsafeMutableBytes(of: &word) { word in
                 let slot = word.baseAddress.unsafelyUnwrapped
@@ -52,17 +55,16 @@ extension CFunction {
                     let kind = layout.arguments[index].kind
                     guard arguments[index].store(kind, to: slot) else { return index }
                     switch kind {
-                    case .float: registers[5 + vectors] = UInt64(slot.load(as: UInt32.self)); vectors += 1
-                    case .double: registers[5 + vectors] = slot.load(as: UInt64.self); vectors += 1
-                    default: registers[integers] = RunTimeLayout.integerRegister(kind, slot); integers += 1
+                    case .float: vectorRegisters[vectors] = UInt64(slot.load(as: UInt32.self)); vectors += 1
+                    case .double: vectorRegisters[vectors] = slot.load(as: UInt64.self); vectors += 1
+                    default: integerRegisters[integers] = RunTimeLayout.integerRegister(kind, slot); integers += 1
                     }
                 }
                 return nil
             }
         }
-        if let unfit { throw valueMismatch(arguments, at: unfit, variadicTypes: variadicTypes) }
-        var registers = ArgumentRegisters(block.0, block.1)
         registers.sseTaken = vectors
+        if let unfit { throw valueMismatch(arguments, at: unfit, variadicTypes: variadicTypes) }
         let result = isVariadic ? registers.callVariadic(address) : registers.call(address)
         word = layout.result == .float || layout.result == .double ? result.sse.bitPattern : result.integer
         return withUnsafeBytes(of: &word) { CDynamicValue($0.baseAddress.unsafelyUnwrapped, layout.result) }
@@ -116,16 +118,24 @@ extension CFunction {
     /// these `variadicTypes`, found by a key made of the types alone when a call had them before (the
     /// types were checked then); as values, valid for ever (prepared signatures are kept). Throws for a
     /// wrong count, or variadic types C never passes.
+    @inline(__always)
     private func preparedForRunTimeCall(_ arguments: UnsafeBufferPointer<CDynamicValue>, variadicTypes: [CType]) throws -> (LibffiCall, RunTimeLayout) {
-        let named = argumentCodes.count
-        if arguments.count == named + variadicTypes.count {
-            if !isVariadic, variadicTypes.isEmpty, let libffiCall, let runTimeLayout { return (libffiCall, runTimeLayout) }
-            if isVariadic {
-                if let key = variadicKey(variadicTypes), let found = PreparedSignature.lookupUnretained(key) {
-                    return found._withUnsafeGuaranteedRef { ($0.libffiCall, $0.runTimeLayout) }
-                }
+        // Inlined, so that a call that finds its prepared call returns nothing through memory; the rest,
+        // a call's first with these types or a wrong one, is out of line.
+        if arguments.count == argumentCodes.count + variadicTypes.count {
+            if !isVariadic {
+                if variadicTypes.isEmpty, let libffiCall, let runTimeLayout { return (libffiCall, runTimeLayout) }
+            } else if let key = variadicKey(variadicTypes), let found = PreparedSignature.lookupUnretained(key) {
+                return found._withUnsafeGuaranteedRef { ($0.libffiCall, $0.runTimeLayout) }
             }
         }
+        return try preparingRunTimeCall(arguments, variadicTypes: variadicTypes)
+    }
+
+    /// ``preparedForRunTimeCall(_:variadicTypes:)`` for a call with types no call had before: checks the
+    /// count and the variadic types, and prepares the call.
+    private func preparingRunTimeCall(_ arguments: UnsafeBufferPointer<CDynamicValue>, variadicTypes: [CType]) throws -> (LibffiCall, RunTimeLayout) {
+        let named = argumentCodes.count
         let types = signature.argumentTypes + variadicTypes
         if arguments.count != types.count || (!isVariadic && !variadicTypes.isEmpty) {
             let passes = variadicTypes.isEmpty ? "" : " (\(variadicTypes.count) variadic)"
