@@ -78,8 +78,10 @@ def typed_thunk_body(n, void, layer=False):
     straight-line register form is an optimized build's.
 
     With `layer`, the body of `CallThunk.typed(_:layer:)`, which also hands out the `Captured` object its
-    forms capture, when they capture one (a delegate's plain layer of these types). Through a pointer
-    rather than a returned tuple: a tuple copied the thunk through its value witnesses."""
+    forms capture (a delegate's plain layer of these types), or, where they capture none (pack form), one
+    made for the layer alone. Through a pointer rather than a returned tuple: a tuple copied the thunk
+    through its value witnesses; and set before the thunk is made, not after: a thunk kept in a local
+    while the layer was looked at was copied, a retain and a release for each of its references."""
     _, _, args, _, _, _ = arity(n)
     prepare_lines = [f"        let a{i} = try A{i}.checkedCType()" for i in range(n)]
     key = "returnType.scalarCode"
@@ -133,6 +135,9 @@ def typed_thunk_body(n, void, layer=False):
     store = f"closure({args})" if void else f"storeResult(closure({args}), to: result, widening)"
     nested_array_call = array_call.replace("\n", "\n    ")
     aligned = " && ".join(f"PackFunction.alignment(of: A{i}.self) <= 8" for i in range(n))
+    # In pack form no object holds the closure with its types: the layer gets one (its widening unused:
+    # `next` calls the closure, never the object's libffi body). Given no layer, nothing is made.
+    own_layer = f"layer?.pointee = Captured{n}<{types}, R>(closure, .none)\n        " if layer and not void else ""
     return f"""        #if !DEBUG
         let returnType = {return_type}
 {prepare}
@@ -141,10 +146,10 @@ def typed_thunk_body(n, void, layer=False):
             {keep.replace(chr(10) + "        ", chr(10) + "            ")}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, direct: captured.directEntry) {nested_array_call}
         }}
         if {aligned} {{
-            return try PackFunction.spreading(closure, count: {n}, widening: returnType.widening).thunk(prepared.signature, swiftType: ({fn}).self)
+            {own_layer.replace(chr(10) + "        ", chr(10) + "            ")}return try PackFunction.spreading(closure, count: {n}, widening: returnType.widening).thunk(prepared.signature, swiftType: ({fn}).self)
         }}
         #endif
-        return try packed(closure, returning: {return_type}) {{ {"_, arguments, _" if void else "result, arguments, widening"} in
+        {own_layer}return try packed(closure, returning: {return_type}) {{ {"_, arguments, _" if void else "result, arguments, widening"} in
             {store}
         }}"""
 
@@ -215,12 +220,9 @@ def block(n):
     comma_t = (", " + t) if t else ""
     fwd_literal = forward_call(n)
     # Only a closure whose result C receives has a typed layer (the constrained form's, as before the
-    # forms were one): an override above forwards to any other as to a C function.
-    # The typed thunk's box, where it kept one (not in pack form: a debug build's past six parameters, a
-    # release build's whose arguments do not all travel in registers), else one made for the layer: a box
-    # of these very types, since R is a C value here. Zero arguments have no typed layer: no override
-    # calls one directly.
-    typed_plain = f", typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured{n}(body, .none))" if n > 0 else ""
+    # forms were one): an override above forwards to any other as to a C function. Zero arguments have no
+    # typed layer: no override calls one directly.
+    typed_plain = ", typed: layer" if n > 0 else ""
     # The thunk made in place, as the enum's payload: a `let` of it first was one more copy.
     plain_thunk = "CallThunk.typed(anyResult: body, layer: &layer)" if n > 0 else "CallThunk.typed(anyResult: body)"
     typed_override = f", typed: Override{n}(body)" if n > 0 else ""
@@ -246,9 +248,10 @@ extension CallThunk {{
         try typed(closure, layer: nil)
     }}
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<{g_r}>(_ closure: @escaping @Sendable {fn_r}, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {{
 {typed_thunk_body(n, False, layer=True)}
@@ -268,7 +271,8 @@ extension CallThunk {{
         return try thunk(returning: result)
     }}
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<{g_any}>(anyResult closure: @escaping @Sendable {fn_r}, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {{
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else {{ return try typed(anyResult: closure) }}

@@ -48,9 +48,10 @@ extension CallThunk {
         try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<R: CValue>(_ closure: @escaping @Sendable () -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
@@ -104,7 +105,8 @@ extension CallThunk {
         return try thunk(returning: result)
     }
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<R>(anyResult closure: @escaping @Sendable () -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
@@ -183,9 +185,10 @@ extension CallThunk {
         try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<A0: CValue, R: CValue>(_ closure: @escaping @Sendable (A0) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
@@ -243,7 +246,8 @@ extension CallThunk {
         return try thunk(returning: result)
     }
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<A0: CValue, R>(anyResult closure: @escaping @Sendable (A0) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
@@ -322,9 +326,10 @@ extension CallThunk {
         try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<A0: CValue, A1: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
@@ -384,7 +389,8 @@ extension CallThunk {
         return try thunk(returning: result)
     }
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<A0: CValue, A1: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
@@ -463,9 +469,10 @@ extension CallThunk {
         try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
@@ -527,7 +534,8 @@ extension CallThunk {
         return try thunk(returning: result)
     }
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
@@ -606,9 +614,10 @@ extension CallThunk {
         try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
@@ -672,7 +681,8 @@ extension CallThunk {
         return try thunk(returning: result)
     }
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
@@ -751,9 +761,10 @@ extension CallThunk {
         try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
@@ -819,7 +830,8 @@ extension CallThunk {
         return try thunk(returning: result)
     }
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
@@ -898,9 +910,10 @@ extension CallThunk {
         try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
@@ -968,7 +981,8 @@ extension CallThunk {
         return try thunk(returning: result)
     }
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
@@ -1047,9 +1061,10 @@ extension CallThunk {
         try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         #if !DEBUG
@@ -1073,9 +1088,11 @@ extension CallThunk {
             }
         }
         if PackFunction.alignment(of: A0.self) <= 8 && PackFunction.alignment(of: A1.self) <= 8 && PackFunction.alignment(of: A2.self) <= 8 && PackFunction.alignment(of: A3.self) <= 8 && PackFunction.alignment(of: A4.self) <= 8 && PackFunction.alignment(of: A5.self) <= 8 && PackFunction.alignment(of: A6.self) <= 8 {
+            layer?.pointee = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, .none)
             return try PackFunction.spreading(closure, count: 7, widening: returnType.widening).thunk(prepared.signature, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self)
         }
         #endif
+        layer?.pointee = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, .none)
         return try packed(closure, returning: try R.checkedCType()) { result, arguments, widening in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6)), to: result, widening)
         }
@@ -1121,7 +1138,8 @@ extension CallThunk {
         return try thunk(returning: result)
     }
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }
@@ -1200,9 +1218,10 @@ extension CallThunk {
         try typed(closure, layer: nil)
     }
 
-    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture where they
-    /// capture one: a delegate's plain layer of these types, which an override of the same types calls
-    /// directly. A pointer rather than an `inout`: given nil, the store is gone where this is inlined.
+    /// `typed`, setting `layer`'s pointee to the `Captured` object both its forms capture, or one of its
+    /// own where they capture none (pack form): a delegate's plain layer of these types, which an
+    /// override of the same types calls directly. A pointer rather than an `inout`: given nil, the store
+    /// is gone where this is inlined.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R: CValue>(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         #if !DEBUG
@@ -1227,9 +1246,11 @@ extension CallThunk {
             }
         }
         if PackFunction.alignment(of: A0.self) <= 8 && PackFunction.alignment(of: A1.self) <= 8 && PackFunction.alignment(of: A2.self) <= 8 && PackFunction.alignment(of: A3.self) <= 8 && PackFunction.alignment(of: A4.self) <= 8 && PackFunction.alignment(of: A5.self) <= 8 && PackFunction.alignment(of: A6.self) <= 8 && PackFunction.alignment(of: A7.self) <= 8 {
+            layer?.pointee = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, .none)
             return try PackFunction.spreading(closure, count: 8, widening: returnType.widening).thunk(prepared.signature, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self)
         }
         #endif
+        layer?.pointee = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, .none)
         return try packed(closure, returning: try R.checkedCType()) { result, arguments, widening in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7)), to: result, widening)
         }
@@ -1276,7 +1297,8 @@ extension CallThunk {
         return try thunk(returning: result)
     }
 
-    /// `typed(_:layer:)` for a closure whose result type is left open: a layer only for a ``CValue`` result.
+    /// `typed(_:layer:)` for a closure whose result type is left open: a layer for every ``CValue``
+    /// result, none for any other.
     @inlinable
     static func typed<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue, A5: CValue, A6: CValue, A7: CValue, R>(anyResult closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, layer: UnsafeMutablePointer<TypedEntry?>) throws -> CallThunk {
         guard R.self != Void.self, let result = ResultCheck.cValue(R.self) else { return try typed(anyResult: closure) }

@@ -301,7 +301,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0) -> R
     ) throws -> Registration {
         var layer: TypedEntry?
-        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured1(body, .none)))
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer)
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -558,7 +558,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1) -> R
     ) throws -> Registration {
         var layer: TypedEntry?
-        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured2(body, .none)))
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer)
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -821,7 +821,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2) -> R
     ) throws -> Registration {
         var layer: TypedEntry?
-        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured3(body, .none)))
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer)
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1090,7 +1090,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3) -> R
     ) throws -> Registration {
         var layer: TypedEntry?
-        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured4(body, .none)))
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer)
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1365,7 +1365,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4) -> R
     ) throws -> Registration {
         var layer: TypedEntry?
-        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured5(body, .none)))
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer)
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1646,7 +1646,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R
     ) throws -> Registration {
         var layer: TypedEntry?
-        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured6(body, .none)))
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer)
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -1933,7 +1933,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R
     ) throws -> Registration {
         var layer: TypedEntry?
-        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured7(body, .none)))
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer)
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
@@ -2226,7 +2226,7 @@ extension DynamicDelegate {
         _ method: String, key: (any Hashable & Sendable)? = nil, once: Bool = false, _ body: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R
     ) throws -> Registration {
         var layer: TypedEntry?
-        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer ?? (ResultCheck.cValue(R.self) == nil ? nil : Captured8(body, .none)))
+        return try push(method, key: key, once: once, .plain(CallThunk.typed(anyResult: body, layer: &layer)), typed: layer)
     }
 
     /// Adds a layer on top of `method` (fixed-arity form of the variadic `override`).
