@@ -110,6 +110,8 @@ int32_t fx_call_mixed6(const void *f, void *p, int32_t a, int64_t b, double c, f
     return ((int32_t (*)(void *, int32_t, int64_t, double, float, void *))f)(p, a, b, c, d, q);
 }
 
+void fx_call_void_i64(const void *f, int64_t value) { ((void (*)(int64_t))f)(value); }
+
 /* ---- Structs ---- */
 #define F(S, MEMBER, KIND) {offsetof(S, MEMBER), KIND}
 static const fx_field S1_fields[] = {F(S1, a, FX_U8)};

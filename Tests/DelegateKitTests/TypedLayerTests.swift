@@ -32,27 +32,25 @@ import Testing
         try d.implement("f") { (v: Int64) in seen.store(v, ordering: .relaxed) }
         try d.override("f") { (next: Next<Int64, Void>, v: Int64) in next(v + 1) }
         let below = try Self.step(1, of: "f", in: d)
-        #expect(below.fromAbove == TypedCall.none && below.typed == nil)
-        let f = try #require(d.table.load(as: (@convention(c) (Int64) -> Void)?.self))
-        f(41)
+        #expect(below.fromAbove == SlotPlan.TypedCall.none && below.typed == nil)
+        fx_call_void_i64(try #require(d.table.load(as: UnsafeRawPointer?.self)), 41)
         #expect(seen.load(ordering: .relaxed) == 42)
     }
 
-    typealias TypedCall = SlotPlan.TypedCall
-
-    /// Seven parameters: in a debug build the thunk is in pack form and captures no `Captured` object,
-    /// so the layer gets one of its own; in a release build its register form's.
-    @Test func aPlainLayerOfSevenParametersIsReachedDirectlyToo() throws {
+    /// Eight parameters, all in vector registers: in a debug build the thunk is in pack form and captures
+    /// no `Captured` object, so the layer gets one of its own; in a release build its register form's.
+    @Test func aPlainLayerOfEightParametersIsReachedDirectlyToo() throws {
         let d = DynamicDelegate(protocol: try ProtocolDescriptor(
-            parsing: "struct s { double (*f)(double, double, double, double, double, double, double); };", name: "s"))
-        try d.implement("f") { (a: Double, _: Double, _: Double, _: Double, _: Double, _: Double, g: Double) -> Double in a * g }
-        try d.override("f") { (next: Next<Double, Double, Double, Double, Double, Double, Double, Double>, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double) -> Double in
-            next(a, b, c, d, e, f, g) + 1
+            parsing: "struct s { int16_t (*f)(double, double, double, double, double, double, double, float); };", name: "s"))
+        try d.implement("f") { (a: Double, _: Double, _: Double, _: Double, _: Double, _: Double, g: Double, h: Float) -> Int16 in
+            Int16(a * g + Double(h))
+        }
+        try d.override("f") { (next: Next<Double, Double, Double, Double, Double, Double, Double, Float, Int16>, a: Double, b: Double, c: Double, d: Double, e: Double, f: Double, g: Double, h: Float) -> Int16 in
+            next(a, b, c, d, e, f, g, h) * 10
         }
         let below = try Self.step(1, of: "f", in: d)
         #expect(below.fromAbove == .plain)
-        #expect(below.typed is Captured7<Double, Double, Double, Double, Double, Double, Double, Double>)
-        let f = try #require(d.table.load(as: (@convention(c) (Double, Double, Double, Double, Double, Double, Double) -> Double)?.self))
-        #expect(f(1.5, 2, 3, 4, 5, 6, 7) == 11.5)
+        #expect(below.typed is Captured8<Double, Double, Double, Double, Double, Double, Double, Float, Int16>)
+        #expect(fx_call_floating8(try #require(d.table.load(as: UnsafeRawPointer?.self))) == 150)  // (1 × 7 + 8.5) → 15, × 10
     }
 }

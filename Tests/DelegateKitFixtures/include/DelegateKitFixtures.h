@@ -76,6 +76,9 @@ const void *fx_function(const char *name);
 /* The benchmark's six mixed arguments. */
 int32_t fx_call_mixed6(const void *f, void *p, int32_t a, int64_t b, double c, float d, void *q);
 
+/* Calls `void f(int64_t)` with value: a callback whose result C does not take. */
+void fx_call_void_i64(const void *f, int64_t value);
+
 /* ---- Structs by value, 1 to 64 bytes, nested, with long double: f(a, b) returns field-wise a + b.
    Each struct's fields are listed (flattened, with offsetof) so both sides compute exact values. ---- */
 typedef struct { uint8_t a; } S1;
