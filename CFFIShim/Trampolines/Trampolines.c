@@ -71,7 +71,8 @@ typedef struct slot_words {
 _Static_assert(sizeof(slot_words) == CFFI_SLOT_SIZE, "a slot's words fill its stride");
 
 /* One mapping: the table's code, its slots' data words, and their payload words (cffi_trampoline_payload),
-   each part CFFI_TABLE_SIZE bytes, slot i's words at the same offset in each. */
+   each part CFFI_TABLE_SIZE bytes, slot i's code and data words at the same offset in theirs, its
+   payload at i × CFFI_PAYLOAD_SIZE in the last (whose second half no slot uses). */
 enum { mapping_size = 3 * CFFI_TABLE_SIZE };
 
 /* What this file knows of one mapping. A mapping whose slots are all free again, when another empty one is
@@ -241,12 +242,20 @@ static int map_table(void) {
         return -1;
     }
     /* A fresh mapping of a file, never written and never made executable afterwards: what PR_SET_MDWE
-       allows. */
+       allows. The first is compared with the table, which proves the file and offset; every later one
+       maps the same bytes, and is left unread: reading it made all its pages resident (the kernel maps
+       a whole window around each fault), 51 bytes a slot of memory a closure never called does not use.
+       The first gives the pages it read back too. */
+    static int table_checked = 0;
     void *code = mmap(region, CFFI_TABLE_SIZE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, table_file, table_offset);
-    if (code != region || memcmp(region, cffi_trampoline_table, CFFI_TABLE_SIZE) != 0) {
+    if (code != region || (!table_checked && memcmp(region, cffi_trampoline_table, CFFI_TABLE_SIZE) != 0)) {
         munmap(region, mapping_size);
         free(mapping);
         return -1;
+    }
+    if (!table_checked) {
+        madvise(region, CFFI_TABLE_SIZE, MADV_DONTNEED);
+        table_checked = 1;
     }
     mapping->region = region;
     mapping->next = mappings;
@@ -428,7 +437,14 @@ void *cffi_trampoline_context(const void *handle) { return ((const slot_words *)
 
 void *cffi_trampoline_code(void *handle) { return (unsigned char *)handle - CFFI_TABLE_SIZE; }
 
-void *cffi_trampoline_payload(void *handle) { return (unsigned char *)handle + CFFI_TABLE_SIZE; }
+void *cffi_trampoline_payload(void *handle) {
+    /* Packed at half a slot's stride (its two words), so that the payload of a mapping's slots in use
+       takes half the pages: slot i's at i × 16 bytes into the part after the data words. */
+    const slot_words *slot = handle;
+    unsigned char *region = slot->mapping->region;
+    size_t index = (size_t)((const unsigned char *)slot - (region + CFFI_TABLE_SIZE)) / CFFI_SLOT_SIZE;
+    return region + 2 * CFFI_TABLE_SIZE + index * CFFI_PAYLOAD_SIZE;
+}
 
 void cffi_trampoline_set_context(void *handle, void *context) { ((slot_words *)handle)->context = context; }
 
