@@ -47,7 +47,10 @@ public struct ProtocolDescriptor: Hashable, Sendable {
     /// `_Alignof` the table.
     public let alignment: Int
 
-    private let indexByName: [String: Int]
+    /// A hash of each method's name, in ``methods``' order: a name is found by comparing hashes, then the
+    /// name itself once. A dictionary of names hashed each lookup with `Hasher`, a third of the cost of a
+    /// delegate's `implement` past the closure.
+    private let methodNameHashes: [UInt64]
     private let fieldIndex: [String: Int]
     /// The first defect found; set by the initializers (and by reflection, for a layout Swift disagrees with).
     var problem: DelegateError?
@@ -90,8 +93,8 @@ public struct ProtocolDescriptor: Hashable, Sendable {
         self.methods = methods
         self.fields = fields
         self.problem = problem
+        methodNameHashes = methods.map { Self.nameHash($0.name) }
         // On duplicates the first wins; lookups throw before they are consulted anyway.
-        indexByName = Dictionary(methods.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         fieldIndex = Dictionary(fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -103,7 +106,26 @@ public struct ProtocolDescriptor: Hashable, Sendable {
 
     /// The method named `name`, or nil.
     public func method(named name: String) -> MethodDescriptor? {
-        indexByName[name].map { methods[$0] }
+        index(ofMethod: name).map { methods[$0] }
+    }
+
+    /// The index in ``methods`` of the first method named `name`, or nil.
+    private func index(ofMethod name: String) -> Int? {
+        let hash = Self.nameHash(name)
+        for index in methodNameHashes.indices where methodNameHashes[index] == hash && methods[index].name == name {
+            return index
+        }
+        return nil
+    }
+
+    /// FNV-1a of `name`'s UTF-8 bytes: a few instructions a byte, where `Hasher` runs SipHash.
+    private static func nameHash(_ name: String) -> UInt64 {
+        var name = name  // `withUTF8` makes a string of another form contiguous first
+        return name.withUTF8 { bytes in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return hash
+        }
     }
 
     /// The data member named `name`, or nil.
@@ -118,7 +140,7 @@ public struct ProtocolDescriptor: Hashable, Sendable {
     /// (``DelegateError/unknownMethod(_:protocol:suggestions:)``).
     func methodIndex(of name: String) throws -> Int {
         try validate()
-        if let index = indexByName[name] { return index }
+        if let index = index(ofMethod: name) { return index }
         if let reason = refusedMethods[name] { throw DelegateError.invalidMember(name, protocol: self.name, reason: reason) }
         if let field = field(named: name) { throw DelegateError.notAMethod(name, protocol: self.name, type: field.type) }
         throw DelegateError.unknownMethod(name, protocol: self.name, suggestions: NearestNames.nearest(to: name, in: methods.map(\.name)))
