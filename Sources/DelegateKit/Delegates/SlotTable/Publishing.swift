@@ -7,7 +7,6 @@ extension SlotTable {
     /// Builds the slot's plan and points the table slot at the cheapest function that serves it.
     /// Runs under the lock; never allocates executable memory or fails (``ensureDispatcher(_:)`` did).
     func republish(_ index: Int, _ state: inout State) {
-        let method = descriptor.methods[index]
         // Mutated in place: a copy that is then changed would duplicate the arrays on every change.
         if state.slots[index].entries.contains(where: \.isSpent) { state.slots[index].entries.removeAll { $0.isSpent } }
         // Only the parts read below: copying the whole `SlotState` counted a reference for each of its
@@ -15,7 +14,7 @@ extension SlotTable {
         let entries = state.slots[index].entries
         let original = state.slots[index].original
         let dispatcherAddress = state.slots[index].dispatcher?.address
-        let route = forwardRoute(index, state)
+        let route = state.forwarding == nil ? nil : forwardRoute(index, state)
         let top = entries.last
         let responds = top != nil || original != nil || route?.responds == true
 
@@ -32,10 +31,12 @@ extension SlotTable {
             target = nil
         }
 
-        if let cell = state.slots[index].cell, let prepared = try? PreparedSignature.prepared(method.signature) {
+        // The method's parts read where they are used: a copy of its descriptor counted a reference for
+        // its name and each array of its signature on every change.
+        if let cell = state.slots[index].cell, let prepared = try? PreparedSignature.prepared(descriptor.methods[index].signature) {
             let observers = state.slots[index].observers
             let plan = SlotPlan(
-                owner: self, slot: index, methodName: method.name, prepared: prepared,
+                owner: self, slot: index, methodName: descriptor.methods[index].name, prepared: prepared,
                 levels: entries.reversed(),
                 before: observers.filter { $0.timing == .before },
                 after: observers.filter { $0.timing == .after },
@@ -47,14 +48,14 @@ extension SlotTable {
             state.slots[index].plan = plan
         }
         require(target != nil || !responds || dispatcherAddress != nil,
-                     "slot '\(method.name)' needs its dispatcher before publishing")
+                     "slot '\(descriptor.methods[index].name)' needs its dispatcher before publishing")
         // A stub runs its implementation only while the slot holds it, so that a call through a stale
         // pointer reaches what the slot holds now: published before the slot points at it, retired
         // after the slot points elsewhere. (A stub C could enter with the slot pointing back at it while
         // retired would forward to itself forever.)
         let targetStub = top?.stub.flatMap { $0.address == target ? $0 : nil }
         targetStub?.publish()
-        let address = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        let address = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         RetirementShim.store(target, in: address)
         for entry in entries {
             if let stub = entry.stub, stub !== targetStub, stub.isPublished { stub.retire() }
