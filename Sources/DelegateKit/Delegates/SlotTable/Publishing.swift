@@ -81,10 +81,20 @@ extension SlotTable {
     func takeStub(_ index: Int, prepared: PreparedSignature) throws -> SlotStub {
         // Checked by reading first: taking one writes the slot's rare parts, which a slot that never
         // freed a stub does not have.
-        if let stub = state.withLock({ $0.slots[index].freeStubs.isEmpty ? nil : $0.slots[index].freeStubs.popLast() }) {
+        if freeStubCount.load(ordering: .relaxed) > 0, let stub = state.withLock({ state -> SlotStub? in
+            guard !state.slots[index].freeStubs.isEmpty else { return nil }
+            freeStubCount.subtract(1, ordering: .relaxed)
+            return state.slots[index].freeStubs.removeLast()
+        }) {
             return stub
         }
         let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         return try SlotStub(slot: slot, prepared: prepared)
+    }
+
+    /// Gives slot `index` back `stub`, retired and idle, for its next plain implementation. Under the lock.
+    func freeStub(_ stub: SlotStub, of index: Int, _ state: inout State) {
+        state.slots[index].freeStubs.append(stub)
+        freeStubCount.add(1, ordering: .relaxed)
     }
 }

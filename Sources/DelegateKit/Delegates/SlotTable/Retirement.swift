@@ -43,7 +43,7 @@ extension SlotTable {
             }
             state.slots[index].retiring = []
             for case let implementation as Implementation in released {
-                if let stub = implementation.releaseStub() { state.slots[index].freeStubs.append(stub) }
+                if let stub = implementation.releaseStub() { freeStub(stub, of: index, &state) }
             }
             if !running.isEmpty {
                 // Still listed here, so that a later removal marks these plans too (see `retire`).
@@ -61,7 +61,7 @@ extension SlotTable {
         state.withLock { state in
             state.slots[index].deferred.removeAll { $0 === object }
             if let implementation = object as? Implementation, let stub = implementation.releaseStub() {
-                state.slots[index].freeStubs.append(stub)
+                freeStub(stub, of: index, &state)
             }
         }
     }

@@ -104,6 +104,10 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         var uniqueKeys = 0
     }
     let state: Locked<State>
+    /// How many stubs the slots hold free (``SlotState/freeStubs``), changed under the lock and read
+    /// without it: an implement on a table with none, a new delegate's, takes no lock to find that out.
+    /// A stale read costs at most a new stub where a free one had just come back.
+    let freeStubCount = Atomic<Int>(0)
 
     /// An empty table of at least `minimumByteCount` bytes: every slot NULL, every data member zero. (A
     /// typed table is as large as its Swift type even when its descriptor is defective.)
