@@ -39,15 +39,12 @@ extension CFunction {
     private func callInRegisters(
         _ arguments: UnsafeBufferPointer<CDynamicValue>, _ layout: RunTimeLayout, variadicTypes: [CType]
     ) throws -> CDynamicValue {
-        // Stored in place, each register where `ArgumentRegisters` keeps it; the layout's counts fit.
-        var registers = ArgumentRegisters()
+        // 5 integer registers, then 8 vector ones (`ArgumentRegisters`' block); the layout's counts fit.
+        var block: (ArgumentRegisters.Integers, ArgumentRegisters.SSE) = ((0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
         var word: UInt64 = 0  // every kind of such a call fits
         var vectors = 0
-        let unfit: Int? = withUnsafeMutableBytes(of: &registers) { block in
-            let integerRegisters = (block.baseAddress.unsafelyUnwrapped + MemoryLayout<ArgumentRegisters>.offset(of: \.integers).unsafelyUnwrapped)
-                .assumingMemoryBound(to: UInt64.self)
-            let vectorRegisters = (block.baseAddress.unsafelyUnwrapped + MemoryLayout<ArgumentRegisters>.offset(of: \.sse).unsafelyUnwrapped)
-                .assumingMemoryBound(to: UInt64.self)
+        let unfit: Int? = withUnsafeMutableBytes(of: &block) { block in
+            let registers = block.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt64.self)
             var integers = 0
             return withUnsafeMutableBytes(of: &word) { word in
                 let slot = word.baseAddress.unsafelyUnwrapped
@@ -55,16 +52,17 @@ extension CFunction {
                     let kind = layout.arguments[index].kind
                     guard arguments[index].store(kind, to: slot) else { return index }
                     switch kind {
-                    case .float: vectorRegisters[vectors] = UInt64(slot.load(as: UInt32.self)); vectors += 1
-                    case .double: vectorRegisters[vectors] = slot.load(as: UInt64.self); vectors += 1
-                    default: integerRegisters[integers] = RunTimeLayout.integerRegister(kind, slot); integers += 1
+                    case .float: registers[5 + vectors] = UInt64(slot.load(as: UInt32.self)); vectors += 1
+                    case .double: registers[5 + vectors] = slot.load(as: UInt64.self); vectors += 1
+                    default: registers[integers] = RunTimeLayout.integerRegister(kind, slot); integers += 1
                     }
                 }
                 return nil
             }
         }
-        registers.sseTaken = vectors
         if let unfit { throw valueMismatch(arguments, at: unfit, variadicTypes: variadicTypes) }
+        var registers = ArgumentRegisters(block.0, block.1)
+        registers.sseTaken = vectors
         let result = isVariadic ? registers.callVariadic(address) : registers.call(address)
         word = layout.result == .float || layout.result == .double ? result.sse.bitPattern : result.integer
         return withUnsafeBytes(of: &word) { CDynamicValue($0.baseAddress.unsafelyUnwrapped, layout.result) }
