@@ -18,8 +18,8 @@
 #include "TrampolineTable.h"
 
 /* The table is CFFI_TABLE_SIZE bytes, which Trampolines.c maps (comparing its first mapping with the
-   table) and finds each slot's words after: its two parts' slots fill it exactly, each slot CFFI_SLOT_SIZE bytes (`slots`),
-   and the .org after them stops the build if anything more lands in it. */
+   table) and finds each slot's words after: its two parts' slots fill it exactly, each slot
+   CFFI_SLOT_SIZE bytes (`slots`), and the .org after them stops the build if anything more lands in it. */
         .if (CFFI_REGISTER_SLOTS + CFFI_CHAIN_SLOTS) * CFFI_SLOT_SIZE != CFFI_TABLE_SIZE
         .error "the trampoline table's slots do not fill CFFI_TABLE_SIZE bytes"
         .endif
