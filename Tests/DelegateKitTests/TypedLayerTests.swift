@@ -53,4 +53,22 @@ import Testing
         #expect(below.typed is Captured8<Double, Double, Double, Double, Double, Double, Double, Float, Int16>)
         #expect(fx_call_floating8(try #require(d.table.load(as: UnsafeRawPointer?.self))) == 150)  // (1 × 7 + 8.5) → 15, × 10
     }
+
+    /// Seven parameters, the last two on the caller's stack: pack form in a debug and a release build
+    /// alike, so the layer is one of its own in both.
+    @Test func aPlainLayerOfSevenParametersOnTheStackIsReachedDirectlyToo() throws {
+        let d = DynamicDelegate(protocol: try ProtocolDescriptor(
+            parsing: "struct s { bool (*f)(int32_t, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t); };", name: "s"))
+        try d.implement("f") { (a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Bool in
+            a + b + c + d + e + f + g == 28
+        }
+        try d.override("f") { (next: Next<Int32, Int32, Int32, Int32, Int32, Int32, Int32, Bool>, a: Int32, b: Int32, c: Int32, d: Int32, e: Int32, f: Int32, g: Int32) -> Bool in
+            next(a, b, c, d, e, f, g + 1)
+        }
+        let below = try Self.step(1, of: "f", in: d)
+        #expect(below.fromAbove == .plain)
+        #expect(below.typed is Captured7<Int32, Int32, Int32, Int32, Int32, Int32, Int32, Bool>)
+        // C passes 1 … 7; the layer sees the override's 1 … 6, 8, which do not sum to 28.
+        #expect(fx_call_bool7(try #require(d.table.load(as: UnsafeRawPointer?.self))) == 0)
+    }
 }
