@@ -110,6 +110,46 @@ import Testing
         }
     }
 
+    /// A method remembers which prepared signature it accepted last, shared by copies of its descriptor:
+    /// the same closure types are accepted again on a new delegate, two spellings it accepts take turns,
+    /// and a signature it refuses is refused each time, whatever was accepted before.
+    @Test func signaturesAcceptedBeforeAreAcceptedAgainAndNoOthers() throws {
+        func described(transformTaking argument: CType) -> ProtocolDescriptor {
+            ProtocolDescriptor(name: "fx_plugin", members: pluginProtocol.members.map { member in
+                guard case .method(let method) = member, method.name == "transform" else { return member }
+                return .method(MethodDescriptor(name: "transform", signature: CSignature(.int64, [.pointer, argument])))
+            })
+        }
+        // `size_t` takes `int64_t` and `uint64_t` closures alike: two prepared signatures it accepts.
+        let sized = described(transformTaking: .size)
+        let copy = sized
+        let refused = DelegateError.signatureMismatch(
+            method: "transform", protocol: "fx_plugin",
+            expected: CSignature(.int64, [.pointer, .size]), actual: CSignature(.int64, [.pointer, .int32]))
+        func transform(_ delegate: DynamicDelegate, _ value: Int64) -> Int64 {
+            var called = false
+            return fx_plugin_transform(delegate.table.assumingMemoryBound(to: fx_plugin.self), nil, value, &called)
+        }
+        for round in 0..<3 {
+            let delegate = DynamicDelegate(protocol: round == 0 ? sized : copy)
+            try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int64) -> Int64 in value + 1 }
+            #expect(transform(delegate, 1) == 2)
+            #expect(throws: refused) {
+                try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int32) -> Int64 in Int64(value) }
+            }
+            try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: UInt64) -> Int64 in Int64(value) * 3 }
+            #expect(transform(delegate, 5) == 15)
+            #expect(throws: refused) {
+                try delegate.implement("transform") { (_: UnsafeMutableRawPointer?, value: Int32) -> Int64 in Int64(value) }
+            }
+            #expect(transform(delegate, 5) == 15)  // the refused closure changed nothing
+        }
+        // What a descriptor accepted is no part of its value.
+        #expect(sized == described(transformTaking: .size))
+        #expect(sized.hashValue == described(transformTaking: .size).hashValue)
+        #expect(sized != described(transformTaking: .int64))
+    }
+
     @Test func dynamicImplementationReadsArgumentsAtRunTime() throws {
         let delegate = DynamicDelegate(protocol: pluginProtocol)
         try delegate.implement("start", dynamic: { _ in })  // returns 0: results start zeroed

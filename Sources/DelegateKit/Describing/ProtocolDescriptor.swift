@@ -52,6 +52,8 @@ public struct ProtocolDescriptor: Hashable, Sendable {
     /// delegate's `implement` past the closure.
     private let methodNameHashes: [UInt64]
     private let fieldIndex: [String: Int]
+    /// Which signature each method accepted last, shared by every copy (see `SlotTable.checkSignature`).
+    let acceptedSignatures: AcceptedSignatures
     /// The first defect found; set by the initializers (and by reflection, for a layout Swift disagrees with).
     var problem: DelegateError?
     /// Function-pointer members that reflection keeps as opaque data because their C signature cannot be
@@ -94,6 +96,7 @@ public struct ProtocolDescriptor: Hashable, Sendable {
         self.fields = fields
         self.problem = problem
         methodNameHashes = methods.map { Self.nameHash($0.name) }
+        acceptedSignatures = AcceptedSignatures(count: methods.count)
         // On duplicates the first wins; lookups throw before they are consulted anyway.
         fieldIndex = Dictionary(fields.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }

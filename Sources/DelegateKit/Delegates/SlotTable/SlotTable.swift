@@ -192,12 +192,10 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Thunk, typed: TypedEntry?
     ) throws -> (index: Int, implementation: Implementation) {
         let index = try descriptor.methodIndex(of: method)
-        let signature: CSignature
         switch body {
-        case .plain(let thunk): signature = thunk.signature
-        case .override(let thunk): signature = thunk.signature
+        case .plain(let thunk): try checkSignature(thunk.prepared, of: index)
+        case .override(let thunk): try checkSignature(thunk.signature, of: index)
         }
-        try checkSignature(signature, of: index)
         let erasedKey = key.map { AnyHashable($0) } ?? DefaultKey.erased
         // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
         let stub = try Implementation.stubSignature(body, once: once).map { try takeStub(index, prepared: $0) }
@@ -212,6 +210,15 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         }
         state.slots[index].entries.append(implementation)
         changes.changed(index)
+    }
+
+    /// ``checkSignature(_:of:)`` of a prepared signature, answered by identity where the method accepted it
+    /// before: prepared signatures live for ever, one per spelling (see ``AcceptedSignatures``).
+    func checkSignature(_ prepared: PreparedSignature, of index: Int) throws {
+        let identity = ObjectIdentifier(prepared)
+        if descriptor.acceptedSignatures.contains(identity, at: index) { return }
+        try checkSignature(prepared.signature, of: index)
+        descriptor.acceptedSignatures.insert(identity, at: index)
     }
 
     /// Throws ``DelegateError/signatureMismatch(method:protocol:expected:actual:)`` unless method `index`
