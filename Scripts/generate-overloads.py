@@ -175,8 +175,10 @@ def captured_class(n):
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: TypedEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable ({types}) -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable ({types}) -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable ({types}) -> R, _ widening: ReturnWidening) {{

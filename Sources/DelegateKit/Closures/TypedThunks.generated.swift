@@ -17,8 +17,10 @@
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured0<R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable () -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable () -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable () -> R, _ widening: ReturnWidening) {
@@ -154,8 +156,10 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured1<A0, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable (A0) -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable (A0) -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0) -> R, _ widening: ReturnWidening) {
@@ -295,8 +299,10 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured2<A0, A1, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable (A0, A1) -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable (A0, A1) -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1) -> R, _ widening: ReturnWidening) {
@@ -438,8 +444,10 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured3<A0, A1, A2, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable (A0, A1, A2) -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable (A0, A1, A2) -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2) -> R, _ widening: ReturnWidening) {
@@ -583,8 +591,10 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured4<A0, A1, A2, A3, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, _ widening: ReturnWidening) {
@@ -730,8 +740,10 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured5<A0, A1, A2, A3, A4, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, _ widening: ReturnWidening) {
@@ -879,8 +891,10 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured6<A0, A1, A2, A3, A4, A5, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, _ widening: ReturnWidening) {
@@ -1030,8 +1044,10 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, _ widening: ReturnWidening) {
@@ -1187,8 +1203,10 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R
+    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
+    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
     @usableFromInline let widening: ReturnWidening
+    @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, _ widening: ReturnWidening) {
