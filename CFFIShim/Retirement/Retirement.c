@@ -459,6 +459,13 @@ int cffi_is_running_here(const void *object) {
     return calls != NULL && record_runs(calls, object, 0);
 }
 
+int cffi_any_call_in_progress(void) {
+    for (cffi_thread_calls *calls = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); calls; calls = calls->next) {
+        if (calls_in_progress(calls) > 0) return 1;
+    }
+    return 0;
+}
+
 void cffi_mark_runners(const void *object) {
     for (cffi_thread_calls *calls = __atomic_load_n(&all_calls, __ATOMIC_ACQUIRE); calls; calls = calls->next) {
         unsigned long bits = 0;

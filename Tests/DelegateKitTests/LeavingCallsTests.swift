@@ -71,6 +71,12 @@ import Testing
         }, echo: true)
     }
 
+    @Test func aDelegateDroppedWhileAnotherThreadRunsIt() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inChild(LeavingScenarios.aDelegateDroppedWhileAnotherThreadRunsIt)
+        }, echo: true)
+    }
+
     @Test func aForkedChildChangesWhatAnotherThreadWasInside() async {
         expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             inChild(LeavingScenarios.aForkedChildChangesWhatAnotherThreadWasInside)
@@ -170,6 +176,32 @@ enum LeavingScenarios {
         let plugin = table(owner.delegate!)
         check(fx_plugin_transform(plugin, nil, 1, &called) == 8, "the call failed")
         check(owner.delegate == nil && alive.value == 0, "the closure outlived its call (path \(libffi))")
+    }
+
+    /// A delegate whose last reference goes on this thread while a C thread runs its closure: that call
+    /// ends with its closure and stub, which go once it returns (a delegate going away with no call in
+    /// progress anywhere asks nothing object by object).
+    static func aDelegateDroppedWhileAnotherThreadRunsIt(libffi: Bool) throws {
+        let alive = Counter()
+        let entered = Gate(), go = Gate()
+        var caller: OpaquePointer?
+        var implementation: Probe?
+        do {
+            let dropped = DynamicDelegate(protocol: pluginProtocol)
+            try dropped.implement("transform") { [captured = Captured(alive, value: 3)] (_: UnsafeMutableRawPointer?, x: Int64) -> Int64 in
+                entered.open()
+                go.pass()
+                return x + captured.value  // what it captured is still there
+            }
+            implementation = Probe(dropped)
+            caller = fx_caller_start(table(dropped), 5)
+            entered.pass()
+        }  // the last reference to the delegate goes here, with the call inside its closure
+        check(!implementation!.isReleased && alive.value == 1, "the implementation went while a call ran it (path \(libffi))")
+        go.open()
+        var result: Int64 = 0
+        check(fx_caller_join(caller!, &result) == 1 && result == 8, "the call did not finish with its closure")
+        check(implementation!.isReleased && alive.value == 0, "the implementation outlived its call (path \(libffi))")
     }
 
     static func deepNestingDefersAndThenReleases(libffi: Bool) throws {

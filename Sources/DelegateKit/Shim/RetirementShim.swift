@@ -35,6 +35,11 @@ enum RetirementShim {
         cffi_is_running(object) != 0
     }
 
+    /// Whether any thread has a call in progress; when none has, ``isRunning(_:)`` is false for every object.
+    static var anyCallInProgress: Bool {
+        cffi_any_call_in_progress() != 0
+    }
+
     /// Whether this thread runs `object`.
     static func isRunningHere(_ object: UnsafeRawPointer) -> Bool {
         cffi_is_running_here(object) != 0

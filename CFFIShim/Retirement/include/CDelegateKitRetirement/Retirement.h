@@ -197,6 +197,9 @@ void cffi_synchronize_calls(void);
 int cffi_is_running(const void *object);
 /* Whether the calling thread is running `object`. */
 int cffi_is_running_here(const void *object);
+/* Whether any thread has a call in progress at all, one a longjmp left included. When none has, no
+   object is running: cffi_is_running answers 0 for every object, from the same loads. */
+int cffi_any_call_in_progress(void);
 /* Marks every record entry that runs `object` (and every record with unlisted calls) for collection
    when that call leaves. Only with the reclaimer's lock held. */
 void cffi_mark_runners(const void *object);

@@ -70,8 +70,9 @@ extension SlotTable {
     /// last reference to its own delegate, say), so that nothing is freed under a running call.
     func deferRunningObjects(of state: State) {
         // Asked object by object, with nothing allocated unless a call runs one: a delegate going away
-        // is common, one going away under a running call rare. Deferred objects are the reclaimer's
-        // already: it holds them too.
+        // is common, one going away under a running call rare, and with no call in progress on any
+        // thread not asked at all. Deferred objects are the reclaimer's already: it holds them too.
+        guard RetirementShim.anyCallInProgress else { return }
         var running: [any Retirable] = []
         // By index: `for slot in state.slots` copies each slot's state, a reference counted per array.
         for index in state.slots.indices {
