@@ -175,8 +175,8 @@ def captured_class(n):
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: TypedEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable ({types}) -> R
 

@@ -17,8 +17,8 @@
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured0<R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable () -> R
 
@@ -156,8 +156,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured1<A0, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0) -> R
 
@@ -299,8 +299,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured2<A0, A1, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1) -> R
 
@@ -444,8 +444,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured3<A0, A1, A2, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2) -> R
 
@@ -591,8 +591,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured4<A0, A1, A2, A3, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> R
 
@@ -740,8 +740,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured5<A0, A1, A2, A3, A4, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> R
 
@@ -891,8 +891,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured6<A0, A1, A2, A3, A4, A5, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> R
 
@@ -1044,8 +1044,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R
 
@@ -1203,8 +1203,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first: it fits in the padding after the entry (17 bytes), so that the object is 56
-    // bytes, which malloc serves from a 64-byte chunk; declared last it made a 57-byte object, an 80-byte one.
+    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
+    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R
 
