@@ -189,3 +189,5 @@ size_t fx_malloc_bytes_in_use(void) {
     struct mallinfo2 info = mallinfo2();
     return info.uordblks + info.hblkhd;
 }
+
+size_t fx_malloc_usable_size(void *pointer) { return malloc_usable_size(pointer); }

@@ -1,4 +1,6 @@
-@testable import DelegateKit  // the typed thunks' shared objects
+import CDelegateKitRetirement
+@testable import DelegateKit  // the typed thunks' shared objects, a slot's stub
+import DelegateKitFixtures
 import Testing
 
 /// The object a typed closure's forms share (one per `CClosure` and per typed implementation) fits the
@@ -12,14 +14,14 @@ import Testing
         Int(unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 24, as: UInt32.self))
     }
 
-    final class Probe {
+    final class KnownSize {
         let word: Int64 = 0
         let byte: UInt8 = 0
     }
 
     @Test func aTypedClosuresSharedObjectTakesAtMostFiftySixBytes() throws {
         // The header, a word and a byte: read where the size is, or this test reads nothing.
-        try #require(Self.instanceSize(Probe.self) == 25)
+        try #require(Self.instanceSize(KnownSize.self) == 25)
         let types: [AnyClass] = [
             Captured0<Int32>.self,
             Captured1<Int64, Int64>.self,
@@ -33,5 +35,26 @@ import Testing
         for type in types {
             #expect(Self.instanceSize(type) <= 56, "\(type): \(Self.instanceSize(type)) bytes")
         }
+    }
+
+    /// A slot's stub holds the guard C enters it through in its own allocation, not in one of its own:
+    /// a malloc and a free fewer for each slot implemented, and one chunk where two were.
+    @Test func aSlotStubsGuardLivesInTheStubsOwnAllocation() throws {
+        let slot = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 1)
+        slot.initialize(to: nil)
+        defer { slot.deallocate() }
+        let stub = try SlotStub.make(slot: slot, prepared: PreparedSignature.prepared(CSignature(.int64, [.int64, .int64])))
+        let object = Unmanaged.passUnretained(stub).toOpaque()
+        let guardEnd = UnsafeMutableRawPointer(stub.guardian) + MemoryLayout<cffi_guard>.size
+        // Inside what malloc handed the object: a guard malloc'd apart lies outside it.
+        #expect(UnsafeMutableRawPointer(stub.guardian) > object)
+        #expect(guardEnd <= object + fx_malloc_usable_size(object))
+        #expect(stub.guardian.pointee.slot == UnsafePointer(slot))
+        #if !DEBUG
+        // A release build's stub: the object's header, the code's address and handle, a flag, the guard:
+        // 88 bytes, a 96-byte chunk.
+        #expect(guardEnd - object <= 88)
+        #endif
+        withExtendedLifetime(stub) {}
     }
 }

@@ -265,6 +265,9 @@ void fx_pool_thread_stop(fx_pool_thread *worker);
 /* The bytes glibc's malloc holds for the program (in its arenas and mapped), for tests that a loop leaks
    nothing; 0 under a sanitizer's allocator. */
 size_t fx_malloc_bytes_in_use(void);
+/* The bytes malloc handed out at `pointer` (malloc_usable_size): at least what was asked, for tests that
+   a pointer lies inside an allocation. */
+size_t fx_malloc_usable_size(void *pointer);
 /* Forks: the child runs child(context) with an alarm of `seconds` and exits with what it returns; the
    parent returns the child's exit status, or 128 + the signal that ended it. */
 int fx_fork_and_run(int (*child)(void *), void *context, unsigned seconds);

@@ -89,7 +89,7 @@ extension SlotTable {
             return stub
         }
         let slot = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-        return try SlotStub(slot: slot, prepared: prepared)
+        return try SlotStub.make(slot: slot, prepared: prepared)
     }
 
     /// Gives slot `index` back `stub`, retired and idle, for its next plain implementation. Under the lock.

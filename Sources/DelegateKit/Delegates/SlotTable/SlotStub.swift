@@ -18,38 +18,88 @@ import CDelegateKitRetirement
 /// The guard is published (runs its handler) exactly while the slot holds this stub's address, so a
 /// stale call always reaches what the slot holds now: the implementation bound here if it is the one C
 /// would load, else the slot's current function.
-final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate's lock, while retired and idle.
-    /// The C-callable code.
-    let address: UnsafeRawPointer
-    let guardian: UnsafeMutablePointer<RetirementShim.Guard>
-    private let code: ClosureCode
-    /// The first implementation's signature: every signature the slot accepts is laid out alike.
-    private let prepared: PreparedSignature
-    /// Whether the guard runs its handler, i.e. the slot holds ``address``; under the delegate's lock.
-    private(set) var isPublished = false
-    /// What a call after the delegate is gone reports in a debug build (see ``Graveyard``).
-    #if DEBUG
-    var epitaph: String?
-    #else
-    var epitaph: String? { nil }
-    #endif
+///
+/// The guard is the object's one tail element, so that a stub is one allocation: C reads it at a fixed
+/// address for as long as the stub lives (it is the code's context), which only memory the object owns
+/// itself gives. Everything else the stub holds is the buffer's header (``Parts``): a subclass's own stored
+/// properties are not initialized by `create`.
+final class SlotStub: ManagedBuffer<SlotStub.Parts, RetirementShim.Guard> {
+    // Mutated only under its delegate's lock, while retired and idle.
 
-    init(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, prepared: PreparedSignature) throws {
-        self.prepared = prepared
-        guardian = .mallocated()
-        guardian.initialize(to: RetirementShim.retiredGuard(of: UnsafePointer(slot)))
-        do {
-            code = try ClosureCode(prepared, handler: RetirementShim.guardedEntry, registerEntry: SlotStub.registerEntry, userData: guardian)
-        } catch {
-            guardian.freeMallocated()
-            throw error
-        }
-        address = code.address
+    /// What the stub holds besides its guard.
+    struct Parts {
+        /// The C-callable code's address, read on every change of the slot: kept, as finding it from
+        /// ``code`` made each change dearer than the word it takes.
+        let address: UnsafeRawPointer
+        let code: ClosureCode
+        /// ``SlotStub/isPublished``.
+        var isPublished = false
+        #if DEBUG
+        /// The first implementation's signature (every signature the slot accepts is laid out alike), for
+        /// the message of a call after the delegate is gone: only a debug build buries code with one.
+        let prepared: PreparedSignature
+        var epitaph: String?
+        #endif
+    }
+
+    /// A stub of `slot`, retired, for implementations laid out as `prepared`.
+    static func make(slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, prepared: PreparedSignature) throws -> SlotStub {
+        // The code first, without its context: `create` cannot undo a header whose making failed, and the
+        // guard's address exists only once the object does. Nothing calls the code before it is published.
+        let code = try ClosureCode(prepared, handler: RetirementShim.guardedEntry, registerEntry: SlotStub.registerEntry, userData: nil)
+        let stub = unsafeDowncast(
+            SlotStub.create(minimumCapacity: 1) { _ in
+                #if DEBUG
+                Parts(address: code.address, code: code, prepared: prepared)
+                #else
+                Parts(address: code.address, code: code)
+                #endif
+            },
+            to: SlotStub.self)
+        stub.guardian.initialize(to: RetirementShim.retiredGuard(of: UnsafePointer(slot)))
+        code.setUserData(UnsafeMutableRawPointer(stub.guardian))
+        return stub
     }
 
     deinit {
-        code.free(epitaph: epitaph ?? "DelegateKit: a slot `\(prepared.signature)` was called after its delegate was deinitialized")
-        guardian.freeMallocated()
+        #if DEBUG
+        let parts = self.parts.pointee
+        parts.code.free(epitaph: parts.epitaph
+            ?? "DelegateKit: a slot `\(parts.prepared.signature)` was called after its delegate was deinitialized")
+        #else
+        code.release()  // what `free` does in a release build, which never reads the message
+        #endif
+    }
+
+    /// The header, through a pointer: the `header` property is a class's stored `var`, whose every access
+    /// is checked for exclusivity at run time.
+    private var parts: UnsafeMutablePointer<Parts> { withUnsafeMutablePointerToHeader { $0 } }
+
+    /// The guard C enters through: the code's context, and a call's running identity.
+    var guardian: UnsafeMutablePointer<RetirementShim.Guard> { withUnsafeMutablePointerToElements { $0 } }
+
+    /// The C-callable code.
+    var address: UnsafeRawPointer { parts.pointee.address }
+
+    private var code: ClosureCode { parts.pointee.code }
+
+    /// Whether the guard runs its handler, i.e. the slot holds ``address``; under the delegate's lock.
+    var isPublished: Bool { parts.pointee.isPublished }
+
+    /// What a call after the delegate is gone reports in a debug build (see ``Graveyard``).
+    var epitaph: String? {
+        get {
+            #if DEBUG
+            parts.pointee.epitaph
+            #else
+            nil
+            #endif
+        }
+        set {
+            #if DEBUG
+            parts.pointee.epitaph = newValue
+            #endif
+        }
     }
 
     /// Makes calls run `body` once published. Only while retired and idle: no call reads the guard's
@@ -78,13 +128,13 @@ final class SlotStub: @unchecked Sendable {  // Mutated only under its delegate'
     /// Lets calls run the bound closure: call before the slot points at ``address``.
     func publish() {
         guard !isPublished else { return }
-        isPublished = true
+        parts.pointee.isPublished = true
         RetirementShim.publish(guardian)
     }
 
     /// Sends calls on to what the slot holds: call after the slot stopped pointing at ``address``.
     func retire() {
-        isPublished = false
+        parts.pointee.isPublished = false
         RetirementShim.retire(guardian)
     }
 
