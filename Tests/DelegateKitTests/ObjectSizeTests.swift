@@ -37,6 +37,18 @@ import Testing
         }
     }
 
+    /// A `CClosure` of a release build asks malloc for at most 88 bytes, which it serves from a 96-byte
+    /// chunk: its thunk is 58 bytes (a debug build adds the epitaph's 16).
+    @Test func aClosureTakesAtMostEightyEightBytesInARelease() throws {
+        try #require(Self.instanceSize(KnownSize.self) == 25)
+        #if DEBUG
+        #expect(Self.instanceSize(CClosure.self) <= 88 + MemoryLayout<String?>.size)
+        #else
+        #expect(Self.instanceSize(CClosure.self) <= 88)
+        #endif
+        #expect(MemoryLayout<CallThunk>.size <= 58)
+    }
+
     /// A slot's stub holds the guard C enters it through in its own allocation, not in one of its own:
     /// a malloc and a free fewer for each slot implemented, and one chunk where two were.
     @Test func aSlotStubsGuardLivesInTheStubsOwnAllocation() throws {

@@ -82,15 +82,16 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         switch ownEntry {
         case .direct(let direct): entry = direct.entry
         case .opaque: entry = TrampolineShim.opaqueEntry
-        case .none: entry = registerEntry
+        case .none, .pack: entry = registerEntry
         }
         code = try ClosureCode(thunk.prepared, handler: handler, registerEntry: entry, userData: nil)
+        let entersBodyWords = code.entersInRegisters && registerEntry?.contextIsBodyWords == true
         switch ownEntry {
         case .direct(let direct) where code.entersInRegisters:
             code.setUserData(Unmanaged.passUnretained(direct).toOpaque())
         case .opaque(let opaque) where code.entersInRegisters:
             code.setUserData(UnsafeMutableRawPointer(opaque.record))
-        case .none where code.entersInRegisters && registerEntry?.contextIsBodyWords == true:
+        case .none where entersBodyWords, .pack where entersBodyWords:
             code.setUserData(toWordsOf: thunk.registers)
         default:
             self.thunk = thunk

@@ -19,14 +19,30 @@ struct CallThunk: Sendable {
     /// `functionPointer(as:)` compares a struct or enum parameter with, whose C type its name does not
     /// say. A metatype, so recording it costs no allocation; it is named only when checked.
     let swiftType: Any.Type?
-    /// The entry a ``CClosure`` of this thunk enters in registers with a context of its own, if any.
+    /// The entry a ``CClosure`` of this thunk enters in registers with a context of its own, if any, or
+    /// the closure in pack form, which holds ``handler``.
     let ownEntry: OwnEntry
-    /// libffi's handler for ``body``'s work done in C, where there is one (``PackFunction``): what a
-    /// ``CClosure`` or a slot gives libffi instead of a Swift handler that calls ``body``.
-    let handler: Handler?
-    /// Whether ``registers`` is the closure's own (declared last, so that it takes a byte beside
-    /// ``handler``'s tag rather than a word of its own in every ``CClosure``).
+    /// Whether ``registers`` is the closure's own, and whether the signature takes registers at all (its
+    /// ``PreparedSignature/registerLayout`` is not nil). Bytes after the words rather than words of their
+    /// own: the thunk is 58 bytes, a ``CClosure`` 88, which malloc serves from a 96-byte chunk.
+    ///
+    /// Two flags rather than one keep the thunk passed by address: a value Swift splits into at most
+    /// eight scalars is passed in registers, and one taken out of ``Implementation/Thunk`` is then copied
+    /// through its value witness (a metadata lookup and about a hundred instructions a copy), which made
+    /// a delegate's implement dearer by 250 instructions a slot.
     @usableFromInline let hasRegisters: Bool
+    let takesRegisters: Bool
+
+    /// libffi's handler for ``body``'s work done in C, where there is one (``PackFunction``): what a
+    /// ``CClosure`` or a slot gives libffi instead of a Swift handler that calls ``body``. Found from the
+    /// pack form the thunk holds, so that the handler's two words are not stored beside it.
+    var handler: Handler? {
+        switch ownEntry {
+        case .none, .direct: return nil
+        case .pack(let pack): return pack.handler
+        case .opaque(let opaque): return opaque.pack?.handler
+        }
+    }
 
     /// A handler in C and its user data, which ``body`` keeps valid as long as it lives.
     @usableFromInline
@@ -36,14 +52,18 @@ struct CallThunk: Sendable {
     }
 
     /// An entry of a ``CClosure``'s own, whose context is an object of its own rather than the closure's
-    /// register form: one word, where two optionals took two.
+    /// register form, or the pack form whose handler libffi calls: one word, where three optionals took
+    /// four.
     enum OwnEntry {
         case none
         /// The closure's own register entry (see ``_DirectEntry``).
         case direct(_DirectEntry)
         /// The register form as a call of `cffi_call_opaque`, entered with its record (see
-        /// ``OpaqueBody``); ``registers`` is then its ``OpaqueCall/body``.
+        /// ``OpaqueBody``); ``registers`` is then its ``OpaqueCall/body``. Of a closure in pack form, the
+        /// call holds the ``PackFunction``.
         case opaque(OpaqueCall)
+        /// No entry of its own: the closure in pack form, without an opaque call (see ``PackFunction``).
+        case pack(PackFunction)
     }
 
     /// A thunk of `body` (and `registers`, its register form, when the closure has one). A ``CClosure``
@@ -51,14 +71,25 @@ struct CallThunk: Sendable {
     @usableFromInline
     init(
         prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, opaque: OpaqueCall? = nil,
-        direct: _DirectEntry? = nil, handler: Handler? = nil, body: @escaping ArrayBody
+        direct: _DirectEntry? = nil, body: @escaping ArrayBody
     ) {
         self.prepared = prepared
         self.swiftType = swiftType
         self.registers = registers ?? .unused
         hasRegisters = registers != nil
+        takesRegisters = prepared.registerLayout != nil
         ownEntry = direct.map { .direct($0) } ?? opaque.map { .opaque($0) } ?? .none
-        self.handler = handler
+        self.body = body
+    }
+
+    /// A thunk of `body` whose own entry, or pack form, is `ownEntry`.
+    init(prepared: PreparedSignature, swiftType: Any.Type?, registers: RegisterBody?, ownEntry: OwnEntry, body: @escaping ArrayBody) {
+        self.prepared = prepared
+        self.swiftType = swiftType
+        self.registers = registers ?? .unused
+        hasRegisters = registers != nil
+        takesRegisters = prepared.registerLayout != nil
+        self.ownEntry = ownEntry
         self.body = body
     }
 
@@ -67,8 +98,8 @@ struct CallThunk: Sendable {
         swiftType = thunk.swiftType
         self.registers = registers ?? .unused
         hasRegisters = registers != nil
+        takesRegisters = thunk.takesRegisters
         self.ownEntry = ownEntry
-        handler = thunk.handler
         body = thunk.body
     }
 
@@ -92,7 +123,7 @@ struct CallThunk: Sendable {
     /// This thunk with ``registers`` its ``registerForm()``: itself, unless the signature takes registers
     /// and the closure has no register form of its own.
     consuming func withRegisterForm() -> CallThunk {
-        guard !hasRegisters, prepared.registerLayout != nil else { return self }
+        guard !hasRegisters, takesRegisters else { return self }
         return CallThunk(self, registers: registerForm(), ownEntry: ownEntry)
     }
 

@@ -113,9 +113,15 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     func thunk(_ signature: CSignature, swiftType: Any.Type) throws -> CallThunk {
         let prepared = try PreparedSignature.prepared(signature)
         let opaque = opaqueCall(prepared)
+        // The opaque call, where there is one, holds this object, and the thunk its handler through it.
         return CallThunk(
-            prepared: prepared, swiftType: swiftType, registers: opaque?.body, opaque: opaque,
-            handler: CallThunk.Handler(function: LibffiShim.packHandler(spread: spread != 0), userData: call), body: body)
+            prepared: prepared, swiftType: swiftType, registers: opaque?.body, ownEntry: opaque.map { .opaque($0) } ?? .pack(self),
+            body: body)
+    }
+
+    /// libffi's handler that does ``body``'s work in C, with its user data: valid as long as this lives.
+    var handler: CallThunk.Handler {
+        CallThunk.Handler(function: LibffiShim.packHandler(spread: spread != 0), userData: call)
     }
 
     /// Calls the closure with libffi's array as its pack, then widens a result narrower than a register as

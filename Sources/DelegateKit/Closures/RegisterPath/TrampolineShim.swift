@@ -169,6 +169,10 @@ final class OpaqueCall: @unchecked Sendable {  // Written once, before any call.
 
     deinit { record.freeMallocated() }
 
+    /// The closure in pack form this call runs, where it runs one (``PackFunction/thunk(_:swiftType:)``):
+    /// what holds its libffi handler. Asked only as a closure or an implementation is made.
+    var pack: PackFunction? { owner as? PackFunction }
+
     /// The call as a register body, for a caller that has the registers in Swift (a slot's stub); it
     /// keeps this object alive.
     @usableFromInline var body: RegisterBody {
