@@ -127,7 +127,7 @@ def typed_thunk_body(n, void, layer=False):
         if registers == nil && prepared.takesRegisters{result_agrees}{agree} {{
             registers = {register_body}
         }}
-        {keep}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, direct: captured.directEntry) {array_call}"""
+        {keep}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) {array_call}"""
     # Past OPAQUE_MAX arguments the fixed arity serves an optimized build's register form. Where the
     # arguments do not all arrive in registers, libffi's array (or the array entry's) is handed to the
     # closure element by element (PackFunction.spreading). A debug build runs the closure in pack form, as
@@ -143,7 +143,7 @@ def typed_thunk_body(n, void, layer=False):
 {prepare}
         if prepared.takesRegisters{result_agrees}{agree} {{
             {make}
-            {keep.replace(chr(10) + "        ", chr(10) + "            ")}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, direct: captured.directEntry) {nested_array_call}
+            {keep.replace(chr(10) + "        ", chr(10) + "            ")}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, shape: captured.shapeEntry) {nested_array_call}
         }}
         if {aligned} {{
             {own_layer.replace(chr(10) + "        ", chr(10) + "            ")}return try PackFunction.spreading(closure, count: {n}, widening: returnType.widening).thunk(prepared.signature, swiftType: ({fn}).self)
@@ -154,17 +154,21 @@ def typed_thunk_body(n, void, layer=False):
         }}"""
 
 
-def shape_lookup(n, result):
-    """What a `Captured` class of n arguments asks `CallbackShapes` for its entry."""
+def shape_override(n, result):
+    """The entry a `Captured` class of n arguments gives (see `ShapeEntry`): its shape's, which it asks
+    `CallbackShapes` for, where n arguments make any shape; else none, the base class's."""
     if not any(len(shape[0]) == n for shape in SHAPES):
-        return "nil"
-    return "CallbackShapes.entry(" + "".join(f"A{i}.self, " for i in range(n)) + f"returning: {result}.self)"
+        return ""
+    lookup = "CallbackShapes.entry(" + "".join(f"A{i}.self, " for i in range(n)) + f"returning: {result}.self)"
+    return f"""
+    @usableFromInline override var entry: RegisterEntry? {{ {lookup} }}
+"""
 
 
 def captured_class(n):
     """The objects the two forms of a generic typed thunk share as their context (see typed_thunk_body):
     one for a result, one for none (a `() -> Void` stored as `() -> R` would be wrapped in a thunk). Each
-    is a `_DirectEntry` whose entry is its shape's, when its types are one of `SHAPES`; the one for a result
+    is a `ShapeEntry` whose entry is its shape's, when its types are one of `SHAPES`; the one for a result
     is also the `TypedEntry` a delegate's override calls directly (see `forward_function`)."""
     types = ", ".join(f"A{i}" for i in range(n))
     return f"""
@@ -175,8 +179,8 @@ def captured_class(n):
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: TypedEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable ({types}) -> R
 
@@ -184,23 +188,23 @@ final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: TypedEntry, @u
     init(_ closure: @escaping @Sendable ({types}) -> R, _ widening: ReturnWidening) {{
         self.closure = closure
         self.widening = widening
-        super.init(entry: {shape_lookup(n, "R")})
+        super.init()
     }}
-
+{shape_override(n, "R")}
     @usableFromInline override var functionType: ObjectIdentifier {{ ObjectIdentifier((({types}) -> R).self) }}
 }}
 
 /// ``Captured{n}`` for a closure of {counted(n)} that returns nothing.
 @usableFromInline
-final class CapturedVoid{n}{'<' + types + '>' if n else ''}: _DirectEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
+final class CapturedVoid{n}{'<' + types + '>' if n else ''}: ShapeEntry, @unchecked Sendable {{  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable ({types}) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable ({types}) -> Void) {{
         self.closure = closure
-        super.init(entry: {shape_lookup(n, "Void")})
+        super.init()
     }}
-}}
+{shape_override(n, "Void")}}}
 """
 
 
@@ -525,7 +529,7 @@ final class Override{n}<{", ".join([f"A{i}: CValue" for i in range(n)] + ["R"])}
     @usableFromInline let call: (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R
     @inlinable init(_ call: @escaping (Next<{types}>, {", ".join(f"A{i}" for i in range(n))}) -> R) {{
         self.call = call
-        super.init(entry: nil)
+        super.init()
     }}
 
     @usableFromInline override var functionType: ObjectIdentifier {{ ObjectIdentifier(({plain_fn}).self) }}
@@ -839,7 +843,7 @@ def shapes_block():
 // MARK: The common callback shapes
 
 /// The callback shapes C libraries use most, each with a register entry of its own (see
-/// ``_DirectEntry``): code written for the shape's concrete types, which takes each argument from the
+/// ``ShapeEntry``): code written for the shape's concrete types, which takes each argument from the
 /// register C passed it in and calls the user's closure, with no generic conversion between. A typed
 /// thunk's ``Captured1`` or ``Captured2`` (or `Void` form) of one of these function types is that entry's
 /// context.

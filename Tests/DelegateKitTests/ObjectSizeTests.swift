@@ -3,10 +3,11 @@ import CDelegateKitRetirement
 import DelegateKitFixtures
 import Testing
 
-/// The object a typed closure's forms share (one per `CClosure` and per typed implementation) fits the
-/// malloc chunk its fields need. An object's allocation asks malloc for exactly its instance size, and
-/// glibc serves a request of up to 56 bytes from a 64-byte chunk, one of 57 from an 80-byte chunk: a
-/// byte of padding in the wrong place costs 16 bytes a closure.
+/// The objects every closure is made of fit the malloc chunks their fields need: the object a typed
+/// closure's forms share (one per `CClosure` and per typed implementation), the `CClosure` itself, a
+/// slot's stub. An object's allocation asks malloc for exactly its instance size, and glibc serves a
+/// request of up to 40 bytes from a 48-byte chunk, one of 41 to 56 from a 64-byte chunk: a byte of
+/// padding in the wrong place, or a word stored where it could be worked out, costs 16 bytes a closure.
 @Suite struct ObjectSizeTests {
     /// A class's instance size, from its metadata (Swift's ABI, without Objective-C: the kind word, the
     /// superclass, flags and the instance address point, then the size as a 32-bit word).
@@ -19,7 +20,9 @@ import Testing
         let byte: UInt8 = 0
     }
 
-    @Test func aTypedClosuresSharedObjectTakesAtMostFiftySixBytes() throws {
+    /// The shared object holds the closure and its result's widening; which common shape's entry it
+    /// enters by, if any, its class gives (see `ShapeEntry`).
+    @Test func aTypedClosuresSharedObjectTakesAtMostFortyBytes() throws {
         // The header, a word and a byte: read where the size is, or this test reads nothing.
         try #require(Self.instanceSize(KnownSize.self) == 25)
         let types: [AnyClass] = [
@@ -27,14 +30,32 @@ import Testing
             Captured1<Int64, Int64>.self,
             Captured2<Int64, Int64, Int64>.self,
             Captured2<Double, Double, Double>.self,
+            Captured2<UnsafeRawPointer?, UnsafeRawPointer?, Int32>.self,  // a shape: the comparator's
             Captured6<Int64, Int64, Int64, Int64, Int64, Int64, UInt8>.self,
             Captured8<Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64>.self,
             CapturedVoid0.self,
             CapturedVoid2<Int64, Int64>.self,
+            CapturedVoid2<UnsafeMutableRawPointer?, UnsafeMutableRawPointer?>.self,  // a shape: foreach's
         ]
         for type in types {
-            #expect(Self.instanceSize(type) <= 56, "\(type): \(Self.instanceSize(type)) bytes")
+            #expect(Self.instanceSize(type) <= 40, "\(type): \(Self.instanceSize(type)) bytes")
         }
+    }
+
+    /// A shape's entry is still found for its types, and for no others, with the object no longer storing it.
+    @Test func aSharedObjectGivesItsShapesEntry() {
+        func address(_ entry: RegisterEntry?) -> UnsafeRawPointer? {
+            entry.map { unsafeBitCast($0.integer, to: UnsafeRawPointer.self) }
+        }
+        // Through the base class, as a closure being made asks.
+        let comparator: ShapeEntry = Captured2<UnsafeRawPointer?, UnsafeRawPointer?, Int32>({ _, _ in 0 }, .none)
+        let destroy: ShapeEntry = CapturedVoid1<UnsafeMutableRawPointer?>({ _ in })
+        let sum: ShapeEntry = Captured2<Int64, Int64, Int64>({ a, _ in a }, .none)
+        let constant: ShapeEntry = Captured0<Int32>({ 0 }, .none)
+        #expect(address(comparator.entry) == address(CallbackShapes.comparator))
+        #expect(address(destroy.entry) == address(CallbackShapes.destroy))
+        #expect(address(sum.entry) == nil)
+        #expect(address(constant.entry) == nil)
     }
 
     /// A `CClosure` of a release build asks malloc for at most 88 bytes, which it serves from a 96-byte

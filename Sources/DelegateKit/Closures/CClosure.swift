@@ -51,9 +51,9 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// The register entry the code enters with its own context, when it has one (a common shape's, or
     /// `#CClosure`'s): what the spelling matrix checks each shape reaches.
     var ownEntry: RegisterEntry? {
-        guard code.entersInRegisters, let direct = thunk.direct,
-              code.userData == Unmanaged.passUnretained(direct).toOpaque() else { return nil }
-        return direct.entry
+        guard code.entersInRegisters, let own = thunk.ownRegisterEntry,
+              code.userData == Unmanaged.passUnretained(own.context).toOpaque() else { return nil }
+        return own.entry
     }
 
     /// A closure running `thunk`; one made for the user (`joinsScope`) is kept by the current
@@ -70,30 +70,30 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// A closure running `thunk` whose calls go to `handler` with `handlerData`, or this closure, as user
     /// data; or, when the signature takes the register path and `registerEntry` is given, to
     /// `registerEntry` with the same context (or the register form's words, for an entry that takes
-    /// them); or, given `ownEntries`, to the thunk's ``CallThunk/ownEntry``: its direct entry with its own
-    /// context, or `cffi_call_opaque` with the opaque call's record.
+    /// them); or, given `ownEntries`, to the thunk's ``CallThunk/ownEntry``: its shape's or direct entry
+    /// with its own context, or `cffi_call_opaque` with the opaque call's record.
     init(
         _ thunk: consuming CallThunk, handler: LibffiShim.Handler, handlerData: UnsafeMutableRawPointer? = nil,
         registerEntry: RegisterEntry?, ownEntries: Bool = false
     ) throws {
         let thunk = (consume thunk).withRegisterForm()
-        let ownEntry = ownEntries ? thunk.ownEntry : .none
+        // The entry the code enters in registers, and the context it enters with where the entry has one
+        // of its own (an object, or the opaque call's record): found in one switch, so that the shapes'
+        // and `#CClosure`'s entries are one case of the code below.
         let entry: RegisterEntry?
-        switch ownEntry {
-        case .direct(let direct): entry = direct.entry
-        case .opaque: entry = TrampolineShim.opaqueEntry
-        case .none, .pack: entry = registerEntry
+        let ownContext: UnsafeMutableRawPointer?
+        switch ownEntries ? thunk.ownEntry : .none {
+        case .direct(let direct): (entry, ownContext) = (direct.entry, Unmanaged.passUnretained(direct).toOpaque())
+        case .shape(let shape): (entry, ownContext) = (shape.entry, Unmanaged.passUnretained(shape).toOpaque())
+        case .opaque(let opaque): (entry, ownContext) = (TrampolineShim.opaqueEntry, UnsafeMutableRawPointer(opaque.record))
+        case .none, .pack: (entry, ownContext) = (registerEntry, nil)
         }
         code = try ClosureCode(thunk.prepared, handler: handler, registerEntry: entry, userData: nil)
-        let entersBodyWords = code.entersInRegisters && registerEntry?.contextIsBodyWords == true
-        switch ownEntry {
-        case .direct(let direct) where code.entersInRegisters:
-            code.setUserData(Unmanaged.passUnretained(direct).toOpaque())
-        case .opaque(let opaque) where code.entersInRegisters:
-            code.setUserData(UnsafeMutableRawPointer(opaque.record))
-        case .none where entersBodyWords, .pack where entersBodyWords:
+        if code.entersInRegisters, let ownContext {
+            code.setUserData(ownContext)
+        } else if code.entersInRegisters && registerEntry?.contextIsBodyWords == true {
             code.setUserData(toWordsOf: thunk.registers)
-        default:
+        } else {
             self.thunk = thunk
             code.setUserData(handlerData ?? Unmanaged.passUnretained(self).toOpaque())  // `self` exists only now
             return

@@ -38,7 +38,7 @@ struct CallThunk: Sendable {
     /// pack form the thunk holds, so that the handler's two words are not stored beside it.
     var handler: Handler? {
         switch ownEntry {
-        case .none, .direct: return nil
+        case .none, .direct, .shape: return nil
         case .pack(let pack): return pack.handler
         case .opaque(let opaque): return opaque.pack?.handler
         }
@@ -56,8 +56,11 @@ struct CallThunk: Sendable {
     /// four.
     enum OwnEntry {
         case none
-        /// The closure's own register entry (see ``_DirectEntry``).
+        /// The closure's own register entry, `#CClosure`'s (see ``_DirectEntry``).
         case direct(_DirectEntry)
+        /// The register entry of the common shape the closure's types are, with its captured closure as
+        /// context (see ``ShapeEntry``).
+        case shape(ShapeEntry)
         /// The register form as a call of `cffi_call_opaque`, entered with its record (see
         /// ``OpaqueBody``); ``registers`` is then its ``OpaqueCall/body``. Of a closure in pack form, the
         /// call holds the ``PackFunction``.
@@ -67,18 +70,18 @@ struct CallThunk: Sendable {
     }
 
     /// A thunk of `body` (and `registers`, its register form, when the closure has one). A ``CClosure``
-    /// enters `direct` where given (and the register path takes it), else `opaque`.
+    /// enters `shape`'s entry where given (and the register path takes it), else `opaque`.
     @usableFromInline
     init(
         prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, opaque: OpaqueCall? = nil,
-        direct: _DirectEntry? = nil, body: @escaping ArrayBody
+        shape: ShapeEntry? = nil, body: @escaping ArrayBody
     ) {
         self.prepared = prepared
         self.swiftType = swiftType
         self.registers = registers ?? .unused
         hasRegisters = registers != nil
         takesRegisters = prepared.registerLayout != nil
-        ownEntry = direct.map { .direct($0) } ?? opaque.map { .opaque($0) } ?? .none
+        ownEntry = shape.map { .shape($0) } ?? opaque.map { .opaque($0) } ?? .none
         self.body = body
     }
 
@@ -104,10 +107,14 @@ struct CallThunk: Sendable {
         body = thunk.body
     }
 
-    /// The closure's own register entry, if it has one.
-    var direct: _DirectEntry? {
-        if case .direct(let direct) = ownEntry { return direct }
-        return nil
+    /// The register entry the closure enters with an object of its own as context, and that object: a
+    /// shape's or `#CClosure`'s, if it has one.
+    var ownRegisterEntry: (entry: RegisterEntry, context: AnyObject)? {
+        switch ownEntry {
+        case .direct(let direct): return (direct.entry, direct)
+        case .shape(let shape): return shape.entry.map { ($0, shape) }
+        case .none, .opaque, .pack: return nil
+        }
     }
 
     /// The call in register form, for a signature that takes registers: the closure's own, or ``body``

@@ -3,13 +3,13 @@
 /// layer) or an `Override` (generated: `Captured2<A0, A1, R>`, `Override2<A0, A1, R>`, …), each holding
 /// one closure.
 ///
-/// A `_DirectEntry` so that the object a typed thunk's two forms capture is this one too: a plain layer
+/// A ``ShapeEntry`` so that the object a typed thunk's two forms capture is this one too: a plain layer
 /// costs no object of its own.
 @usableFromInline
-class TypedEntry: _DirectEntry, @unchecked Sendable {  // Immutable; subclasses add only `let`s.
+class TypedEntry: ShapeEntry, @unchecked Sendable {  // Immutable; subclasses add only `let`s.
     @usableFromInline
-    override init(entry: RegisterEntry?) {
-        super.init(entry: entry)
+    override init() {
+        super.init()
     }
 
     /// The closure's Swift function type without `Next` (`(A0, A1) -> R` for a plain layer and an override

@@ -17,8 +17,8 @@
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured0<R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable () -> R
 
@@ -26,7 +26,7 @@ final class Captured0<R>: TypedEntry, @unchecked Sendable {  // Immutable; the c
     init(_ closure: @escaping @Sendable () -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier((() -> R).self) }
@@ -34,13 +34,13 @@ final class Captured0<R>: TypedEntry, @unchecked Sendable {  // Immutable; the c
 
 /// ``Captured0`` for a closure of 0 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid0: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid0: ShapeEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable () -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable () -> Void) {
         self.closure = closure
-        super.init(entry: nil)
+        super.init()
     }
 }
 
@@ -71,7 +71,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
             storeResult(captured.closure(), to: result, captured.widening)
         }
     }
@@ -93,7 +93,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
             captured.closure()
         }
     }
@@ -156,8 +156,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured1<A0, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0) -> R
 
@@ -165,22 +165,26 @@ final class Captured1<A0, R>: TypedEntry, @unchecked Sendable {  // Immutable; t
     init(_ closure: @escaping @Sendable (A0) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(entry: CallbackShapes.entry(A0.self, returning: R.self))
+        super.init()
     }
+
+    @usableFromInline override var entry: RegisterEntry? { CallbackShapes.entry(A0.self, returning: R.self) }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0) -> R).self) }
 }
 
 /// ``Captured1`` for a closure of 1 argument that returns nothing.
 @usableFromInline
-final class CapturedVoid1<A0>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid1<A0>: ShapeEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0) -> Void) {
         self.closure = closure
-        super.init(entry: CallbackShapes.entry(A0.self, returning: Void.self))
+        super.init()
     }
+
+    @usableFromInline override var entry: RegisterEntry? { CallbackShapes.entry(A0.self, returning: Void.self) }
 }
 
 extension CallThunk {
@@ -212,7 +216,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
         }
     }
@@ -236,7 +240,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0))
         }
     }
@@ -299,8 +303,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured2<A0, A1, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1) -> R
 
@@ -308,22 +312,26 @@ final class Captured2<A0, A1, R>: TypedEntry, @unchecked Sendable {  // Immutabl
     init(_ closure: @escaping @Sendable (A0, A1) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(entry: CallbackShapes.entry(A0.self, A1.self, returning: R.self))
+        super.init()
     }
+
+    @usableFromInline override var entry: RegisterEntry? { CallbackShapes.entry(A0.self, A1.self, returning: R.self) }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1) -> R).self) }
 }
 
 /// ``Captured2`` for a closure of 2 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid2<A0, A1>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid2<A0, A1>: ShapeEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1) -> Void) {
         self.closure = closure
-        super.init(entry: CallbackShapes.entry(A0.self, A1.self, returning: Void.self))
+        super.init()
     }
+
+    @usableFromInline override var entry: RegisterEntry? { CallbackShapes.entry(A0.self, A1.self, returning: Void.self) }
 }
 
 extension CallThunk {
@@ -356,7 +364,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
         }
     }
@@ -381,7 +389,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1))
         }
     }
@@ -444,8 +452,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured3<A0, A1, A2, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2) -> R
 
@@ -453,7 +461,7 @@ final class Captured3<A0, A1, A2, R>: TypedEntry, @unchecked Sendable {  // Immu
     init(_ closure: @escaping @Sendable (A0, A1, A2) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2) -> R).self) }
@@ -461,13 +469,13 @@ final class Captured3<A0, A1, A2, R>: TypedEntry, @unchecked Sendable {  // Immu
 
 /// ``Captured3`` for a closure of 3 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid3<A0, A1, A2>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid3<A0, A1, A2>: ShapeEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2) -> Void) {
         self.closure = closure
-        super.init(entry: nil)
+        super.init()
     }
 }
 
@@ -502,7 +510,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, captured.widening)
         }
     }
@@ -528,7 +536,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
@@ -591,8 +599,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured4<A0, A1, A2, A3, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> R
 
@@ -600,7 +608,7 @@ final class Captured4<A0, A1, A2, A3, R>: TypedEntry, @unchecked Sendable {  // 
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3) -> R).self) }
@@ -608,13 +616,13 @@ final class Captured4<A0, A1, A2, A3, R>: TypedEntry, @unchecked Sendable {  // 
 
 /// ``Captured4`` for a closure of 4 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid4<A0, A1, A2, A3>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid4<A0, A1, A2, A3>: ShapeEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> Void) {
         self.closure = closure
-        super.init(entry: nil)
+        super.init()
     }
 }
 
@@ -650,7 +658,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, captured.widening)
         }
     }
@@ -677,7 +685,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
@@ -740,8 +748,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured5<A0, A1, A2, A3, A4, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> R
 
@@ -749,7 +757,7 @@ final class Captured5<A0, A1, A2, A3, A4, R>: TypedEntry, @unchecked Sendable { 
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4) -> R).self) }
@@ -757,13 +765,13 @@ final class Captured5<A0, A1, A2, A3, A4, R>: TypedEntry, @unchecked Sendable { 
 
 /// ``Captured5`` for a closure of 5 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid5<A0, A1, A2, A3, A4>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid5<A0, A1, A2, A3, A4>: ShapeEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) {
         self.closure = closure
-        super.init(entry: nil)
+        super.init()
     }
 }
 
@@ -800,7 +808,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, captured.widening)
         }
     }
@@ -828,7 +836,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
@@ -891,8 +899,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured6<A0, A1, A2, A3, A4, A5, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> R
 
@@ -900,7 +908,7 @@ final class Captured6<A0, A1, A2, A3, A4, A5, R>: TypedEntry, @unchecked Sendabl
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5) -> R).self) }
@@ -908,13 +916,13 @@ final class Captured6<A0, A1, A2, A3, A4, A5, R>: TypedEntry, @unchecked Sendabl
 
 /// ``Captured6`` for a closure of 6 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid6<A0, A1, A2, A3, A4, A5>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid6<A0, A1, A2, A3, A4, A5>: ShapeEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) {
         self.closure = closure
-        super.init(entry: nil)
+        super.init()
     }
 }
 
@@ -952,7 +960,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, captured.widening)
         }
     }
@@ -981,7 +989,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, opaque: opaque, direct: captured.directEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }
@@ -1044,8 +1052,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R
 
@@ -1053,7 +1061,7 @@ final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry, @unchecked Sen
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6) -> R).self) }
@@ -1061,13 +1069,13 @@ final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry, @unchecked Sen
 
 /// ``Captured7`` for a closure of 7 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid7<A0, A1, A2, A3, A4, A5, A6>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid7<A0, A1, A2, A3, A4, A5, A6>: ShapeEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> Void) {
         self.closure = closure
-        super.init(entry: nil)
+        super.init()
     }
 }
 
@@ -1099,7 +1107,7 @@ extension CallThunk {
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }, direct: captured.directEntry) { [captured] result, arguments in
+            }, shape: captured.shapeEntry) { [captured] result, arguments in
                 storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6)), to: result, captured.widening)
             }
         }
@@ -1132,7 +1140,7 @@ extension CallThunk {
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
-            }, direct: captured.directEntry) { [captured] _, arguments in
+            }, shape: captured.shapeEntry) { [captured] _, arguments in
                 captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6))
             }
         }
@@ -1203,8 +1211,8 @@ extension NotifiedCallback {
 /// an override of the same types calls directly (see ``TypedEntry``).
 @usableFromInline
 final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
-    // The widening first, in the padding after the 17-byte entry: a 56-byte object, which malloc serves
-    // from a 64-byte chunk (after the closure it made the object 57 bytes, served from an 80-byte chunk).
+    // The widening first, then the closure at the next word: a 40-byte object, which malloc serves from
+    // a 48-byte chunk (the widening after the closure made it 41 bytes, served from a 64-byte chunk).
     @usableFromInline let widening: ReturnWidening
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R
 
@@ -1212,7 +1220,7 @@ final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry, @unchecked
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self) }
@@ -1220,13 +1228,13 @@ final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry, @unchecked
 
 /// ``Captured8`` for a closure of 8 arguments that returns nothing.
 @usableFromInline
-final class CapturedVoid8<A0, A1, A2, A3, A4, A5, A6, A7>: _DirectEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
+final class CapturedVoid8<A0, A1, A2, A3, A4, A5, A6, A7>: ShapeEntry, @unchecked Sendable {  // Immutable; the closure is @Sendable.
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Void
 
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Void) {
         self.closure = closure
-        super.init(entry: nil)
+        super.init()
     }
 }
 
@@ -1259,7 +1267,7 @@ extension CallThunk {
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }, direct: captured.directEntry) { [captured] result, arguments in
+            }, shape: captured.shapeEntry) { [captured] result, arguments in
                 storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7)), to: result, captured.widening)
             }
         }
@@ -1293,7 +1301,7 @@ extension CallThunk {
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
-            }, direct: captured.directEntry) { [captured] _, arguments in
+            }, shape: captured.shapeEntry) { [captured] _, arguments in
                 captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7))
             }
         }

@@ -197,7 +197,7 @@ final class Override1<A0: CValue, R>: TypedEntry, @unchecked Sendable {  // Immu
     @usableFromInline let call: (Next<A0, R>, A0) -> R
     @inlinable init(_ call: @escaping (Next<A0, R>, A0) -> R) {
         self.call = call
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0) -> R).self) }
@@ -450,7 +450,7 @@ final class Override2<A0: CValue, A1: CValue, R>: TypedEntry, @unchecked Sendabl
     @usableFromInline let call: (Next<A0, A1, R>, A0, A1) -> R
     @inlinable init(_ call: @escaping (Next<A0, A1, R>, A0, A1) -> R) {
         self.call = call
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1) -> R).self) }
@@ -709,7 +709,7 @@ final class Override3<A0: CValue, A1: CValue, A2: CValue, R>: TypedEntry, @unche
     @usableFromInline let call: (Next<A0, A1, A2, R>, A0, A1, A2) -> R
     @inlinable init(_ call: @escaping (Next<A0, A1, A2, R>, A0, A1, A2) -> R) {
         self.call = call
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2) -> R).self) }
@@ -974,7 +974,7 @@ final class Override4<A0: CValue, A1: CValue, A2: CValue, A3: CValue, R>: TypedE
     @usableFromInline let call: (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R
     @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, R>, A0, A1, A2, A3) -> R) {
         self.call = call
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3) -> R).self) }
@@ -1245,7 +1245,7 @@ final class Override5<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R
     @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, R>, A0, A1, A2, A3, A4) -> R) {
         self.call = call
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4) -> R).self) }
@@ -1522,7 +1522,7 @@ final class Override6<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R
     @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, R>, A0, A1, A2, A3, A4, A5) -> R) {
         self.call = call
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5) -> R).self) }
@@ -1805,7 +1805,7 @@ final class Override7<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, A6, R>, A0, A1, A2, A3, A4, A5, A6) -> R
     @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, R>, A0, A1, A2, A3, A4, A5, A6) -> R) {
         self.call = call
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6) -> R).self) }
@@ -2094,7 +2094,7 @@ final class Override8<A0: CValue, A1: CValue, A2: CValue, A3: CValue, A4: CValue
     @usableFromInline let call: (Next<A0, A1, A2, A3, A4, A5, A6, A7, R>, A0, A1, A2, A3, A4, A5, A6, A7) -> R
     @inlinable init(_ call: @escaping (Next<A0, A1, A2, A3, A4, A5, A6, A7, R>, A0, A1, A2, A3, A4, A5, A6, A7) -> R) {
         self.call = call
-        super.init(entry: nil)
+        super.init()
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self) }

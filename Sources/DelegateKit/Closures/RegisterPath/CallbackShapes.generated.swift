@@ -6,7 +6,7 @@
 // MARK: The common callback shapes
 
 /// The callback shapes C libraries use most, each with a register entry of its own (see
-/// ``_DirectEntry``): code written for the shape's concrete types, which takes each argument from the
+/// ``ShapeEntry``): code written for the shape's concrete types, which takes each argument from the
 /// register C passed it in and calls the user's closure, with no generic conversion between. A typed
 /// thunk's ``Captured1`` or ``Captured2`` (or `Void` form) of one of these function types is that entry's
 /// context.

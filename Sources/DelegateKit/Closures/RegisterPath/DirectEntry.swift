@@ -7,10 +7,10 @@
 /// Only a non-generic function can be a `@convention(c)` entry that calls a closure of known types, and
 /// only where the closure's types are written can such a function be formed. Two places do: the common
 /// callback shapes (`CallbackShapes`, generated: an entry per shape, whose context is the typed thunk's
-/// captured closure, found by the generic overloads when their types are the shape's), and the
-/// `#CClosure` macro of the DelegateKitMacros package, whose expansion declares a subclass in the user's
-/// module for the literal's signature. A ``CClosure`` whose code enters in registers uses it; every other
-/// user of a thunk (slot stubs, plans, one-shots, libffi's path) ignores it.
+/// captured closure, a ``ShapeEntry`` whose class gives the entry), and the `#CClosure` macro of the
+/// DelegateKitMacros package, whose expansion declares a subclass of this class in the user's module for
+/// the literal's signature, and hands it the entry. A ``CClosure`` whose code enters in registers uses
+/// it; every other user of a thunk (slot stubs, plans, one-shots, libffi's path) ignores it.
 ///
 /// - Important: Unstable. Public only for `#CClosure`'s expansion, and only with the package trait
 ///   `Macros`, as ``_DirectRegisters`` and ``CClosure/init(_:_direct:)`` are (without the trait this class
@@ -19,13 +19,12 @@
 ///   two forms are ``IntegerForm`` and ``FloatingForm``), so no C module of the package reaches a user's
 ///   code.
 open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`s: a @Sendable closure.
-    /// Entered by the trampoline with this object as its context pointer; none for a typed thunk's
-    /// captured closure whose types are not one of the shapes.
-    @usableFromInline let entry: RegisterEntry?
+    /// Entered by the trampoline with this object as its context pointer.
+    @usableFromInline let entry: RegisterEntry
 
-    /// An entry of its own (a common shape's), or none.
+    /// An entry in both forms, as ``RegisterEntry`` holds them.
     @usableFromInline
-    init(entry: RegisterEntry?) {
+    init(entry: RegisterEntry) {
         self.entry = entry
     }
 
@@ -53,25 +52,17 @@ open class _DirectEntry: @unchecked Sendable {  // Immutable; subclasses add onl
     ) -> Double
 }
 #else
-// The same class without the trait, internal: the common shapes' captured closures are its only subclasses.
+// The same class without the trait, internal: entries written by hand (the tests') are its only subclasses.
 @usableFromInline
 class _DirectEntry: @unchecked Sendable {  // Immutable, as above.
-    @usableFromInline let entry: RegisterEntry?
+    @usableFromInline let entry: RegisterEntry
 
     @usableFromInline
-    init(entry: RegisterEntry?) {
+    init(entry: RegisterEntry) {
         self.entry = entry
     }
 }
 #endif
-
-extension _DirectEntry {
-    /// This object as a ``CallThunk``'s direct entry: when it has an entry and the register path is on.
-    @inlinable
-    var directEntry: _DirectEntry? {
-        entry != nil && RegisterPath.isAvailable ? self : nil
-    }
-}
 
 extension CallThunk {
     /// The thunk of `body` entering `entry` when it takes the register path, and otherwise running `body`
