@@ -1,5 +1,5 @@
 /* The trampoline table: code that never changes, mapped read+execute from this package's own binary as
-   often as slots are needed, each mapping followed by read+write data and payload words (Trampolines.c).
+   often as slots are needed, each mapping followed by read+write data words (Trampolines.c).
    So no page is ever writable and executable, and nothing is written and then made executable.
 
    The table is CFFI_TABLE_SIZE bytes of CFFI_SLOT_SIZE-byte slots. Slot i's data words sit exactly

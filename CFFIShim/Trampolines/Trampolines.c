@@ -70,10 +70,9 @@ typedef struct slot_words {
 } slot_words;
 _Static_assert(sizeof(slot_words) == CFFI_SLOT_SIZE, "a slot's words fill its stride");
 
-/* One mapping: the table's code, its slots' data words, and their payload words (cffi_trampoline_payload),
-   each part CFFI_TABLE_SIZE bytes, slot i's code and data words at the same offset in theirs, its
-   payload at i × CFFI_PAYLOAD_SIZE in the last (whose second half no slot uses). */
-enum { mapping_size = 3 * CFFI_TABLE_SIZE };
+/* One mapping: the table's code and its slots' data words, each part CFFI_TABLE_SIZE bytes, slot i's code
+   and data words at the same offset in theirs. */
+enum { mapping_size = 2 * CFFI_TABLE_SIZE };
 
 /* What this file knows of one mapping. A mapping whose slots are all free again, when another empty one is
    kept already, gives its memory back (retire_mapping) and is used again before any new one is made: the
@@ -265,13 +264,12 @@ static int map_table(void) {
 }
 
 /* Gives back the memory of `mapping`, whose slots are all free: its data words become a read-only view
-   of retired_words_file (a late call still stops with freed_message), its payload fresh zero pages, and
-   the table's code, never written, is dropped from this process's pages until a call reads it again. Its
-   addresses stay reserved: a late call never reaches whatever else could be mapped there. */
+   of retired_words_file (a late call still stops with freed_message), and the table's code, never
+   written, is dropped from this process's pages until a call reads it again. Its addresses stay
+   reserved: a late call never reaches whatever else could be mapped there. */
 static void retire_mapping(table_mapping *mapping) {
     unsigned char *words = mapping->region + CFFI_TABLE_SIZE;
     if (mmap(words, CFFI_TABLE_SIZE, PROT_READ, MAP_SHARED | MAP_FIXED, retired_words_file, 0) != words) return;
-    madvise(words + CFFI_TABLE_SIZE, CFFI_TABLE_SIZE, MADV_DONTNEED);
     madvise(mapping->region, CFFI_TABLE_SIZE, MADV_DONTNEED);
     mapping->retired = 1;
     empty_mappings -= 1;
@@ -437,15 +435,6 @@ void *cffi_trampoline_context(const void *handle) { return ((const slot_words *)
 
 void *cffi_trampoline_code(void *handle) { return (unsigned char *)handle - CFFI_TABLE_SIZE; }
 
-void *cffi_trampoline_payload(void *handle) {
-    /* Packed at half a slot's stride (its two words), so that the payload of a mapping's slots in use
-       takes half the pages: slot i's at i × 16 bytes into the part after the data words. */
-    const slot_words *slot = handle;
-    unsigned char *region = slot->mapping->region;
-    size_t index = (size_t)((const unsigned char *)slot - (region + CFFI_TABLE_SIZE)) / CFFI_SLOT_SIZE;
-    return region + 2 * CFFI_TABLE_SIZE + index * CFFI_PAYLOAD_SIZE;
-}
-
 void cffi_trampoline_set_context(void *handle, void *context) { ((slot_words *)handle)->context = context; }
 
 void cffi_trampoline_bury(void *handle, const char *message) {
@@ -500,7 +489,6 @@ void *cffi_trampoline_create(int kind, const void *entry, void *context, void **
 
 void *cffi_trampoline_context(const void *handle) { (void)handle; return NULL; }
 void *cffi_trampoline_code(void *handle) { (void)handle; return NULL; }
-void *cffi_trampoline_payload(void *handle) { (void)handle; return NULL; }
 void cffi_trampoline_set_context(void *handle, void *context) { (void)handle; (void)context; }
 void cffi_trampoline_bury(void *handle, const char *message) { (void)handle; (void)message; }
 void cffi_trampoline_free(void *handle) { (void)handle; }

@@ -100,6 +100,25 @@ import Testing
         #expect(fx_call_i64(add.address, 40, 2) == 42 && fx_call_i64(typed.address, 40, 2) == 42)
     }
 
+    /// Code entering the shared register body entry has the closure's own register form as its context:
+    /// the two words at ``CClosure/registersOffset`` in the closure object, which are that form's. (A
+    /// wrong offset is a call of whatever lies there.) A run-time signature's closure enters there in
+    /// both builds, a typed one without an opaque call in both, and each still answers.
+    @Test(.enabled(if: RegisterPath.isAvailable)) func theBodyEntryReadsTheRegisterFormInsideTheClosure() throws {
+        let bias = Int64(getpid() & 0)
+        let dynamic = try CClosure(signature: CSignature(.int64, [.int64, .int64])) { invocation in
+            invocation.setReturnValue(invocation.argument(0, as: Int64.self) &+ invocation.argument(1, as: Int64.self) &+ bias)
+        }
+        let typed = try OpaqueBody.withoutOpaqueCalls { try CClosure { (a: Int64, b: Int64) -> Int64 in a &+ b &+ bias } }
+        for closure in [dynamic, typed] {
+            let object = Unmanaged.passUnretained(closure).toOpaque()
+            #expect(closure.code.userData == object + CClosure.registersOffset)
+            let words = object.load(fromByteOffset: CClosure.registersOffset, as: (UnsafeRawPointer, UnsafeRawPointer?).self)
+            #expect(words.0 == closure.registers.words.code && words.1 == closure.registers.words.context)
+            #expect(fx_call_i64(closure.address, 40, 2) == 42)
+        }
+    }
+
     /// CI runs the suite twice, the second time with `DELEGATEKIT_FAST_PATH=0`: this is what makes that
     /// second run exercise libffi's path, and the first the register path wherever the README says it runs
     /// (``ExpectedRegisterPath``), whatever libffi CI's machine, chroot or emulator has.

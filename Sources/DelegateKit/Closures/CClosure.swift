@@ -22,8 +22,11 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     /// made from, moved in whole (its register form made first, where it had none). Copying its parts one
     /// by one counted a reference for each, and another as the thunk went: making and freeing a closure
     /// spent most of its time counting references.
+    ///
+    /// The first stored property: code entering ``TrampolineShim/bodyEntry`` reads the register form's
+    /// words where it lies in this object (see ``registersOffset``).
     let thunk: CallThunk
-    private let code: ClosureCode
+    let code: ClosureCode
     /// What a call after deinitialization reports in a debug build (see ``Graveyard``); a delegate names
     /// the method here as it is deinitialized. Release builds store nothing: closures are made often.
     #if DEBUG
@@ -92,13 +95,25 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         if code.entersInRegisters, let ownContext {
             code.setUserData(ownContext)
         } else if code.entersInRegisters && registerEntry?.contextIsBodyWords == true {
-            code.setUserData(toWordsOf: thunk.registers)
+            self.thunk = thunk
+            code.setUserData(Unmanaged.passUnretained(self).toOpaque() + CClosure.registersOffset)  // `self` exists only now
+            return
         } else {
             self.thunk = thunk
             code.setUserData(handlerData ?? Unmanaged.passUnretained(self).toOpaque())  // `self` exists only now
             return
         }
         self.thunk = thunk
+    }
+
+    /// Where ``CallThunk/registers`` lies in a closure, in bytes from its address: past the object's
+    /// header (its metadata pointer and reference counts, two words in Swift's runtime), in ``thunk``, the
+    /// first stored property. Code entering ``TrampolineShim/bodyEntry`` has this address as its context:
+    /// the register form's two words, read in place for as long as the closure lives, where a copy of
+    /// them took 16 bytes of the trampoline table's own for every closure (the offset is checked against
+    /// the words there in `RegisterPathAgreementTests`, on each CPU and in both builds).
+    static var registersOffset: Int {
+        2 * MemoryLayout<UnsafeRawPointer>.size + MemoryLayout<CallThunk>.offset(of: \CallThunk.registers).unsafelyUnwrapped
     }
 
     /// The one function libffi calls for every DelegateKit closure but slot dispatchers.

@@ -38,14 +38,6 @@ struct ClosureCode: @unchecked Sendable {  // A pointer to the code's handle, wh
         handle = made
     }
 
-    /// Sets the user data calls receive to `body`'s two words, kept in the slot's own payload words, for
-    /// an entry that takes them (``TrampolineShim/bodyEntry``). Only for code entering in registers.
-    func setUserData(toWordsOf body: RegisterBody) {
-        let words = TrampolineShim.payload(closure).bindMemory(to: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self, capacity: 1)
-        words.initialize(to: body.words)
-        TrampolineShim.setContext(closure, UnsafeMutableRawPointer(words))
-    }
-
     /// The context calls receive, for code entering in registers; nil for libffi's.
     var userData: UnsafeMutableRawPointer? { entersInRegisters ? TrampolineShim.context(closure) : nil }
 

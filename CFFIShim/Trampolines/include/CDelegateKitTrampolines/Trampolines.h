@@ -33,7 +33,7 @@ typedef double (*cffi_floating_entry)(uint64_t i0, uint64_t i1, uint64_t i2, uin
 
 /* The register path's entry for a Swift function of register form (Sources/DelegateKit/Closures/
    RegisterPath/RegisterBody.swift), in both forms at once (TrampolineTable.S): `context` points at the
-   function value's two words, its code and its context (kept in the slot's payload words), and the entry
+   function value's two words, its code and its context (inside the CClosure that holds it), and the entry
    calls the code with the argument registers in place and the context in Swift's self register (r13;
    x20). It leans on three properties of Swift's calling convention, stated in ARCHITECTURE.md ("The
    register path") and proven by the tests of both paths on the whole signature matrix on each
@@ -232,10 +232,6 @@ void cffi_trampoline_set_context(void *handle, void *context);
 
 /* The address C calls, as cffi_trampoline_create stored it in *code. */
 void *cffi_trampoline_code(void *handle);
-
-/* Two words of read+write memory that belong to the slot for as long as it is held, for an entry that
-   reads more than one word (the context may point at them): no allocation of the holder's own. */
-void *cffi_trampoline_payload(void *handle);
 
 /* Points the slot at an entry that writes `message` to stderr and stops the process: a call through a
    pointer C kept after its closure died stops loudly. `message` must outlive the slot. */

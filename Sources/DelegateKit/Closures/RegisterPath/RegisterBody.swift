@@ -22,9 +22,9 @@ struct RegisterBody: Sendable {
     }
 
     /// The function value's two words, its code and its context: what `cffi_enter_register_body` reads to
-    /// call it (``TrampolineShim/bodyEntry``), from its slot's payload words. The struct is copied as it
-    /// is, so the words are the stored function's own, in its natural form; they stay valid while this
-    /// body is alive.
+    /// call it (``TrampolineShim/bodyEntry``), where a ``CClosure`` stores them (see
+    /// ``CClosure/registersOffset``). The struct is stored as it is, so the words are the stored
+    /// function's own, in its natural form; they stay valid while this body is alive.
     var words: (code: UnsafeRawPointer, context: UnsafeRawPointer?) {
         unsafeBitCast(self, to: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
     }

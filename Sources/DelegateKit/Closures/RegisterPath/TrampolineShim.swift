@@ -58,11 +58,6 @@ enum TrampolineShim {
         UnsafeRawPointer(cffi_trampoline_code(handle).unsafelyUnwrapped)
     }
 
-    /// Two words that belong to the slot while it is held (see ``RegisterBody/words``).
-    static func payload(_ handle: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
-        cffi_trampoline_payload(handle)
-    }
-
     /// The context a slot passes.
     static func context(_ handle: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
         cffi_trampoline_context(handle)
