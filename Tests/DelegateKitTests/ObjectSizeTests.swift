@@ -5,7 +5,7 @@ import Testing
 
 /// The objects every closure is made of fit the malloc chunks their fields need: the object a typed
 /// closure's forms share (one per `CClosure` and per typed implementation), the `CClosure` itself, a
-/// slot's stub. An object's allocation asks malloc for exactly its instance size, and glibc serves a
+/// slot's implementation and its stub. An object's allocation asks malloc for exactly its instance size, and glibc serves a
 /// request of up to 40 bytes from a 48-byte chunk, one of 41 to 56 from a 64-byte chunk: a byte of
 /// padding in the wrong place, or a word stored where it could be worked out, costs 16 bytes a closure.
 @Suite struct ObjectSizeTests {
@@ -68,6 +68,13 @@ import Testing
         #expect(Self.instanceSize(CClosure.self) <= 88)
         #endif
         #expect(MemoryLayout<CallThunk>.size <= 58)
+    }
+
+    /// A slot's implementation asks malloc for at most 136 bytes, which it serves from a 144-byte chunk:
+    /// it keeps its closure's pack form, not that form's handler (two words and a flag).
+    @Test func anImplementationTakesAtMostOneHundredThirtySixBytes() throws {
+        try #require(Self.instanceSize(KnownSize.self) == 25)
+        #expect(Self.instanceSize(Implementation.self) <= 136, "\(Self.instanceSize(Implementation.self)) bytes")
     }
 
     /// A slot's stub holds the guard C enters it through in its own allocation, not in one of its own:

@@ -36,11 +36,14 @@ struct CallThunk: Sendable {
     /// libffi's handler for ``body``'s work done in C, where there is one (``PackFunction``): what a
     /// ``CClosure`` or a slot gives libffi instead of a Swift handler that calls ``body``. Found from the
     /// pack form the thunk holds, so that the handler's two words are not stored beside it.
-    var handler: Handler? {
+    var handler: Handler? { pack?.handler }
+
+    /// The closure in pack form, where it is: held as the thunk's own entry, or by its opaque call.
+    var pack: PackFunction? {
         switch ownEntry {
         case .none, .direct, .shape: return nil
-        case .pack(let pack): return pack.handler
-        case .opaque(let opaque): return opaque.pack?.handler
+        case .pack(let pack): return pack
+        case .opaque(let opaque): return opaque.pack
         }
     }
 
