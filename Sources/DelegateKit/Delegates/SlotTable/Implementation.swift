@@ -21,17 +21,27 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
     /// A plain implementation's call in register form, for a slot whose signature takes registers (see
     /// ``RegisterPath``).
     let registers: RegisterBody
-    /// The plain thunk's pack form, where it has one, whose handler in C runs its calls from libffi's
-    /// array; else ``entry`` runs ``body``. The object rather than its handler's two words: the
-    /// implementation is 130 bytes, a 144-byte malloc chunk, where the handler made it 146, a 160-byte one.
-    private let pack: PackFunction?
+    /// What the implementation runs besides ``body``: an override's closure, or a plain thunk's pack
+    /// form (whose handler in C runs its calls from libffi's array; without one, ``entry`` runs
+    /// ``body``). One word for the two, which never come together: the implementation is 114 bytes, a
+    /// 128-byte malloc chunk, where the two optionals (and an index nothing read) made it 130, a 144-byte one.
+    private let form: Form
+
+    private enum Form {
+        case plain
+        case pack(PackFunction)
+        case override(OverrideThunk)
+    }
+
     /// An override's closure, handed the way to call what lies below it; nil for a plain implementation.
-    let override: OverrideThunk?
+    var override: OverrideThunk? {
+        if case .override(let thunk) = form { return thunk }
+        return nil
+    }
+
     /// What C enters when the slot holds this implementation directly: plain ones that serve every call.
     /// Bound to this implementation for as long as it is in the slot.
     let stub: SlotStub?
-    /// The index of its slot in the delegate's descriptor.
-    let slotIndex: Int
     /// The closure with its Swift types, when it was given through a fixed-arity API.
     let typed: TypedEntry?
     /// Runs for exactly one call, then removes itself.
@@ -40,22 +50,19 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
     private let claimed = Atomic<Bool>(false)
 
     /// `stub` must be given for a plain implementation that is not `once`, and only then.
-    init(key: AnyHashable, body: Thunk, once: Bool, typed: TypedEntry?, stub: SlotStub?, index: Int) {
+    init(key: AnyHashable, body: Thunk, once: Bool, typed: TypedEntry?, stub: SlotStub?) {
         self.key = key
-        slotIndex = index
         self.once = once
         self.typed = typed
         switch body {
         case .plain(let thunk):
             self.body = thunk.body
             registers = thunk.registerForm()
-            pack = thunk.pack
-            override = nil
+            form = thunk.pack.map { .pack($0) } ?? .plain
         case .override(let thunk):
             self.body = Implementation.neverCalled
             registers = .unused
-            pack = nil
-            override = thunk
+            form = .override(thunk)
         }
         self.stub = stub
         stub?.bind(self)
@@ -77,7 +84,10 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
     /// What a published ``SlotStub`` entered by libffi's array runs, and its user data: the thunk's handler
     /// in C, or ``entry`` with this object, unretained (valid while this object lives).
     var libffiHandler: (function: LibffiShim.Handler, userData: UnsafeMutableRawPointer) {
-        guard let handler = pack?.handler else { return (Implementation.entry, Unmanaged.passUnretained(self).toOpaque()) }
+        guard case .pack(let pack) = form else {
+            return (Implementation.entry, Unmanaged.passUnretained(self).toOpaque())
+        }
+        let handler = pack.handler
         return (handler.function, handler.userData)
     }
 

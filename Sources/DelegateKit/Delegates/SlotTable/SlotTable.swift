@@ -202,7 +202,7 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
         let stub = try Implementation.stubSignature(body, once: once).map { try takeStub(index, prepared: $0) }
         if stub == nil { try ensureDispatcher(index) }
-        return (index, Implementation(key: erasedKey, body: body, once: once, typed: typed, stub: stub, index: index))
+        return (index, Implementation(key: erasedKey, body: body, once: once, typed: typed, stub: stub))
     }
 
     /// The edit that puts `implementation` on top of slot `index`, replacing the entry of its key.
