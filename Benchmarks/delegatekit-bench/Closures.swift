@@ -21,6 +21,12 @@ func makeClosure(_ signature: BenchSignature) throws -> CClosure {
     }
 }
 
+/// A comparator, `int (const void *, const void *)`: a common callback shape, whose closure enters by the
+/// shape's own register entry (what `--measure-create comparator` makes and frees).
+func makeComparator() throws -> CClosure {
+    try CClosure { (a: UnsafeRawPointer?, b: UnsafeRawPointer?) -> Int32 in a == b ? 0 : 1 }
+}
+
 /// A `CClosure` of each signature written as users write one: a literal capturing a value (zero at run
 /// time, which the compiler cannot see), at the call.
 func makeCapturingLiteral(_ signature: BenchSignature) throws -> CClosure {
