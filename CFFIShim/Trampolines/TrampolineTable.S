@@ -2,8 +2,10 @@
    often as slots are needed, each mapping followed by read+write data words (Trampolines.c).
    So no page is ever writable and executable, and nothing is written and then made executable.
 
-   The table is CFFI_TABLE_SIZE bytes of CFFI_SLOT_SIZE-byte slots. Slot i's data words sit exactly
-   CFFI_TABLE_SIZE bytes after it: word 0 its context, word 1 its entry. A slot loads its context into a
+   The table is CFFI_TABLE_SIZE bytes of CFFI_SLOT_SIZE-byte slots. Slot i's data words, CFFI_WORDS_SIZE
+   bytes (word 0 its context, word 1 its entry), sit at i * CFFI_WORDS_SIZE in the data CFFI_TABLE_SIZE
+   bytes after the table: half a slot's stride, since x86_64's slot takes 17 bytes of code and its data
+   only two words, each slot loading from its own displacement. A slot loads its context into a
    register and jumps to its entry, touching no stack and no other register but a scratch one (x16), so
    the entry receives the caller's arguments in place and returns straight to the caller, its result in
    the register the caller reads (an entry of the result's form, see Trampolines.h). Its two parts, by
@@ -50,24 +52,27 @@
         .type cffi_trampoline_table, @object
 cffi_trampoline_table:
         /* `count` slots loading the context into `register`, each CFFI_SLOT_SIZE bytes exactly: the .org
-           pads the slot, and stops the build if its instructions outgrow it. Each instruction's
-           rip-relative displacement counts from its end: the context load ends 11 bytes into the slot,
-           the jump 17. */
+           pads the slot, and stops the build if its instructions outgrow it. Slot `index`'s words lie
+           index * (CFFI_SLOT_SIZE - CFFI_WORDS_SIZE) bytes nearer than CFFI_TABLE_SIZE; each
+           instruction's rip-relative displacement counts from its end: the context load ends 11 bytes
+           into the slot, the jump 17. */
         .macro slots count, register
         .rept \count
 0:
         endbr64
-        movq CFFI_TABLE_SIZE - 11(%rip), \register
-        jmpq *CFFI_TABLE_SIZE + 8 - 17(%rip)
+        movq CFFI_TABLE_SIZE - .Lslot_index * (CFFI_SLOT_SIZE - CFFI_WORDS_SIZE) - 11(%rip), \register
+        jmpq *CFFI_TABLE_SIZE - .Lslot_index * (CFFI_SLOT_SIZE - CFFI_WORDS_SIZE) + 8 - 17(%rip)
         .org 0b + CFFI_SLOT_SIZE, 0xcc
+        .set .Lslot_index, .Lslot_index + 1
         .endr
         .endm
+        .set .Lslot_index, 0
         slots CFFI_REGISTER_SLOTS, %r9          /* REGISTERS */
         slots CFFI_CHAIN_SLOTS, %r10            /* STATIC_CHAIN */
         .org cffi_trampoline_table + CFFI_TABLE_SIZE
         .size cffi_trampoline_table, CFFI_TABLE_SIZE
 
-        /* Where a dead or freed slot's entry points: the context is the message to stop with. */
+        /* Where a dead slot's entry points: the context is the message to stop with. */
         .text
         .globl cffi_trampoline_dead_registers
         .hidden cffi_trampoline_dead_registers
@@ -86,6 +91,16 @@ cffi_trampoline_dead_chain:
         movq %r10, %rdi
         jmp cffi_trampoline_stop
         .size cffi_trampoline_dead_chain, . - cffi_trampoline_dead_chain
+
+        /* Where a freed slot's entry points, of either kind: its context word holds the next free slot. */
+        .globl cffi_trampoline_freed
+        .hidden cffi_trampoline_freed
+        .type cffi_trampoline_freed, @function
+cffi_trampoline_freed:
+        endbr64
+        leaq cffi_trampoline_freed_message(%rip), %rdi
+        jmp cffi_trampoline_stop
+        .size cffi_trampoline_freed, . - cffi_trampoline_freed
 
         /* cffi_enter_register_body (Trampolines.h) on x86_64: the caller's r13 kept on the stack (which
            also aligns it for the call), the body's context in r13, its function called with every
@@ -455,17 +470,20 @@ cffi_call_block:
 cffi_trampoline_table:
         /* `count` slots loading the context into `register` and jumping to the entry word's, each
            CFFI_SLOT_SIZE bytes exactly: the .org pads the slot, and stops the build if its instructions
-           outgrow it. A literal load's offset counts from the instruction itself. */
+           outgrow it. Slot `index`'s words lie index * (CFFI_SLOT_SIZE - CFFI_WORDS_SIZE) bytes nearer
+           than CFFI_TABLE_SIZE; a literal load's offset counts from the instruction itself. */
         .macro slots count, register
         .rept \count
 0:
         BTI_C
-        ldr \register, . + CFFI_TABLE_SIZE - 4
-        ldr x16, . + CFFI_TABLE_SIZE + 8 - 8
+        ldr \register, . + CFFI_TABLE_SIZE - .Lslot_index * (CFFI_SLOT_SIZE - CFFI_WORDS_SIZE) - 4
+        ldr x16, . + CFFI_TABLE_SIZE - .Lslot_index * (CFFI_SLOT_SIZE - CFFI_WORDS_SIZE) + 8 - 8
         br x16
         .org 0b + CFFI_SLOT_SIZE, 0
+        .set .Lslot_index, .Lslot_index + 1
         .endr
         .endm
+        .set .Lslot_index, 0
         slots CFFI_REGISTER_SLOTS, x5          /* REGISTERS */
         slots CFFI_CHAIN_SLOTS, x18            /* STATIC_CHAIN */
         .org cffi_trampoline_table + CFFI_TABLE_SIZE
@@ -489,6 +507,17 @@ cffi_trampoline_dead_chain:
         mov x0, x18
         b cffi_trampoline_stop
         .size cffi_trampoline_dead_chain, . - cffi_trampoline_dead_chain
+
+        /* Where a freed slot's entry points, of either kind: its context word holds the next free slot. */
+        .globl cffi_trampoline_freed
+        .hidden cffi_trampoline_freed
+        .type cffi_trampoline_freed, %function
+cffi_trampoline_freed:
+        BTI_C
+        adrp x0, cffi_trampoline_freed_message
+        add x0, x0, :lo12:cffi_trampoline_freed_message
+        b cffi_trampoline_stop
+        .size cffi_trampoline_freed, . - cffi_trampoline_freed
 
         /* cffi_enter_register_body (Trampolines.h) on AAPCS64: the caller's x20 and return address kept
            on the stack, the body's function in x16 and its context in x20, called with every argument

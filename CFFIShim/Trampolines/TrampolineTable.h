@@ -5,9 +5,11 @@
 
 /* The table's bytes, and each mapping's data after it: the largest page size aarch64 Linux runs with. */
 #define CFFI_TABLE_SIZE 65536
-/* A slot's code, and its data words at the same offset CFFI_TABLE_SIZE further: 0 the context, 1 the
-   entry, 2 while the slot is free the next free slot's words, 3 the slot's mapping. */
+/* A slot's code. */
 #define CFFI_SLOT_SIZE 32
+/* A slot's data words, slot i's at i * CFFI_WORDS_SIZE in the data CFFI_TABLE_SIZE bytes after the table:
+   0 the context (while the slot is free, the next free slot's words), 1 the entry. */
+#define CFFI_WORDS_SIZE 16
 /* How many slots of each kind a mapping holds, in this order: REGISTERS, STATIC_CHAIN. */
 #define CFFI_REGISTER_SLOTS 1280
 #define CFFI_CHAIN_SLOTS 768

@@ -47,31 +47,42 @@ __attribute__((visibility("hidden"), noreturn)) void cffi_trampoline_stop(const 
 extern const unsigned char cffi_trampoline_table[];
 extern void cffi_trampoline_dead_registers(void);
 extern void cffi_trampoline_dead_chain(void);
+extern void cffi_trampoline_freed(void);
 
 _Static_assert(CFFI_REGISTER_SLOTS + CFFI_CHAIN_SLOTS == CFFI_TABLE_SIZE / CFFI_SLOT_SIZE, "the kinds fill the table");
 enum { kinds = 2 };
-/* Where each kind's slots start in a mapping, and how many there are (TrampolineTable.S's order). */
-static const int first_slot[kinds] = {0, CFFI_REGISTER_SLOTS};
-static const int slot_count[kinds] = {CFFI_REGISTER_SLOTS, CFFI_CHAIN_SLOTS};
+/* Where each kind's slots start in a mapping, and how many there are (TrampolineTable.S's order). The
+   first slot of all is never handed out: its words hold the mapping's own (mapping_of). */
+static const int first_slot[kinds] = {1, CFFI_REGISTER_SLOTS};
+static const int slot_count[kinds] = {CFFI_REGISTER_SLOTS - 1, CFFI_CHAIN_SLOTS};
 
-static const char freed_message[] =
+/* What cffi_trampoline_freed stops with (TrampolineTable.S). */
+__attribute__((visibility("hidden"))) const char cffi_trampoline_freed_message[] =
     "DelegateKit: C called a closure after it was freed; keep the closure (or its delegate) alive for as "
     "long as C may call it";
 
 struct table_mapping;
 
-/* A slot's data words: CFFI_TABLE_SIZE bytes after its code. */
+/* A slot's data words, CFFI_WORDS_SIZE bytes: two words, where four took a slot's whole stride (16 bytes
+   of every live closure's memory). What a free slot needs besides is found elsewhere: its next free slot
+   in its context word (its entry, cffi_trampoline_freed, reads none), its mapping in the mapping's first
+   words (mapping_of). */
 typedef struct slot_words {
-    void *context;
+    union {
+        void *context;
+        /* While the slot is free: the next free slot of its kind in its mapping. */
+        struct slot_words *next_free;
+        /* The first slot of a mapping, never handed out: the mapping. */
+        struct table_mapping *mapping;
+    };
     const void *entry;
-    /* While the slot is free: the next free slot of its kind in its mapping. */
-    struct slot_words *next_free;
-    struct table_mapping *mapping;
 } slot_words;
-_Static_assert(sizeof(slot_words) == CFFI_SLOT_SIZE, "a slot's words fill its stride");
+_Static_assert(sizeof(slot_words) == CFFI_WORDS_SIZE, "a slot's words are what TrampolineTable.S reads");
+_Static_assert((CFFI_REGISTER_SLOTS + CFFI_CHAIN_SLOTS) * CFFI_WORDS_SIZE <= CFFI_TABLE_SIZE, "the words fit the data");
 
-/* One mapping: the table's code and its slots' data words, each part CFFI_TABLE_SIZE bytes, slot i's code
-   and data words at the same offset in theirs. */
+/* One mapping: the table's code and its slots' data words, each part CFFI_TABLE_SIZE bytes, at an
+   address CFFI_TABLE_SIZE divides (so that a slot's words find their mapping's start: region_of). The
+   data part's second half is never touched: a page of it is never resident. */
 enum { mapping_size = 2 * CFFI_TABLE_SIZE };
 
 /* What this file knows of one mapping. A mapping whose slots are all free again, when another empty one is
@@ -121,7 +132,7 @@ static int table_file = -1;
 static off_t table_offset;
 /* A file of CFFI_TABLE_SIZE bytes holding the data words of a mapping whose every slot is freed, shared
    read-only by the retired mappings, so that a late call through a retired slot still stops with
-   freed_message; -1 where none could be made (then no mapping is retired). */
+   cffi_trampoline_freed_message; -1 where none could be made (then no mapping is retired). */
 static int retired_words_file = -1;
 
 static const void *dead_entry(int kind) {
@@ -129,13 +140,25 @@ static const void *dead_entry(int kind) {
                                                 : (const void *)cffi_trampoline_dead_registers;
 }
 
-static slot_words *data_words(const table_mapping *mapping) {
-    return (slot_words *)(mapping->region + CFFI_TABLE_SIZE);
+static slot_words *words_at(unsigned char *region) { return (slot_words *)(region + CFFI_TABLE_SIZE); }
+
+static slot_words *data_words(const table_mapping *mapping) { return words_at(mapping->region); }
+
+/* The start of the mapping holding `slot`: its words lie within CFFI_TABLE_SIZE / 2 bytes past the
+   table, which starts at a multiple of CFFI_TABLE_SIZE (reserve_near_code). */
+static unsigned char *region_of(const slot_words *slot) {
+    return (unsigned char *)(((uintptr_t)slot - CFFI_TABLE_SIZE) & ~(uintptr_t)(CFFI_TABLE_SIZE - 1));
 }
 
+static ptrdiff_t index_of(const slot_words *slot) { return slot - words_at(region_of(slot)); }
+
+static table_mapping *mapping_of(const slot_words *slot) { return words_at(region_of(slot))[0].mapping; }
+
 static int kind_of(const slot_words *slot) {
-    return slot - data_words(slot->mapping) < CFFI_REGISTER_SLOTS ? CFFI_TRAMPOLINE_REGISTERS : CFFI_TRAMPOLINE_STATIC_CHAIN;
+    return index_of(slot) < CFFI_REGISTER_SLOTS ? CFFI_TRAMPOLINE_REGISTERS : CFFI_TRAMPOLINE_STATIC_CHAIN;
 }
+
+static void *code_of(const slot_words *slot) { return region_of(slot) + index_of(slot) * CFFI_SLOT_SIZE; }
 
 /* Opens the file that holds the table, from the line of /proc/self/maps whose mapping holds it: through
    /proc/self/map_files (the very file mapped, even if the path now names another or none) where the
@@ -165,26 +188,26 @@ static int open_table_file(void) {
     return file;
 }
 
-/* The words every slot of a retired mapping holds: freed_message and its kind's dead entry. Written a
-   page's worth at a time (the kinds' parts start on such a boundary), so that nothing of it stays in this
-   process's own memory. */
+/* The words every slot of a retired mapping holds: cffi_trampoline_freed's entry. Written a chunk at a
+   time, so that nothing of it stays in this process's own memory; the file is CFFI_TABLE_SIZE bytes, as
+   much as retire_mapping maps of it. */
 static int make_retired_words_file(void) {
-    enum { chunk = 128 };
-    _Static_assert(CFFI_REGISTER_SLOTS % chunk == 0 && CFFI_CHAIN_SLOTS % chunk == 0, "a chunk is of one kind");
+    enum { chunk = 256, slots = CFFI_REGISTER_SLOTS + CFFI_CHAIN_SLOTS };
+    _Static_assert(slots % chunk == 0, "the chunks hold every slot");
     int file = memfd_create("delegatekit-retired-slots", MFD_CLOEXEC);
     if (file < 0) return -1;
     slot_words words[chunk];
     memset(words, 0, sizeof words);
-    for (int first = 0; first < CFFI_TABLE_SIZE / CFFI_SLOT_SIZE; first += chunk) {
-        const void *entry = dead_entry(first < CFFI_REGISTER_SLOTS ? CFFI_TRAMPOLINE_REGISTERS : CFFI_TRAMPOLINE_STATIC_CHAIN);
-        for (int index = 0; index < chunk; index++) {
-            words[index].context = (void *)freed_message;
-            words[index].entry = entry;
-        }
-        if (pwrite(file, words, sizeof words, (off_t)first * CFFI_SLOT_SIZE) != (ssize_t)sizeof words) {
+    for (int index = 0; index < chunk; index++) words[index].entry = (const void *)cffi_trampoline_freed;
+    for (int first = 0; first < slots; first += chunk) {
+        if (pwrite(file, words, sizeof words, (off_t)first * CFFI_WORDS_SIZE) != (ssize_t)sizeof words) {
             close(file);
             return -1;
         }
+    }
+    if (ftruncate(file, CFFI_TABLE_SIZE) != 0) {
+        close(file);
+        return -1;
     }
     return file;
 }
@@ -193,7 +216,9 @@ static int make_retired_words_file(void) {
    there is room: a slot's indirect jump to an entry gigabytes away costs about a nanosecond more on AMD's
    cores (measured on an EPYC: 3.3 against 2.5 ns a call through a slot; within 1.5 GiB no difference),
    and the register path's entries are this binary's. Each try is exact or nothing (MAP_FIXED_NOREPLACE),
-   from just below the last mapping made, downwards, then anywhere. */
+   from just below the last mapping made, downwards, then anywhere. Always at a multiple of
+   CFFI_TABLE_SIZE, which region_of needs: the tries are (the table is aligned so), and the last one
+   reserves a table more than it needs and gives back what lies outside the aligned room. */
 static unsigned char *reserve_near_code(void) {
     static uintptr_t next_hint = 0;
     const uintptr_t size = mapping_size, reach = (uintptr_t)1536 << 20;
@@ -207,8 +232,12 @@ static unsigned char *reserve_near_code(void) {
         }
         if (mapped != MAP_FAILED) munmap(mapped, size);  /* a kernel that took the flag as a hint only */
     }
-    void *anywhere = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return anywhere == MAP_FAILED ? NULL : anywhere;
+    void *anywhere = mmap(NULL, size + CFFI_TABLE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (anywhere == MAP_FAILED) return NULL;
+    uintptr_t start = (uintptr_t)anywhere, aligned = (start + CFFI_TABLE_SIZE - 1) & ~(uintptr_t)(CFFI_TABLE_SIZE - 1);
+    if (aligned > start) munmap(anywhere, aligned - start);
+    munmap((void *)(aligned + size), start + CFFI_TABLE_SIZE - aligned);
+    return (unsigned char *)aligned;
 }
 
 /* Puts `mapping` on the list of those with slots of `kind` to hand out, unless it is there. */
@@ -219,8 +248,10 @@ static void list_available(table_mapping *mapping, int kind) {
     available[kind] = mapping;
 }
 
-/* Makes `mapping`'s slots all free and never handed out. */
+/* Makes `mapping`'s slots all free and never handed out, its first words naming it. */
 static void reset_mapping(table_mapping *mapping) {
+    data_words(mapping)[0].mapping = mapping;
+    data_words(mapping)[0].entry = (const void *)cffi_trampoline_freed;
     for (int kind = 0; kind < kinds; kind++) {
         mapping->free[kind] = NULL;
         mapping->unused[kind] = slot_count[kind];
@@ -264,7 +295,7 @@ static int map_table(void) {
 }
 
 /* Gives back the memory of `mapping`, whose slots are all free: its data words become a read-only view
-   of retired_words_file (a late call still stops with freed_message), and the table's code, never
+   of retired_words_file (a late call still stops with the freed message), and the table's code, never
    written, is dropped from this process's pages until a call reads it again. Its addresses stay
    reserved: a late call never reaches whatever else could be mapped there. */
 static void retire_mapping(table_mapping *mapping) {
@@ -303,9 +334,9 @@ static table_mapping *mapping_with_slot(int kind) {
 /* Each thread keeps the last few slots of each kind it freed and hands them out again without the lock:
    a program that makes and frees closures one after another takes no lock at all (the lock and its
    release cost more than the rest of making and freeing a slot). A kept slot is freed in every way a
-   call can see (its words stop a call with freed_message) and stays counted in its mapping's in_use, so
-   that the mapping is never retired under it; the thread hands its kept slots back as it exits. A
-   forked child keeps only its one thread's: the others' stay taken, as the few they are. */
+   call can see (its words stop a call with the freed message) and stays counted in its mapping's
+   in_use, so that the mapping is never retired under it; the thread hands its kept slots back as it
+   exits. A forked child keeps only its one thread's: the others' stay taken, as the few they are. */
 enum { kept_per_kind = 16 };
 typedef struct kept_slots {
     slot_words *first[kinds];
@@ -322,7 +353,7 @@ static _Thread_local unsigned char keeping = keeps_not_yet;
 
 /* Hands `slot`, freed and not kept, back to its mapping. Called with the lock held. */
 static void return_slot(slot_words *slot, int kind) {
-    table_mapping *mapping = slot->mapping;
+    table_mapping *mapping = mapping_of(slot);
     slot->next_free = mapping->free[kind];
     mapping->free[kind] = slot;
     list_available(mapping, kind);
@@ -404,7 +435,6 @@ __attribute__((noinline)) static slot_words *take_slot(int kind) {
         } else {
             mapping->unused[kind] -= 1;
             slot = &data_words(mapping)[first_slot[kind] + slot_count[kind] - 1 - mapping->unused[kind]];
-            slot->mapping = mapping;
         }
         if (mapping->in_use == 0) empty_mappings -= 1;
         mapping->in_use += 1;
@@ -424,16 +454,15 @@ void *cffi_trampoline_create(int kind, const void *entry, void *context, void **
     }
     /* Before the address leaves this function: the caller publishes it after this returns. */
     slot->context = context;
-    slot->next_free = NULL;
     slot->entry = entry;
-    *code = (unsigned char *)slot - CFFI_TABLE_SIZE;
+    *code = code_of(slot);
     atomic_fetch_add_explicit(&live_slots, 1, memory_order_relaxed);
     return slot;
 }
 
 void *cffi_trampoline_context(const void *handle) { return ((const slot_words *)handle)->context; }
 
-void *cffi_trampoline_code(void *handle) { return (unsigned char *)handle - CFFI_TABLE_SIZE; }
+void *cffi_trampoline_code(void *handle) { return code_of(handle); }
 
 void cffi_trampoline_set_context(void *handle, void *context) { ((slot_words *)handle)->context = context; }
 
@@ -452,8 +481,9 @@ void cffi_trampoline_free(void *handle) {
     int kind = kind_of(slot);
     /* A buried slot was counted out when buried. */
     if (slot->entry != dead_entry(kind)) atomic_fetch_sub_explicit(&live_slots, 1, memory_order_relaxed);
-    slot->context = (void *)freed_message;
-    slot->entry = dead_entry(kind);
+    /* The entry first: a late call that loads the context word as it becomes a free list's link still
+       stops with the freed message. */
+    slot->entry = (const void *)cffi_trampoline_freed;
     if (keeping == keeps_not_yet) start_keeping();
     if (keeping == keeps && kept.count[kind] < kept_per_kind) {
         slot->next_free = kept.first[kind];

@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func slotsAreMappedFromThisBinaryBesideTheirData() throws {
-        // More than one mapping holds (1,024 register slots each).
+        // More than one mapping holds (1,279 register slots each).
         let slots = try (1...2500).map { try make(context: $0 * 16) }
         defer { for slot in slots { cffi_trampoline_free(slot.handle) } }
         #expect(Set(slots.map(\.code)).count == slots.count)
@@ -71,6 +71,41 @@ import Testing
         for (index, slot) in slots.enumerated() {
             #expect(unsafeBitCast(slot.code, to: IntegerFunction.self)(5) == 5 + UInt64((index + 1) * 16))
         }
+    }
+
+    /// A slot's data words are two words, 16 bytes, where its code takes 32: slots handed out one after
+    /// another from a mapping's unused ones have code 32 bytes apart and words 16 bytes apart (each
+    /// slot's code loads from its own displacement), and every call reads its own slot's words. In a
+    /// child process, so that no test beside it takes slots in between.
+    @Test func aSlotsDataWordsTakeSixteenBytes() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            var problems: [String] = []
+            var slots: [(handle: UnsafeMutableRawPointer, code: UnsafeMutableRawPointer)] = []
+            for index in 1...64 {
+                var code: UnsafeMutableRawPointer?
+                guard let handle = cffi_trampoline_create(
+                    Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self),
+                    UnsafeMutableRawPointer(bitPattern: index * 16), &code), let code
+                else { problems.append("no slot"); break }
+                slots.append((handle, code))
+            }
+            // Pairs made one after the other within one mapping (a slot freed before may come first).
+            let neighbours = zip(slots, slots.dropFirst()).filter { $1.code - $0.code == 32 }
+            if neighbours.count < 32 { problems.append("only \(neighbours.count) of 63 pairs are neighbours") }
+            for (first, second) in neighbours where second.handle - first.handle != 16 {
+                problems.append("words \(second.handle - first.handle) bytes apart")
+            }
+            for (index, slot) in slots.enumerated() {
+                let value = unsafeBitCast(slot.code, to: IntegerFunction.self)(3)
+                if value != 3 + UInt64((index + 1) * 16) { problems.append("slot \(index) answered \(value)") }
+            }
+            for slot in slots { cffi_trampoline_free(slot.handle) }
+            for problem in problems { _ = "words: \(problem)\n".withCString { write(2, $0, strlen($0)) } }
+            exit(0)  // the problems are read from standard error: an exit code would hide them
+        }
+        let problems = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            .split(separator: "\n").filter { $0.hasPrefix("words: ") }
+        #expect(problems.isEmpty, "\(problems)")
     }
 
     /// The slot freed last is the next one handed out, with its new context. In a child process: in this
