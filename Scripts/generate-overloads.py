@@ -127,7 +127,7 @@ def typed_thunk_body(n, void, layer=False):
         if registers == nil && prepared.takesRegisters{result_agrees}{agree} {{
             registers = {register_body}
         }}
-        {keep}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) {array_call}"""
+        {keep}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) {array_call}"""
     # Past OPAQUE_MAX arguments the fixed arity serves an optimized build's register form. Where the
     # arguments do not all arrive in registers, libffi's array (or the array entry's) is handed to the
     # closure element by element (PackFunction.spreading). A debug build runs the closure in pack form, as
@@ -143,7 +143,7 @@ def typed_thunk_body(n, void, layer=False):
 {prepare}
         if prepared.takesRegisters{result_agrees}{agree} {{
             {make}
-            {keep.replace(chr(10) + "        ", chr(10) + "            ")}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, shape: captured.shapeEntry) {nested_array_call}
+            {keep.replace(chr(10) + "        ", chr(10) + "            ")}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, shape: captured.unretainedShape) {nested_array_call}
         }}
         if {aligned} {{
             {own_layer.replace(chr(10) + "        ", chr(10) + "            ")}return try PackFunction.spreading(closure, count: {n}, widening: returnType.widening).thunk(prepared.signature, swiftType: ({fn}).self)
@@ -154,15 +154,12 @@ def typed_thunk_body(n, void, layer=False):
         }}"""
 
 
-def shape_override(n, result):
-    """The entry a `Captured` class of n arguments gives (see `ShapeEntry`): its shape's, which it asks
-    `CallbackShapes` for, where n arguments make any shape; else none, the base class's."""
+def shape_of(n, result):
+    """The shape a `Captured` class of n arguments is (see `ShapeEntry`), which it asks `CallbackShapes`
+    for where n arguments make any shape (a constant once specialized); else none."""
     if not any(len(shape[0]) == n for shape in SHAPES):
-        return ""
-    lookup = "CallbackShapes.entry(" + "".join(f"A{i}.self, " for i in range(n)) + f"returning: {result}.self)"
-    return f"""
-    @usableFromInline override var entry: RegisterEntry? {{ {lookup} }}
-"""
+        return "0"
+    return "CallbackShapes.shape(" + "".join(f"A{i}.self, " for i in range(n)) + f"returning: {result}.self)"
 
 
 def captured_class(n):
@@ -188,9 +185,9 @@ final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: TypedEntry, @u
     init(_ closure: @escaping @Sendable ({types}) -> R, _ widening: ReturnWidening) {{
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: {shape_of(n, "R")})
     }}
-{shape_override(n, "R")}
+
     @usableFromInline override var functionType: ObjectIdentifier {{ ObjectIdentifier((({types}) -> R).self) }}
 }}
 
@@ -202,9 +199,9 @@ final class CapturedVoid{n}{'<' + types + '>' if n else ''}: ShapeEntry, @unchec
     @inlinable
     init(_ closure: @escaping @Sendable ({types}) -> Void) {{
         self.closure = closure
-        super.init()
+        super.init(shape: {shape_of(n, "Void")})
     }}
-{shape_override(n, "Void")}}}
+}}
 """
 
 
@@ -801,15 +798,15 @@ SHAPES = [
 
 
 def lookup(n, lines):
-    """`CallbackShapes.entry` for closures of n arguments."""
+    """`CallbackShapes.shape` for closures of n arguments."""
     generics = ", ".join([f"A{i}" for i in range(n)] + ["R"])
     params = "".join(f"_: A{i}.Type, " for i in range(n))
     return f"""
-    /// The entry of the shape of these types, if they are one: a constant once specialized (the
+    /// The shape these types are (its number in ``entry(_:)``), or 0: a constant once specialized (the
     /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
     @inlinable
-    static func entry<{generics}>({params}returning _: R.Type) -> RegisterEntry? {{
-{"".join(lines)}        return nil
+    static func shape<{generics}>({params}returning _: R.Type) -> UInt8 {{
+{"".join(lines)}        return 0
     }}
 """
 
@@ -818,7 +815,8 @@ def shapes_block():
     """`CallbackShapes`: each shape's entry, and the lookup the `Captured` classes make by their types."""
     entries = []
     checks = {}
-    for args, ret, c_name, use, name in SHAPES:
+    numbers = []
+    for number, (args, ret, c_name, use, name) in enumerate(SHAPES, start=1):
         n = len(args)
         void = ret == "Void"
         box = f"CapturedVoid{n}<{', '.join(args)}>" if void else f"Captured{n}<{', '.join(args + [ret])}>"
@@ -838,7 +836,8 @@ def shapes_block():
     }}, floating: nil)
 """)
         checks.setdefault(n, []).append(
-            f"        if {' && '.join(f'A{i}.self == ({t}).self' for i, t in enumerate(args))} && R.self == ({ret}).self {{ return {name} }}\n")
+            f"        if {' && '.join(f'A{i}.self == ({t}).self' for i, t in enumerate(args))} && R.self == ({ret}).self {{ return {number} }}\n")
+        numbers.append(f"        case {number}: return {name}\n")
     return f"""
 // MARK: The common callback shapes
 
@@ -849,7 +848,16 @@ def shapes_block():
 /// context.
 @usableFromInline
 enum CallbackShapes {{
-{"".join(entries)}{"".join(lookup(n, lines) for n, lines in sorted(checks.items()))}}}
+{"".join(entries)}
+    /// The entry of shape number `shape` (see the `shape` lookups below), nil for 0: what a
+    /// ``ShapeEntry`` enters by, found without a call through its class.
+    @usableFromInline
+    static func entry(_ shape: UInt8) -> RegisterEntry? {{
+        switch shape {{
+{"".join(numbers)}        default: return nil
+        }}
+    }}
+{"".join(lookup(n, lines) for n, lines in sorted(checks.items()))}}}
 """
 
 

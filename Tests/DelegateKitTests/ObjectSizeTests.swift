@@ -57,6 +57,11 @@ import Testing
         #expect(address(destroy.entry) == address(CallbackShapes.destroy))
         #expect(address(sum.entry) == nil)
         #expect(address(constant.entry) == nil)
+        // The byte names each shape once: six shapes, six entries, and none for 0 or past the last.
+        let entries = (1...6).compactMap { address(CallbackShapes.entry(UInt8($0))) }
+        #expect(Set(entries).count == 6)
+        #expect(address(CallbackShapes.entry(0)) == nil && address(CallbackShapes.entry(7)) == nil)
+        #expect(comparator.shape != 0 && destroy.shape != 0 && sum.shape == 0 && constant.shape == 0)
     }
 
     /// A `CClosure` of a release build asks malloc for at most 88 bytes, which it serves from a 96-byte

@@ -87,7 +87,7 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
         let ownContext: UnsafeMutableRawPointer?
         switch ownEntries ? thunk.ownEntry : .none {
         case .direct(let direct): (entry, ownContext) = (direct.entry, Unmanaged.passUnretained(direct).toOpaque())
-        case .shape(let shape): (entry, ownContext) = (shape.entry, Unmanaged.passUnretained(shape).toOpaque())
+        case .shape(let shape): (entry, ownContext) = (shape._withUnsafeGuaranteedRef { $0.entry }, shape.toOpaque())
         case .opaque(let opaque): (entry, ownContext) = (TrampolineShim.opaqueEntry, UnsafeMutableRawPointer(opaque.record))
         case .none, .pack: (entry, ownContext) = (registerEntry, nil)
         }

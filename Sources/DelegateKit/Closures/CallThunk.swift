@@ -62,8 +62,9 @@ struct CallThunk: Sendable {
         /// The closure's own register entry, `#CClosure`'s (see ``_DirectEntry``).
         case direct(_DirectEntry)
         /// The register entry of the common shape the closure's types are, with its captured closure as
-        /// context (see ``ShapeEntry``).
-        case shape(ShapeEntry)
+        /// context (see ``ShapeEntry``). Unretained: the thunk's ``body`` captures the same object and
+        /// keeps it (a reference of its own cost each closure made a retain and a release).
+        case shape(Unmanaged<ShapeEntry>)
         /// The register form as a call of `cffi_call_opaque`, entered with its record (see
         /// ``OpaqueBody``); ``registers`` is then its ``OpaqueCall/body``. Of a closure in pack form, the
         /// call holds the ``PackFunction``.
@@ -73,11 +74,12 @@ struct CallThunk: Sendable {
     }
 
     /// A thunk of `body` (and `registers`, its register form, when the closure has one). A ``CClosure``
-    /// enters `shape`'s entry where given (and the register path takes it), else `opaque`.
+    /// enters `shape`'s entry where given (and the register path takes it), else `opaque`; `body` must
+    /// capture the object, which the thunk holds unretained (see ``ShapeEntry/unretainedShape``).
     @usableFromInline
     init(
         prepared: PreparedSignature, swiftType: Any.Type? = nil, registers: RegisterBody? = nil, opaque: OpaqueCall? = nil,
-        shape: ShapeEntry? = nil, body: @escaping ArrayBody
+        shape: Unmanaged<ShapeEntry>? = nil, body: @escaping ArrayBody
     ) {
         self.prepared = prepared
         self.swiftType = swiftType
@@ -115,7 +117,7 @@ struct CallThunk: Sendable {
     var ownRegisterEntry: (entry: RegisterEntry, context: AnyObject)? {
         switch ownEntry {
         case .direct(let direct): return (direct.entry, direct)
-        case .shape(let shape): return shape.entry.map { ($0, shape) }
+        case .shape(let shape): return shape._withUnsafeGuaranteedRef { $0.entry }.map { ($0, shape.takeUnretainedValue()) }
         case .none, .opaque, .pack: return nil
         }
     }

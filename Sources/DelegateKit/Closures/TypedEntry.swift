@@ -7,9 +7,15 @@
 /// costs no object of its own.
 @usableFromInline
 class TypedEntry: ShapeEntry, @unchecked Sendable {  // Immutable; subclasses add only `let`s.
+    /// An entry of no common shape (an override's).
     @usableFromInline
-    override init() {
-        super.init()
+    init() {
+        super.init(shape: 0)
+    }
+
+    @usableFromInline
+    override init(shape: UInt8) {
+        super.init(shape: shape)
     }
 
     /// The closure's Swift function type without `Next` (`(A0, A1) -> R` for a plain layer and an override

@@ -26,7 +26,7 @@ final class Captured0<R>: TypedEntry, @unchecked Sendable {  // Immutable; the c
     init(_ closure: @escaping @Sendable () -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: 0)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier((() -> R).self) }
@@ -40,7 +40,7 @@ final class CapturedVoid0: ShapeEntry, @unchecked Sendable {  // Immutable; the 
     @inlinable
     init(_ closure: @escaping @Sendable () -> Void) {
         self.closure = closure
-        super.init()
+        super.init(shape: 0)
     }
 }
 
@@ -71,7 +71,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
             storeResult(captured.closure(), to: result, captured.widening)
         }
     }
@@ -93,7 +93,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
             captured.closure()
         }
     }
@@ -165,10 +165,8 @@ final class Captured1<A0, R>: TypedEntry, @unchecked Sendable {  // Immutable; t
     init(_ closure: @escaping @Sendable (A0) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: CallbackShapes.shape(A0.self, returning: R.self))
     }
-
-    @usableFromInline override var entry: RegisterEntry? { CallbackShapes.entry(A0.self, returning: R.self) }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0) -> R).self) }
 }
@@ -181,10 +179,8 @@ final class CapturedVoid1<A0>: ShapeEntry, @unchecked Sendable {  // Immutable; 
     @inlinable
     init(_ closure: @escaping @Sendable (A0) -> Void) {
         self.closure = closure
-        super.init()
+        super.init(shape: CallbackShapes.shape(A0.self, returning: Void.self))
     }
-
-    @usableFromInline override var entry: RegisterEntry? { CallbackShapes.entry(A0.self, returning: Void.self) }
 }
 
 extension CallThunk {
@@ -216,7 +212,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
         }
     }
@@ -240,7 +236,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
             captured.closure(argument(arguments, 0))
         }
     }
@@ -312,10 +308,8 @@ final class Captured2<A0, A1, R>: TypedEntry, @unchecked Sendable {  // Immutabl
     init(_ closure: @escaping @Sendable (A0, A1) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: CallbackShapes.shape(A0.self, A1.self, returning: R.self))
     }
-
-    @usableFromInline override var entry: RegisterEntry? { CallbackShapes.entry(A0.self, A1.self, returning: R.self) }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1) -> R).self) }
 }
@@ -328,10 +322,8 @@ final class CapturedVoid2<A0, A1>: ShapeEntry, @unchecked Sendable {  // Immutab
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1) -> Void) {
         self.closure = closure
-        super.init()
+        super.init(shape: CallbackShapes.shape(A0.self, A1.self, returning: Void.self))
     }
-
-    @usableFromInline override var entry: RegisterEntry? { CallbackShapes.entry(A0.self, A1.self, returning: Void.self) }
 }
 
 extension CallThunk {
@@ -364,7 +356,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
         }
     }
@@ -389,7 +381,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1))
         }
     }
@@ -461,7 +453,7 @@ final class Captured3<A0, A1, A2, R>: TypedEntry, @unchecked Sendable {  // Immu
     init(_ closure: @escaping @Sendable (A0, A1, A2) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: 0)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2) -> R).self) }
@@ -475,7 +467,7 @@ final class CapturedVoid3<A0, A1, A2>: ShapeEntry, @unchecked Sendable {  // Imm
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2) -> Void) {
         self.closure = closure
-        super.init()
+        super.init(shape: 0)
     }
 }
 
@@ -510,7 +502,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, captured.widening)
         }
     }
@@ -536,7 +528,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
@@ -608,7 +600,7 @@ final class Captured4<A0, A1, A2, A3, R>: TypedEntry, @unchecked Sendable {  // 
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: 0)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3) -> R).self) }
@@ -622,7 +614,7 @@ final class CapturedVoid4<A0, A1, A2, A3>: ShapeEntry, @unchecked Sendable {  //
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> Void) {
         self.closure = closure
-        super.init()
+        super.init(shape: 0)
     }
 }
 
@@ -658,7 +650,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, captured.widening)
         }
     }
@@ -685,7 +677,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
@@ -757,7 +749,7 @@ final class Captured5<A0, A1, A2, A3, A4, R>: TypedEntry, @unchecked Sendable { 
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: 0)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4) -> R).self) }
@@ -771,7 +763,7 @@ final class CapturedVoid5<A0, A1, A2, A3, A4>: ShapeEntry, @unchecked Sendable {
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) {
         self.closure = closure
-        super.init()
+        super.init(shape: 0)
     }
 }
 
@@ -808,7 +800,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, captured.widening)
         }
     }
@@ -836,7 +828,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
@@ -908,7 +900,7 @@ final class Captured6<A0, A1, A2, A3, A4, A5, R>: TypedEntry, @unchecked Sendabl
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: 0)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5) -> R).self) }
@@ -922,7 +914,7 @@ final class CapturedVoid6<A0, A1, A2, A3, A4, A5>: ShapeEntry, @unchecked Sendab
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) {
         self.closure = closure
-        super.init()
+        super.init(shape: 0)
     }
 }
 
@@ -960,7 +952,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, captured.widening)
         }
     }
@@ -989,7 +981,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, opaque: opaque, shape: captured.shapeEntry) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }
@@ -1061,7 +1053,7 @@ final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry, @unchecked Sen
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: 0)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6) -> R).self) }
@@ -1075,7 +1067,7 @@ final class CapturedVoid7<A0, A1, A2, A3, A4, A5, A6>: ShapeEntry, @unchecked Se
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> Void) {
         self.closure = closure
-        super.init()
+        super.init(shape: 0)
     }
 }
 
@@ -1107,7 +1099,7 @@ extension CallThunk {
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }, shape: captured.shapeEntry) { [captured] result, arguments in
+            }, shape: captured.unretainedShape) { [captured] result, arguments in
                 storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6)), to: result, captured.widening)
             }
         }
@@ -1140,7 +1132,7 @@ extension CallThunk {
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
-            }, shape: captured.shapeEntry) { [captured] _, arguments in
+            }, shape: captured.unretainedShape) { [captured] _, arguments in
                 captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6))
             }
         }
@@ -1220,7 +1212,7 @@ final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry, @unchecked
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, _ widening: ReturnWidening) {
         self.closure = closure
         self.widening = widening
-        super.init()
+        super.init(shape: 0)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self) }
@@ -1234,7 +1226,7 @@ final class CapturedVoid8<A0, A1, A2, A3, A4, A5, A6, A7>: ShapeEntry, @unchecke
     @inlinable
     init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Void) {
         self.closure = closure
-        super.init()
+        super.init(shape: 0)
     }
 }
 
@@ -1267,7 +1259,7 @@ extension CallThunk {
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }, shape: captured.shapeEntry) { [captured] result, arguments in
+            }, shape: captured.unretainedShape) { [captured] result, arguments in
                 storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7)), to: result, captured.widening)
             }
         }
@@ -1301,7 +1293,7 @@ extension CallThunk {
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
-            }, shape: captured.shapeEntry) { [captured] _, arguments in
+            }, shape: captured.unretainedShape) { [captured] _, arguments in
                 captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7))
             }
         }

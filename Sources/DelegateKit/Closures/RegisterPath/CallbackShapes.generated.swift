@@ -75,23 +75,38 @@ enum CallbackShapes {
         }
     }, floating: nil)
 
-    /// The entry of the shape of these types, if they are one: a constant once specialized (the
-    /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
-    @inlinable
-    static func entry<A0, R>(_: A0.Type, returning _: R.Type) -> RegisterEntry? {
-        if A0.self == (UnsafeMutableRawPointer?).self && R.self == (Void).self { return destroy }
-        if A0.self == (UnsafeMutableRawPointer?).self && R.self == (Int32).self { return context }
-        if A0.self == (UnsafeMutableRawPointer?).self && R.self == (UnsafeMutableRawPointer?).self { return threadStart }
-        return nil
+    /// The entry of shape number `shape` (see the `shape` lookups below), nil for 0: what a
+    /// ``ShapeEntry`` enters by, found without a call through its class.
+    @usableFromInline
+    static func entry(_ shape: UInt8) -> RegisterEntry? {
+        switch shape {
+        case 1: return comparator
+        case 2: return destroy
+        case 3: return context
+        case 4: return threadStart
+        case 5: return busy
+        case 6: return foreach
+        default: return nil
+        }
     }
 
-    /// The entry of the shape of these types, if they are one: a constant once specialized (the
+    /// The shape these types are (its number in ``entry(_:)``), or 0: a constant once specialized (the
     /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
     @inlinable
-    static func entry<A0, A1, R>(_: A0.Type, _: A1.Type, returning _: R.Type) -> RegisterEntry? {
-        if A0.self == (UnsafeRawPointer?).self && A1.self == (UnsafeRawPointer?).self && R.self == (Int32).self { return comparator }
-        if A0.self == (UnsafeMutableRawPointer?).self && A1.self == (Int32).self && R.self == (Int32).self { return busy }
-        if A0.self == (UnsafeMutableRawPointer?).self && A1.self == (UnsafeMutableRawPointer?).self && R.self == (Void).self { return foreach }
-        return nil
+    static func shape<A0, R>(_: A0.Type, returning _: R.Type) -> UInt8 {
+        if A0.self == (UnsafeMutableRawPointer?).self && R.self == (Void).self { return 2 }
+        if A0.self == (UnsafeMutableRawPointer?).self && R.self == (Int32).self { return 3 }
+        if A0.self == (UnsafeMutableRawPointer?).self && R.self == (UnsafeMutableRawPointer?).self { return 4 }
+        return 0
+    }
+
+    /// The shape these types are (its number in ``entry(_:)``), or 0: a constant once specialized (the
+    /// comparisons of metatypes fold), so that a closure of any other types pays nothing for the shapes.
+    @inlinable
+    static func shape<A0, A1, R>(_: A0.Type, _: A1.Type, returning _: R.Type) -> UInt8 {
+        if A0.self == (UnsafeRawPointer?).self && A1.self == (UnsafeRawPointer?).self && R.self == (Int32).self { return 1 }
+        if A0.self == (UnsafeMutableRawPointer?).self && A1.self == (Int32).self && R.self == (Int32).self { return 5 }
+        if A0.self == (UnsafeMutableRawPointer?).self && A1.self == (UnsafeMutableRawPointer?).self && R.self == (Void).self { return 6 }
+        return 0
     }
 }
