@@ -22,9 +22,8 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # The program's own code: the function the table's stubs stop in, the message its freed stub passes, and
-# an entry point. It links no
-# start files and no C library, since Debian 12's glibc marks neither (no program linked with them is
-# marked, whatever its own objects say); it is never run, only read.
+# an entry point. It links no start files and no C library, since Debian 12's glibc marks neither (no
+# program linked with them is marked, whatever its own objects say); it is never run, only read.
 cat >"$work/program.c" <<'EOF'
 __attribute__((visibility("hidden"), noreturn)) void cffi_trampoline_stop(const char *message) {
     (void)message;

@@ -26,13 +26,19 @@ import Testing
         let code: UnsafeMutableRawPointer
     }
 
-    func make(context: Int) throws -> Slot {
+    /// A register slot entering ``entry`` with `context`, or nil when none could be made: how every test
+    /// here makes one, those in child processes too (whose bodies capture nothing, so they cannot call
+    /// ``make(context:)``).
+    static func slot(context: Int) -> Slot? {
         var code: UnsafeMutableRawPointer?
-        let handle = try #require(cffi_trampoline_create(
-            Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(Self.entry, to: UnsafeRawPointer.self),
-            UnsafeMutableRawPointer(bitPattern: context), &code))
-        return Slot(handle: handle, code: try #require(code))
+        guard let handle = cffi_trampoline_create(
+            Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(entry, to: UnsafeRawPointer.self),
+            UnsafeMutableRawPointer(bitPattern: context), &code), let code
+        else { return nil }
+        return Slot(handle: handle, code: code)
     }
+
+    func make(context: Int) throws -> Slot { try #require(Self.slot(context: context)) }
 
     /// This test binary's path, which the table's code mappings name.
     static let executable: String = {
@@ -80,14 +86,10 @@ import Testing
     @Test func aSlotsDataWordsTakeSixteenBytes() async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             var problems: [String] = []
-            var slots: [(handle: UnsafeMutableRawPointer, code: UnsafeMutableRawPointer)] = []
+            var slots: [Slot] = []
             for index in 1...64 {
-                var code: UnsafeMutableRawPointer?
-                guard let handle = cffi_trampoline_create(
-                    Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self),
-                    UnsafeMutableRawPointer(bitPattern: index * 16), &code), let code
-                else { problems.append("no slot"); break }
-                slots.append((handle, code))
+                guard let slot = TrampolineTableTests.slot(context: index * 16) else { problems.append("no slot"); break }
+                slots.append(slot)
             }
             // Pairs made one after the other within one mapping (a slot freed before may come first).
             let neighbours = zip(slots, slots.dropFirst()).filter { $1.code - $0.code == 32 }
@@ -112,21 +114,14 @@ import Testing
     /// one a test running beside it may take the freed slot first (one did, under AddressSanitizer).
     @Test func aFreedSlotIsHandedOutAgainWithItsNewContext() async {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            func make(_ context: Int) -> (handle: UnsafeMutableRawPointer?, code: UnsafeMutableRawPointer?) {
-                var code: UnsafeMutableRawPointer?
-                let handle = cffi_trampoline_create(
-                    Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self),
-                    UnsafeMutableRawPointer(bitPattern: context), &code)
-                return (handle, code)
-            }
             var problems: [String] = []
-            let first = make(0x10)
-            cffi_trampoline_free(first.handle)
-            let again = make(0x20)
-            if again.handle == nil || again.code != first.code {
-                problems.append("handed out \(String(describing: again.code)), not the freed \(String(describing: first.code))")
+            let first = TrampolineTableTests.slot(context: 0x10)
+            cffi_trampoline_free(first?.handle)
+            let again = TrampolineTableTests.slot(context: 0x20)
+            if again == nil || again?.code != first?.code {
+                problems.append("handed out \(String(describing: again?.code)), not the freed \(String(describing: first?.code))")
             }
-            if let handle = again.handle, let code = again.code {
+            if let handle = again?.handle, let code = again?.code {
                 if cffi_trampoline_context(handle) != UnsafeMutableRawPointer(bitPattern: 0x20) {
                     problems.append("context \(String(describing: cffi_trampoline_context(handle))), not 0x20")
                 }
@@ -147,11 +142,9 @@ import Testing
     /// A call through a slot after it was freed stops with a message, in every build.
     @Test func aCallThroughAFreedSlotStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var code: UnsafeMutableRawPointer?
-            let handle = cffi_trampoline_create(
-                Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self), nil, &code)
-            cffi_trampoline_free(handle)
-            _ = unsafeBitCast(code, to: IntegerFunction.self)(1)
+            let slot = TrampolineTableTests.slot(context: 0)
+            cffi_trampoline_free(slot?.handle)
+            _ = unsafeBitCast(slot?.code, to: IntegerFunction.self)(1)
         }
         let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(stderr.contains("DelegateKit: C called a closure after it was freed"), "\(stderr)")
@@ -165,16 +158,12 @@ import Testing
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
             var problems: [String] = []
             let perMapping = Int(cffi_trampoline_slots_per_mapping(Int32(CFFI_TRAMPOLINE_REGISTERS))), count = 4 * perMapping + 1
-            func burst(_ base: Int) -> [(handle: UnsafeMutableRawPointer, code: UnsafeMutableRawPointer)] {
-                var slots: [(handle: UnsafeMutableRawPointer, code: UnsafeMutableRawPointer)] = []
+            func burst(_ base: Int) -> [Slot] {
+                var slots: [Slot] = []
                 slots.reserveCapacity(count)
                 for index in 0..<count {
-                    var code: UnsafeMutableRawPointer?
-                    guard let handle = cffi_trampoline_create(
-                        Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self),
-                        UnsafeMutableRawPointer(bitPattern: (base + index) * 16), &code), let code
-                    else { problems.append("no slot \(index)"); break }
-                    slots.append((handle, code))
+                    guard let slot = TrampolineTableTests.slot(context: (base + index) * 16) else { problems.append("no slot \(index)"); break }
+                    slots.append(slot)
                 }
                 for (index, slot) in slots.enumerated() where unsafeBitCast(slot.code, to: IntegerFunction.self)(7) != UInt64((base + index) * 16 + 7) {
                     problems.append("slot \(index) of the burst from \(base) returned a wrong value")
@@ -231,11 +220,8 @@ import Testing
                 let count = 3 * Int(cffi_trampoline_slots_per_mapping(Int32(CFFI_TRAMPOLINE_REGISTERS)))
                 var handles: [UnsafeMutableRawPointer] = []
                 for _ in 0..<count {
-                    var code: UnsafeMutableRawPointer?
-                    guard let handle = cffi_trampoline_create(
-                        Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self), nil, &code)
-                    else { break }
-                    handles.append(handle)
+                    guard let slot = TrampolineTableTests.slot(context: 0) else { break }
+                    handles.append(slot.handle)
                 }
                 for handle in handles { cffi_trampoline_free(handle) }
                 return nil
@@ -259,13 +245,9 @@ import Testing
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var codes: [UnsafeMutableRawPointer] = [], handles: [UnsafeMutableRawPointer] = []
             for _ in 0..<(3 * Int(cffi_trampoline_slots_per_mapping(Int32(CFFI_TRAMPOLINE_REGISTERS)))) {
-                var code: UnsafeMutableRawPointer?
-                guard let handle = cffi_trampoline_create(
-                    Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(TrampolineTableTests.entry, to: UnsafeRawPointer.self), nil, &code),
-                    let code
-                else { exit(0) }
-                codes.append(code)
-                handles.append(handle)
+                guard let slot = TrampolineTableTests.slot(context: 0) else { exit(0) }
+                codes.append(slot.code)
+                handles.append(slot.handle)
             }
             for handle in handles { cffi_trampoline_free(handle) }
             cffi_trampoline_return_kept()
@@ -300,14 +282,10 @@ import Testing
                 group.addTask {
                     var right = true
                     for round in 0..<2000 {
-                        var code: UnsafeMutableRawPointer?
                         let context = (thread * 10000 + round + 1) * 16
-                        guard let handle = cffi_trampoline_create(
-                            Int32(CFFI_TRAMPOLINE_REGISTERS), unsafeBitCast(Self.entry, to: UnsafeRawPointer.self),
-                            UnsafeMutableRawPointer(bitPattern: context), &code), let code
-                        else { return false }
-                        right = right && unsafeBitCast(code, to: IntegerFunction.self)(3) == UInt64(context + 3)
-                        cffi_trampoline_free(handle)
+                        guard let slot = Self.slot(context: context) else { return false }
+                        right = right && unsafeBitCast(slot.code, to: IntegerFunction.self)(3) == UInt64(context + 3)
+                        cffi_trampoline_free(slot.handle)
                     }
                     return right
                 }
