@@ -114,6 +114,11 @@ def typed_thunk_body(n, void, layer=False):
 {register_call}
             }}"""
     keep = "layer?.pointee = captured\n        " if layer else ""
+    # Nil where the types cannot be a shape, and asked of the types (a constant once specialized) before
+    # the object: the byte the object stores is not folded, and its check kept the thunk too large to be
+    # inlined into a delegate's implement.
+    shape = shape_of(n, "Void" if void else "R")
+    shape = "nil" if shape == "0" else f"{shape} != 0 ? captured.unretainedShape : nil"
     if n <= OPAQUE_MAX:
         return f"""        let returnType = {return_type}
 {prepare}
@@ -127,7 +132,7 @@ def typed_thunk_body(n, void, layer=False):
         if registers == nil && prepared.takesRegisters{result_agrees}{agree} {{
             registers = {register_body}
         }}
-        {keep}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) {array_call}"""
+        {keep}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: registers, opaque: opaque, shape: {shape}) {array_call}"""
     # Past OPAQUE_MAX arguments the fixed arity serves an optimized build's register form. Where the
     # arguments do not all arrive in registers, libffi's array (or the array entry's) is handed to the
     # closure element by element (PackFunction.spreading). A debug build runs the closure in pack form, as
@@ -143,7 +148,7 @@ def typed_thunk_body(n, void, layer=False):
 {prepare}
         if prepared.takesRegisters{result_agrees}{agree} {{
             {make}
-            {keep.replace(chr(10) + "        ", chr(10) + "            ")}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, shape: captured.unretainedShape) {nested_array_call}
+            {keep.replace(chr(10) + "        ", chr(10) + "            ")}return CallThunk(prepared: prepared, swiftType: ({fn}).self, registers: {register_body}, shape: {shape}) {nested_array_call}
         }}
         if {aligned} {{
             {own_layer.replace(chr(10) + "        ", chr(10) + "            ")}return try PackFunction.spreading(closure, count: {n}, widening: returnType.widening).thunk(prepared.signature, swiftType: ({fn}).self)

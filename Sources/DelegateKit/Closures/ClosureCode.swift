@@ -25,8 +25,7 @@ struct ClosureCode: @unchecked Sendable {  // A pointer to the code's handle, wh
         userData: UnsafeMutableRawPointer?
     ) throws {
         var code: UnsafeMutableRawPointer?
-        let floatingResult = prepared.signature.returnType == .float || prepared.signature.returnType == .double
-        if let entry = registerEntry?.address(floatingResult: floatingResult), RegisterPath.entersInRegisters(prepared),
+        if let entry = registerEntry?.address(floatingResult: prepared.returnsFloatingPoint), RegisterPath.entersInRegisters(prepared),
            let slot = TrampolineShim.makeSlot(entry, context: userData, code: &code) {
             handle = slot + 1
             return

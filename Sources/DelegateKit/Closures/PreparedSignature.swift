@@ -22,6 +22,9 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     let registerLayout: RegisterLayout?
     /// Bytes a result buffer needs: libffi reads and writes narrow integers as a whole register.
     @usableFromInline let resultBufferSize: Int
+    /// Whether the result is `float` or `double`, which a register entry returns in its floating form:
+    /// worked out once here, where asking the signature for each closure made copied it.
+    let returnsFloatingPoint: Bool
     /// How a call with run-time values lays out its arguments (``CFunction/call(_:variadicTypes:)``).
     let runTimeLayout: RunTimeLayout
 
@@ -155,6 +158,7 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
         try signature.validate()
         self.signature = signature
         resultBufferSize = max(signature.returnType.size, MemoryLayout<UInt64>.size)
+        returnsFloatingPoint = signature.returnType == .float || signature.returnType == .double
         self.fixedArgumentCount = fixedArgumentCount
         // Before anything is allocated: a throw here frees nothing.
         let variadicLayout = signature.isVariadic ? try VariadicLayout(signature) : nil

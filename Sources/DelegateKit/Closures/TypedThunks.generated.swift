@@ -71,7 +71,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> R).self, registers: registers, opaque: opaque, shape: nil) { [captured] result, arguments in
             storeResult(captured.closure(), to: result, captured.widening)
         }
     }
@@ -93,7 +93,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: (() -> Void).self, registers: registers, opaque: opaque, shape: nil) { [captured] _, arguments in
             captured.closure()
         }
     }
@@ -212,7 +212,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, shape: CallbackShapes.shape(A0.self, returning: R.self) != 0 ? captured.unretainedShape : nil) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
         }
     }
@@ -236,7 +236,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, opaque: opaque, shape: CallbackShapes.shape(A0.self, returning: Void.self) != 0 ? captured.unretainedShape : nil) { [captured] _, arguments in
             captured.closure(argument(arguments, 0))
         }
     }
@@ -356,7 +356,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, shape: CallbackShapes.shape(A0.self, A1.self, returning: R.self) != 0 ? captured.unretainedShape : nil) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
         }
     }
@@ -381,7 +381,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, opaque: opaque, shape: CallbackShapes.shape(A0.self, A1.self, returning: Void.self) != 0 ? captured.unretainedShape : nil) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1))
         }
     }
@@ -502,7 +502,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> R).self, registers: registers, opaque: opaque, shape: nil) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2)), to: result, captured.widening)
         }
     }
@@ -528,7 +528,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2) -> Void).self, registers: registers, opaque: opaque, shape: nil) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2))
         }
     }
@@ -650,7 +650,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> R).self, registers: registers, opaque: opaque, shape: nil) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3)), to: result, captured.widening)
         }
     }
@@ -677,7 +677,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3) -> Void).self, registers: registers, opaque: opaque, shape: nil) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3))
         }
     }
@@ -800,7 +800,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> R).self, registers: registers, opaque: opaque, shape: nil) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4)), to: result, captured.widening)
         }
     }
@@ -828,7 +828,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4) -> Void).self, registers: registers, opaque: opaque, shape: nil) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4))
         }
     }
@@ -952,7 +952,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> R).self, registers: registers, opaque: opaque, shape: nil) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5)), to: result, captured.widening)
         }
     }
@@ -981,7 +981,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, opaque: opaque, shape: captured.unretainedShape) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5) -> Void).self, registers: registers, opaque: opaque, shape: nil) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5))
         }
     }
@@ -1099,7 +1099,7 @@ extension CallThunk {
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }, shape: captured.unretainedShape) { [captured] result, arguments in
+            }, shape: nil) { [captured] result, arguments in
                 storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6)), to: result, captured.widening)
             }
         }
@@ -1132,7 +1132,7 @@ extension CallThunk {
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
-            }, shape: captured.unretainedShape) { [captured] _, arguments in
+            }, shape: nil) { [captured] _, arguments in
                 captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6))
             }
         }
@@ -1259,7 +1259,7 @@ extension CallThunk {
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 return registerResult(captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next()))
-            }, shape: captured.unretainedShape) { [captured] result, arguments in
+            }, shape: nil) { [captured] result, arguments in
                 storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7)), to: result, captured.widening)
             }
         }
@@ -1293,7 +1293,7 @@ extension CallThunk {
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
                 return .zero
-            }, shape: captured.unretainedShape) { [captured] _, arguments in
+            }, shape: nil) { [captured] _, arguments in
                 captured.closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7))
             }
         }

@@ -26,9 +26,10 @@ class ShapeEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`
 
 extension ShapeEntry {
     /// This object as a ``CallThunk``'s shape, when its types are one and the register path is on; else
-    /// nil (a constant once the subclass's types are known, where they are none). Unretained: the thunk's
-    /// body captures the object, and a reference of the thunk's own (passed in, kept and let go) cost
-    /// each closure made a retain and a release.
+    /// nil. (A typed thunk asks only where its types are a shape, by the types themselves, a constant
+    /// once specialized: the byte the object stores is not folded.) Unretained: the thunk's body captures
+    /// the object, and a reference of the thunk's own (passed in, kept and let go) cost each closure made
+    /// a retain and a release.
     @inlinable
     var unretainedShape: Unmanaged<ShapeEntry>? {
         shape != 0 && RegisterPath.isAvailable ? Unmanaged.passUnretained(self) : nil
