@@ -95,8 +95,13 @@ def typed_thunk_body(n, void, layer=False):
     agree = "".join(f" && registerClassAgrees(A{i}.self, a{i})" for i in range(n))
     fn = "(" + ", ".join(f"A{i}" for i in range(n)) + ") -> " + ("Void" if void else "R")
     types = ", ".join(f"A{i}" for i in range(n))
-    make = (f"let captured = CapturedVoid{n}{'<' + types + '>' if n else ''}(closure)" if void
-            else f"let captured = Captured{n}<{', '.join([types, 'R']) if n else 'R'}>(closure, returnType.widening)")
+    # The shape, asked of the types once (a constant once specialized; in a debug build one call of
+    # generic code per closure made), told to the object and chosen by for the thunk's `shape:`.
+    shape = shape_of(n, "Void" if void else "R")
+    shape_line = "" if shape == "0" else f"let shape = {shape}\n        "
+    shape_arg = "0" if shape == "0" else "shape"
+    make = (f"{shape_line}let captured = CapturedVoid{n}{'<' + types + '>' if n else ''}(closure, shape: {shape_arg})" if void
+            else f"{shape_line}let captured = Captured{n}<{', '.join([types, 'R']) if n else 'R'}>(closure, returnType.widening, shape: {shape_arg})")
     return_type = "CType.void" if void else "try R.checkedCType()"
     result_agrees = "" if void else " && registerClassAgrees(R.self, returnType)"
     if void:
@@ -114,11 +119,10 @@ def typed_thunk_body(n, void, layer=False):
 {register_call}
             }}"""
     keep = "layer?.pointee = captured\n        " if layer else ""
-    # Nil where the types cannot be a shape, and asked of the types (a constant once specialized) before
-    # the object: the byte the object stores is not folded, and its check kept the thunk too large to be
-    # inlined into a delegate's implement.
-    shape = shape_of(n, "Void" if void else "R")
-    shape = "nil" if shape == "0" else f"{shape} != 0 ? captured.unretainedShape : nil"
+    # Nil where the types cannot be a shape; else chosen by the shape worked out above, not by the byte the
+    # object stores: that is not folded, and its check kept the thunk too large to be inlined into a
+    # delegate's implement.
+    shape = "nil" if shape == "0" else "shape != 0 ? captured.unretainedShape : nil"
     if n <= OPAQUE_MAX:
         return f"""        let returnType = {return_type}
 {prepare}
@@ -142,7 +146,7 @@ def typed_thunk_body(n, void, layer=False):
     aligned = " && ".join(f"PackFunction.alignment(of: A{i}.self) <= 8" for i in range(n))
     # In pack form no object holds the closure with its types: the layer gets one (its widening unused:
     # `next` calls the closure, never the object's libffi body). Given no layer, nothing is made.
-    own_layer = f"layer?.pointee = Captured{n}<{types}, R>(closure, .none)\n        " if layer and not void else ""
+    own_layer = f"layer?.pointee = Captured{n}<{types}, R>(closure, .none, shape: {shape_of(n, 'R')})\n        " if layer and not void else ""
     return f"""        #if !DEBUG
         let returnType = {return_type}
 {prepare}
@@ -160,8 +164,8 @@ def typed_thunk_body(n, void, layer=False):
 
 
 def shape_of(n, result):
-    """The shape a `Captured` class of n arguments is (see `ShapeEntry`), which it asks `CallbackShapes`
-    for where n arguments make any shape (a constant once specialized); else none."""
+    """Which shape closures of n arguments are (see `ShapeEntry`): `CallbackShapes`' answer where n arguments
+    make any shape (a constant once specialized), else none ("0")."""
     if not any(len(shape[0]) == n for shape in SHAPES):
         return "0"
     return "CallbackShapes.shape(" + "".join(f"A{i}.self, " for i in range(n)) + f"returning: {result}.self)"
@@ -187,10 +191,10 @@ final class Captured{n}<{', '.join([types, 'R']) if n else 'R'}>: TypedEntry, @u
     @usableFromInline let closure: @Sendable ({types}) -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable ({types}) -> R, _ widening: ReturnWidening) {{
+    init(_ closure: @escaping @Sendable ({types}) -> R, _ widening: ReturnWidening, shape: UInt8) {{
         self.closure = closure
         self.widening = widening
-        super.init(shape: {shape_of(n, "R")})
+        super.init(shape: shape)
     }}
 
     @usableFromInline override var functionType: ObjectIdentifier {{ ObjectIdentifier((({types}) -> R).self) }}
@@ -202,9 +206,9 @@ final class CapturedVoid{n}{'<' + types + '>' if n else ''}: ShapeEntry, @unchec
     @usableFromInline let closure: @Sendable ({types}) -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable ({types}) -> Void) {{
+    init(_ closure: @escaping @Sendable ({types}) -> Void, shape: UInt8) {{
         self.closure = closure
-        super.init(shape: {shape_of(n, "Void")})
+        super.init(shape: shape)
     }}
 }}
 """

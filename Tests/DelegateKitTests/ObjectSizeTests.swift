@@ -44,15 +44,25 @@ import Testing
     }
 
     /// A shape's entry is still found for its types, and for no others, with the object no longer storing it.
-    @Test func aSharedObjectGivesItsShapesEntry() {
+    @Test func aSharedObjectGivesItsShapesEntry() throws {
         func address(_ entry: RegisterEntry?) -> UnsafeRawPointer? {
             entry.map { unsafeBitCast($0.integer, to: UnsafeRawPointer.self) }
         }
-        // Through the base class, as a closure being made asks.
-        let comparator: ShapeEntry = Captured2<UnsafeRawPointer?, UnsafeRawPointer?, Int32>({ _, _ in 0 }, .none)
-        let destroy: ShapeEntry = CapturedVoid1<UnsafeMutableRawPointer?>({ _ in })
-        let sum: ShapeEntry = Captured2<Int64, Int64, Int64>({ a, _ in a }, .none)
-        let constant: ShapeEntry = Captured0<Int32>({ 0 }, .none)
+        // The objects typed thunks make, which work out the shape and give it them; through the base
+        // class, as a closure being made asks.
+        func captured<A0: CValue, A1: CValue, R: CValue>(_ body: @escaping @Sendable (A0, A1) -> R) throws -> ShapeEntry {
+            var layer: TypedEntry?
+            _ = try CallThunk.typed(body, layer: &layer)
+            return try #require(layer)
+        }
+        let comparator = try captured { (_: UnsafeRawPointer?, _: UnsafeRawPointer?) -> Int32 in 0 }
+        let sum = try captured { (a: Int64, _: Int64) -> Int64 in a }
+        var constantLayer: TypedEntry?
+        _ = try CallThunk.typed({ () -> Int32 in 0 }, layer: &constantLayer)
+        let constant: ShapeEntry = try #require(constantLayer)
+        // A closure returning nothing is no layer: its object made as its thunk makes it.
+        let destroy: ShapeEntry = CapturedVoid1<UnsafeMutableRawPointer?>(
+            { _ in }, shape: CallbackShapes.shape(UnsafeMutableRawPointer?.self, returning: Void.self))
         #expect(address(comparator.entry) == address(CallbackShapes.comparator))
         #expect(address(destroy.entry) == address(CallbackShapes.destroy))
         #expect(address(sum.entry) == nil)

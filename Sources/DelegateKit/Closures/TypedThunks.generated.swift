@@ -23,10 +23,10 @@ final class Captured0<R>: TypedEntry, @unchecked Sendable {  // Immutable; the c
     @usableFromInline let closure: @Sendable () -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable () -> R, _ widening: ReturnWidening) {
+    init(_ closure: @escaping @Sendable () -> R, _ widening: ReturnWidening, shape: UInt8) {
         self.closure = closure
         self.widening = widening
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier((() -> R).self) }
@@ -38,9 +38,9 @@ final class CapturedVoid0: ShapeEntry, @unchecked Sendable {  // Immutable; the 
     @usableFromInline let closure: @Sendable () -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable () -> Void) {
+    init(_ closure: @escaping @Sendable () -> Void, shape: UInt8) {
         self.closure = closure
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 }
 
@@ -58,7 +58,7 @@ extension CallThunk {
     static func typed<R: CValue>(_ closure: @escaping @Sendable () -> R, layer: UnsafeMutablePointer<TypedEntry?>?) throws -> CallThunk {
         let returnType = try R.checkedCType()
         let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
-        let captured = Captured0<R>(closure, returnType.widening)
+        let captured = Captured0<R>(closure, returnType.widening, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -80,7 +80,7 @@ extension CallThunk {
     static func typed(_ closure: @escaping @Sendable () -> Void) throws -> CallThunk {
         let returnType = CType.void
         let prepared = try PreparedSignature.prepared(key: returnType.scalarCode) { CSignature(returnType, []) }
-        let captured = CapturedVoid0(closure)
+        let captured = CapturedVoid0(closure, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -162,10 +162,10 @@ final class Captured1<A0, R>: TypedEntry, @unchecked Sendable {  // Immutable; t
     @usableFromInline let closure: @Sendable (A0) -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0) -> R, _ widening: ReturnWidening) {
+    init(_ closure: @escaping @Sendable (A0) -> R, _ widening: ReturnWidening, shape: UInt8) {
         self.closure = closure
         self.widening = widening
-        super.init(shape: CallbackShapes.shape(A0.self, returning: R.self))
+        super.init(shape: shape)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0) -> R).self) }
@@ -177,9 +177,9 @@ final class CapturedVoid1<A0>: ShapeEntry, @unchecked Sendable {  // Immutable; 
     @usableFromInline let closure: @Sendable (A0) -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0) -> Void) {
+    init(_ closure: @escaping @Sendable (A0) -> Void, shape: UInt8) {
         self.closure = closure
-        super.init(shape: CallbackShapes.shape(A0.self, returning: Void.self))
+        super.init(shape: shape)
     }
 }
 
@@ -198,7 +198,8 @@ extension CallThunk {
         let returnType = try R.checkedCType()
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        let captured = Captured1<A0, R>(closure, returnType.widening)
+        let shape = CallbackShapes.shape(A0.self, returning: R.self)
+        let captured = Captured1<A0, R>(closure, returnType.widening, shape: shape)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -212,7 +213,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, shape: CallbackShapes.shape(A0.self, returning: R.self) != 0 ? captured.unretainedShape : nil) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> R).self, registers: registers, opaque: opaque, shape: shape != 0 ? captured.unretainedShape : nil) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0)), to: result, captured.widening)
         }
     }
@@ -222,7 +223,8 @@ extension CallThunk {
         let returnType = CType.void
         let a0 = try A0.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a0.appendingKey(returnType.scalarCode)) { CSignature(returnType, [a0]) }
-        let captured = CapturedVoid1<A0>(closure)
+        let shape = CallbackShapes.shape(A0.self, returning: Void.self)
+        let captured = CapturedVoid1<A0>(closure, shape: shape)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -236,7 +238,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, opaque: opaque, shape: CallbackShapes.shape(A0.self, returning: Void.self) != 0 ? captured.unretainedShape : nil) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0) -> Void).self, registers: registers, opaque: opaque, shape: shape != 0 ? captured.unretainedShape : nil) { [captured] _, arguments in
             captured.closure(argument(arguments, 0))
         }
     }
@@ -305,10 +307,10 @@ final class Captured2<A0, A1, R>: TypedEntry, @unchecked Sendable {  // Immutabl
     @usableFromInline let closure: @Sendable (A0, A1) -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1) -> R, _ widening: ReturnWidening) {
+    init(_ closure: @escaping @Sendable (A0, A1) -> R, _ widening: ReturnWidening, shape: UInt8) {
         self.closure = closure
         self.widening = widening
-        super.init(shape: CallbackShapes.shape(A0.self, A1.self, returning: R.self))
+        super.init(shape: shape)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1) -> R).self) }
@@ -320,9 +322,9 @@ final class CapturedVoid2<A0, A1>: ShapeEntry, @unchecked Sendable {  // Immutab
     @usableFromInline let closure: @Sendable (A0, A1) -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1) -> Void) {
+    init(_ closure: @escaping @Sendable (A0, A1) -> Void, shape: UInt8) {
         self.closure = closure
-        super.init(shape: CallbackShapes.shape(A0.self, A1.self, returning: Void.self))
+        super.init(shape: shape)
     }
 }
 
@@ -342,7 +344,8 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        let captured = Captured2<A0, A1, R>(closure, returnType.widening)
+        let shape = CallbackShapes.shape(A0.self, A1.self, returning: R.self)
+        let captured = Captured2<A0, A1, R>(closure, returnType.widening, shape: shape)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -356,7 +359,7 @@ extension CallThunk {
             }
         }
         layer?.pointee = captured
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, shape: CallbackShapes.shape(A0.self, A1.self, returning: R.self) != 0 ? captured.unretainedShape : nil) { [captured] result, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> R).self, registers: registers, opaque: opaque, shape: shape != 0 ? captured.unretainedShape : nil) { [captured] result, arguments in
             storeResult(captured.closure(argument(arguments, 0), argument(arguments, 1)), to: result, captured.widening)
         }
     }
@@ -367,7 +370,8 @@ extension CallThunk {
         let a0 = try A0.checkedCType()
         let a1 = try A1.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a1.appendingKey(a0.appendingKey(returnType.scalarCode))) { CSignature(returnType, [a0, a1]) }
-        let captured = CapturedVoid2<A0, A1>(closure)
+        let shape = CallbackShapes.shape(A0.self, A1.self, returning: Void.self)
+        let captured = CapturedVoid2<A0, A1>(closure, shape: shape)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -381,7 +385,7 @@ extension CallThunk {
                 return .zero
             }
         }
-        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, opaque: opaque, shape: CallbackShapes.shape(A0.self, A1.self, returning: Void.self) != 0 ? captured.unretainedShape : nil) { [captured] _, arguments in
+        return CallThunk(prepared: prepared, swiftType: ((A0, A1) -> Void).self, registers: registers, opaque: opaque, shape: shape != 0 ? captured.unretainedShape : nil) { [captured] _, arguments in
             captured.closure(argument(arguments, 0), argument(arguments, 1))
         }
     }
@@ -450,10 +454,10 @@ final class Captured3<A0, A1, A2, R>: TypedEntry, @unchecked Sendable {  // Immu
     @usableFromInline let closure: @Sendable (A0, A1, A2) -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2) -> R, _ widening: ReturnWidening) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2) -> R, _ widening: ReturnWidening, shape: UInt8) {
         self.closure = closure
         self.widening = widening
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2) -> R).self) }
@@ -465,9 +469,9 @@ final class CapturedVoid3<A0, A1, A2>: ShapeEntry, @unchecked Sendable {  // Imm
     @usableFromInline let closure: @Sendable (A0, A1, A2) -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2) -> Void) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2) -> Void, shape: UInt8) {
         self.closure = closure
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 }
 
@@ -488,7 +492,7 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
-        let captured = Captured3<A0, A1, A2, R>(closure, returnType.widening)
+        let captured = Captured3<A0, A1, A2, R>(closure, returnType.widening, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -514,7 +518,7 @@ extension CallThunk {
         let a1 = try A1.checkedCType()
         let a2 = try A2.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))) { CSignature(returnType, [a0, a1, a2]) }
-        let captured = CapturedVoid3<A0, A1, A2>(closure)
+        let captured = CapturedVoid3<A0, A1, A2>(closure, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -597,10 +601,10 @@ final class Captured4<A0, A1, A2, A3, R>: TypedEntry, @unchecked Sendable {  // 
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, _ widening: ReturnWidening) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> R, _ widening: ReturnWidening, shape: UInt8) {
         self.closure = closure
         self.widening = widening
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3) -> R).self) }
@@ -612,9 +616,9 @@ final class CapturedVoid4<A0, A1, A2, A3>: ShapeEntry, @unchecked Sendable {  //
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3) -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> Void) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3) -> Void, shape: UInt8) {
         self.closure = closure
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 }
 
@@ -636,7 +640,7 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
-        let captured = Captured4<A0, A1, A2, A3, R>(closure, returnType.widening)
+        let captured = Captured4<A0, A1, A2, A3, R>(closure, returnType.widening, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -663,7 +667,7 @@ extension CallThunk {
         let a2 = try A2.checkedCType()
         let a3 = try A3.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))) { CSignature(returnType, [a0, a1, a2, a3]) }
-        let captured = CapturedVoid4<A0, A1, A2, A3>(closure)
+        let captured = CapturedVoid4<A0, A1, A2, A3>(closure, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -746,10 +750,10 @@ final class Captured5<A0, A1, A2, A3, A4, R>: TypedEntry, @unchecked Sendable { 
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, _ widening: ReturnWidening) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> R, _ widening: ReturnWidening, shape: UInt8) {
         self.closure = closure
         self.widening = widening
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4) -> R).self) }
@@ -761,9 +765,9 @@ final class CapturedVoid5<A0, A1, A2, A3, A4>: ShapeEntry, @unchecked Sendable {
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4) -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4) -> Void, shape: UInt8) {
         self.closure = closure
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 }
 
@@ -786,7 +790,7 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
-        let captured = Captured5<A0, A1, A2, A3, A4, R>(closure, returnType.widening)
+        let captured = Captured5<A0, A1, A2, A3, A4, R>(closure, returnType.widening, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -814,7 +818,7 @@ extension CallThunk {
         let a3 = try A3.checkedCType()
         let a4 = try A4.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))) { CSignature(returnType, [a0, a1, a2, a3, a4]) }
-        let captured = CapturedVoid5<A0, A1, A2, A3, A4>(closure)
+        let captured = CapturedVoid5<A0, A1, A2, A3, A4>(closure, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -897,10 +901,10 @@ final class Captured6<A0, A1, A2, A3, A4, A5, R>: TypedEntry, @unchecked Sendabl
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, _ widening: ReturnWidening) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> R, _ widening: ReturnWidening, shape: UInt8) {
         self.closure = closure
         self.widening = widening
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5) -> R).self) }
@@ -912,9 +916,9 @@ final class CapturedVoid6<A0, A1, A2, A3, A4, A5>: ShapeEntry, @unchecked Sendab
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5) -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5) -> Void, shape: UInt8) {
         self.closure = closure
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 }
 
@@ -938,7 +942,7 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let a5 = try A5.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
-        let captured = Captured6<A0, A1, A2, A3, A4, A5, R>(closure, returnType.widening)
+        let captured = Captured6<A0, A1, A2, A3, A4, A5, R>(closure, returnType.widening, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -967,7 +971,7 @@ extension CallThunk {
         let a4 = try A4.checkedCType()
         let a5 = try A5.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5]) }
-        let captured = CapturedVoid6<A0, A1, A2, A3, A4, A5>(closure)
+        let captured = CapturedVoid6<A0, A1, A2, A3, A4, A5>(closure, shape: 0)
         #if DEBUG
         let opaque = OpaqueBody.call(captured.closure, prepared)  // no generic code per call
         #else
@@ -1050,10 +1054,10 @@ final class Captured7<A0, A1, A2, A3, A4, A5, A6, R>: TypedEntry, @unchecked Sen
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, _ widening: ReturnWidening) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> R, _ widening: ReturnWidening, shape: UInt8) {
         self.closure = closure
         self.widening = widening
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6) -> R).self) }
@@ -1065,9 +1069,9 @@ final class CapturedVoid7<A0, A1, A2, A3, A4, A5, A6>: ShapeEntry, @unchecked Se
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6) -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> Void) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6) -> Void, shape: UInt8) {
         self.closure = closure
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 }
 
@@ -1094,7 +1098,7 @@ extension CallThunk {
         let a6 = try A6.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6]) }
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) {
-            let captured = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, returnType.widening)
+            let captured = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, returnType.widening, shape: 0)
             layer?.pointee = captured
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -1104,11 +1108,11 @@ extension CallThunk {
             }
         }
         if PackFunction.alignment(of: A0.self) <= 8 && PackFunction.alignment(of: A1.self) <= 8 && PackFunction.alignment(of: A2.self) <= 8 && PackFunction.alignment(of: A3.self) <= 8 && PackFunction.alignment(of: A4.self) <= 8 && PackFunction.alignment(of: A5.self) <= 8 && PackFunction.alignment(of: A6.self) <= 8 {
-            layer?.pointee = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, .none)
+            layer?.pointee = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, .none, shape: 0)
             return try PackFunction.spreading(closure, count: 7, widening: returnType.widening).thunk(prepared.signature, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> R).self)
         }
         #endif
-        layer?.pointee = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, .none)
+        layer?.pointee = Captured7<A0, A1, A2, A3, A4, A5, A6, R>(closure, .none, shape: 0)
         return try packed(closure, returning: try R.checkedCType()) { result, arguments, widening in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6)), to: result, widening)
         }
@@ -1127,7 +1131,7 @@ extension CallThunk {
         let a6 = try A6.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode)))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6]) }
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) {
-            let captured = CapturedVoid7<A0, A1, A2, A3, A4, A5, A6>(closure)
+            let captured = CapturedVoid7<A0, A1, A2, A3, A4, A5, A6>(closure, shape: 0)
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6) -> Void).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())
@@ -1209,10 +1213,10 @@ final class Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>: TypedEntry, @unchecked
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, _ widening: ReturnWidening) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> R, _ widening: ReturnWidening, shape: UInt8) {
         self.closure = closure
         self.widening = widening
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 
     @usableFromInline override var functionType: ObjectIdentifier { ObjectIdentifier(((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self) }
@@ -1224,9 +1228,9 @@ final class CapturedVoid8<A0, A1, A2, A3, A4, A5, A6, A7>: ShapeEntry, @unchecke
     @usableFromInline let closure: @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Void
 
     @inlinable
-    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Void) {
+    init(_ closure: @escaping @Sendable (A0, A1, A2, A3, A4, A5, A6, A7) -> Void, shape: UInt8) {
         self.closure = closure
-        super.init(shape: 0)
+        super.init(shape: shape)
     }
 }
 
@@ -1254,7 +1258,7 @@ extension CallThunk {
         let a7 = try A7.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a7.appendingKey(a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6, a7]) }
         if prepared.takesRegisters && registerClassAgrees(R.self, returnType) && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) && registerClassAgrees(A7.self, a7) {
-            let captured = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, returnType.widening)
+            let captured = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, returnType.widening, shape: 0)
             layer?.pointee = captured
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
@@ -1264,11 +1268,11 @@ extension CallThunk {
             }
         }
         if PackFunction.alignment(of: A0.self) <= 8 && PackFunction.alignment(of: A1.self) <= 8 && PackFunction.alignment(of: A2.self) <= 8 && PackFunction.alignment(of: A3.self) <= 8 && PackFunction.alignment(of: A4.self) <= 8 && PackFunction.alignment(of: A5.self) <= 8 && PackFunction.alignment(of: A6.self) <= 8 && PackFunction.alignment(of: A7.self) <= 8 {
-            layer?.pointee = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, .none)
+            layer?.pointee = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, .none, shape: 0)
             return try PackFunction.spreading(closure, count: 8, widening: returnType.widening).thunk(prepared.signature, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> R).self)
         }
         #endif
-        layer?.pointee = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, .none)
+        layer?.pointee = Captured8<A0, A1, A2, A3, A4, A5, A6, A7, R>(closure, .none, shape: 0)
         return try packed(closure, returning: try R.checkedCType()) { result, arguments, widening in
             storeResult(closure(argument(arguments, 0), argument(arguments, 1), argument(arguments, 2), argument(arguments, 3), argument(arguments, 4), argument(arguments, 5), argument(arguments, 6), argument(arguments, 7)), to: result, widening)
         }
@@ -1288,7 +1292,7 @@ extension CallThunk {
         let a7 = try A7.checkedCType()
         let prepared = try PreparedSignature.prepared(key: a7.appendingKey(a6.appendingKey(a5.appendingKey(a4.appendingKey(a3.appendingKey(a2.appendingKey(a1.appendingKey(a0.appendingKey(returnType.scalarCode))))))))) { CSignature(returnType, [a0, a1, a2, a3, a4, a5, a6, a7]) }
         if prepared.takesRegisters && registerClassAgrees(A0.self, a0) && registerClassAgrees(A1.self, a1) && registerClassAgrees(A2.self, a2) && registerClassAgrees(A3.self, a3) && registerClassAgrees(A4.self, a4) && registerClassAgrees(A5.self, a5) && registerClassAgrees(A6.self, a6) && registerClassAgrees(A7.self, a7) {
-            let captured = CapturedVoid8<A0, A1, A2, A3, A4, A5, A6, A7>(closure)
+            let captured = CapturedVoid8<A0, A1, A2, A3, A4, A5, A6, A7>(closure, shape: 0)
             return CallThunk(prepared: prepared, swiftType: ((A0, A1, A2, A3, A4, A5, A6, A7) -> Void).self, registers: RegisterBody { [captured] i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7 in
                 var arguments = ArgumentRegisters(i0, i1, i2, i3, i4, d0, d1, d2, d3, d4, d5, d6, d7)
                 captured.closure(arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next(), arguments.next())

@@ -25,13 +25,13 @@ class ShapeEntry: @unchecked Sendable {  // Immutable; subclasses add only `let`
 }
 
 extension ShapeEntry {
-    /// This object as a ``CallThunk``'s shape, when its types are one and the register path is on; else
-    /// nil. (A typed thunk asks only where its types are a shape, by the types themselves, a constant
-    /// once specialized: the byte the object stores is not folded.) Unretained: the thunk's body captures
-    /// the object, and a reference of the thunk's own (passed in, kept and let go) cost each closure made
-    /// a retain and a release.
+    /// This object as a ``CallThunk``'s shape, when the register path is on; else nil. Asked only of an
+    /// object whose types are a shape: a typed thunk asks when the shape it worked out (and gave the
+    /// object) is not 0, a constant once specialized, where the byte the object stores is not folded.
+    /// Unretained: the thunk's body captures the object, and a reference of the thunk's own (passed in,
+    /// kept and let go) cost each closure made a retain and a release.
     @inlinable
     var unretainedShape: Unmanaged<ShapeEntry>? {
-        shape != 0 && RegisterPath.isAvailable ? Unmanaged.passUnretained(self) : nil
+        RegisterPath.isAvailable ? Unmanaged.passUnretained(self) : nil
     }
 }
