@@ -50,6 +50,16 @@ enum Benchmark {
         if let index = arguments.firstIndex(of: "--measure-debug-json") {
             return DebugBenchmark.measureJSON(Array(arguments[(index + 1)...]))
         }
+        if let index = arguments.firstIndex(of: "--measure-create"), index + 2 < arguments.count, let n = Int(arguments[index + 2]) {
+            // For callgrind: what making and freeing n of something costs, in either build.
+            switch arguments[index + 1] {
+            case "raw": _ = bench_raw_create_free(Int64(n), 0, nil)
+            case "closure": for _ in 0..<n { _ = try? makeClosure(.i64) }
+            case "comparator": for _ in 0..<n { _ = try? makeComparator() }
+            default: for _ in 0..<n { _ = try? makeDelegate16() }
+            }
+            return
+        }
         #if DEBUG
         // A debug build measures what a debug build is for: its own table, against a plain closure of the
         // same build. The release tables' figures would mean nothing here.
@@ -101,16 +111,6 @@ enum Benchmark {
             // Only the long-lived delegate's cycles: quick to compare two versions of the library.
             for cost in (try? measureChurn(cycles: 200_000)) ?? [] {
                 print("\(cost.kind.rawValue): \(cost.nanoseconds.formatted(0)) ns, \(cost.bytesKeptPerCycle.formatted(1)) bytes kept per cycle")
-            }
-            return
-        }
-        if let index = arguments.firstIndex(of: "--measure-create"), index + 2 < arguments.count, let n = Int(arguments[index + 2]) {
-            // For callgrind: what making and freeing n of something costs.
-            switch arguments[index + 1] {
-            case "raw": _ = bench_raw_create_free(Int64(n), 0, nil)
-            case "closure": for _ in 0..<n { _ = try? makeClosure(.i64) }
-            case "comparator": for _ in 0..<n { _ = try? makeComparator() }
-            default: for _ in 0..<n { _ = try? makeDelegate16() }
             }
             return
         }

@@ -144,10 +144,10 @@ final class PackFunction: @unchecked Sendable {  // Written once, in init.
     /// argument registers in a block and calls the closure with the array of their addresses, as libffi's
     /// entry would have made it.
     private func opaqueCall(_ prepared: PreparedSignature) -> OpaqueCall? {
-        guard spread == 0, let offsets = prepared.registerLayout?.argumentOffsets else { return nil }
+        guard spread == 0, let layout = prepared.registerLayout else { return nil }
         let value = words.load(as: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
         return TrampolineShim.opaqueCall(
-            function: value.code, context: value.context, argumentOffsets: offsets, pack: true,
+            function: value.code, context: value.context, layout: layout, pack: true,
             resultShift: OpaqueBody.resultShift(prepared.signature.returnType), owner: self)
     }
 }

@@ -21,14 +21,14 @@ enum OpaqueBody {
     @usableFromInline
     static func call<Function>(_ function: Function, _ prepared: PreparedSignature) -> OpaqueCall? {
         #if DEBUG
-        guard let offsets = prepared.registerLayout?.argumentOffsets, offsets.count <= 6,
+        guard let layout = prepared.registerLayout, layout.argumentCount <= 6,
             !TrampolineShim.opaqueCallsSuppressedHere,
             MemoryLayout<Function>.size == MemoryLayout<(UnsafeRawPointer, UnsafeRawPointer?)>.size
         else { return nil }
         // The value as `Function` is in its most general form; the call keeps it, and so its context.
         let words = unsafeBitCast(function, to: (code: UnsafeRawPointer, context: UnsafeRawPointer?).self)
         return TrampolineShim.opaqueCall(
-            function: words.code, context: words.context, argumentOffsets: offsets,
+            function: words.code, context: words.context, layout: layout,
             resultShift: resultShift(prepared.signature.returnType), owner: function)
         #else
         return nil

@@ -48,8 +48,18 @@ final class RegisterLayout: @unchecked Sendable {  // Immutable; the buffer is f
 
     deinit { offsets.deallocate() }
 
-    /// Per argument, its register's byte offset in the block `run` stores (see ``OpaqueBody``).
-    var argumentOffsets: [Int] { Array(offsets) }
+    /// How many arguments the signature has.
+    var argumentCount: Int { offsets.count }
+
+    /// Writes each argument's register byte offset in the block `run` stores (see ``OpaqueBody``) at the
+    /// start of `target`, one `Int` each: as bytes, which runs no generic code in a debug build.
+    func copyOffsets(to target: UnsafeMutableRawBufferPointer) {
+        let byteCount = offsets.count * MemoryLayout<Int>.stride
+        precondition(byteCount <= target.count, "RegisterLayout.copyOffsets: \(offsets.count) offsets, room for \(target.count) bytes")
+        if byteCount > 0 {
+            target.baseAddress.unsafelyUnwrapped.copyMemory(from: UnsafeRawPointer(offsets.baseAddress.unsafelyUnwrapped), byteCount: byteCount)
+        }
+    }
 
     /// Runs `body` (libffi's form) on the arguments in `registers` and returns its result as registers.
     @inline(__always)

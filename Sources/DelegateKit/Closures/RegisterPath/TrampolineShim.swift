@@ -88,17 +88,21 @@ enum TrampolineShim {
 
     /// A call of `function` with `context`, a Swift function value in its most general form or, with
     /// `pack`, in pack form, through `cffi_call_opaque`: each argument's address in the block of argument
-    /// registers is `argumentOffsets` (at most six in the most general form, thirteen as a pack), and a
-    /// signed result narrower than 64 bits is sign-extended by `resultShift` bits. `owner` is kept as long
-    /// as the call: what keeps `context` alive.
+    /// registers is where `layout` puts it (at most six arguments in the most general form, thirteen as a
+    /// pack), and a signed result narrower than 64 bits is sign-extended by `resultShift` bits. `owner` is
+    /// kept as long as the call: what keeps `context` alive.
     static func opaqueCall(
-        function: UnsafeRawPointer, context: UnsafeRawPointer?, argumentOffsets: [Int], pack: Bool = false, resultShift: Int, owner: Any
+        function: UnsafeRawPointer, context: UnsafeRawPointer?, layout: RegisterLayout, pack: Bool = false, resultShift: Int, owner: Any
     ) -> OpaqueCall {
         let call = OpaqueCall(owner)
-        let o = argumentOffsets + repeatElement(0, count: 14 - argumentOffsets.count)  // unused ones: any valid offset
-        call.record.initialize(to: cffi_opaque_call(
-            function: function, context: context, result_shift: UInt64(resultShift), pack: pack ? UInt64(argumentOffsets.count) : 0,
-            arguments: (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13])))
+        // The unused offsets 0, a valid one. Copied as bytes: only a debug build makes these calls, where
+        // building the offsets as an array padded to 14 ran generic code of 30,000 instructions a closure.
+        call.record.initialize(to: cffi_opaque_call())
+        call.record.pointee.function = function
+        call.record.pointee.context = context
+        call.record.pointee.result_shift = UInt64(resultShift)
+        call.record.pointee.pack = pack ? UInt64(layout.argumentCount) : 0
+        withUnsafeMutableBytes(of: &call.record.pointee.arguments) { layout.copyOffsets(to: $0) }
         return call
     }
 
