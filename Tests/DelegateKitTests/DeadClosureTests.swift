@@ -74,4 +74,28 @@ import Testing
         #expect(stderr.contains(Self.releaseMessage))  // an optimized build keeps no epitaph
         #endif
     }
+
+    /// The message is made once per signature and kept with it: closures of two signatures freed one
+    /// after another each name their own, however many of each died before.
+    @Test func eachDeadCClosureNamesItsOwnSignature() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var pointer: (@convention(c) (Double) -> Double)?
+            do {
+                for _ in 0..<3 { _ = try CClosure { (x: Int32) -> Int32 in x } }
+                let closure = try CClosure { (x: Double) -> Double in x }
+                pointer = try closure.functionPointer()
+                for _ in 0..<3 { _ = try CClosure { (x: Int32) -> Int32 in x } }
+            } catch {
+                return
+            }
+            _ = pointer?(1)
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #if DEBUG
+        #expect(stderr.contains("DelegateKit: a CClosure `double (double)` was called after it was deinitialized"))
+        #expect(!stderr.contains("int32_t"))
+        #else
+        #expect(stderr.contains(Self.releaseMessage))  // an optimized build keeps no epitaph
+        #endif
+    }
 }

@@ -148,9 +148,11 @@ public final class CClosure: @unchecked Sendable {  // Immutable; the libffi clo
     }
 
     deinit {
-        code.free(epitaph: epitaph
-            ?? "DelegateKit: a CClosure `\(signature)` was called after it was deinitialized; keep it alive "
-                + "for as long as C may call it")
+        if let epitaph {
+            code.free(epitaph: epitaph)
+        } else {
+            code.free(lastingEpitaph: thunk.prepared.closureEpitaph)
+        }
     }
 }
 

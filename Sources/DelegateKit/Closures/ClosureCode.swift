@@ -60,6 +60,15 @@ struct ClosureCode: @unchecked Sendable {  // A pointer to the code's handle, wh
         #endif
     }
 
+    /// ``free(epitaph:)`` with a message that lives for ever, which the graveyard keeps as it is.
+    func free(lastingEpitaph: @autoclosure () -> UnsafePointer<CChar>) {
+        #if DEBUG
+        Graveyard.bury(self, lastingMessage: lastingEpitaph())
+        #else
+        release()
+        #endif
+    }
+
     /// Frees the code at once: C must not call it any more.
     func release() {
         if entersInRegisters {

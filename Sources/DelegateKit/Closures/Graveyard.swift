@@ -16,6 +16,7 @@ enum Graveyard {
     private struct Grave {
         var code: ClosureCode?
         var table: UnsafeMutableRawPointer?
+        /// The grave's own copy of its message, if it has one (a lasting message is not copied).
         var message: UnsafeMutablePointer<CChar>?
 
         func free() {
@@ -53,10 +54,17 @@ enum Graveyard {
         add(Grave(code: code, message: text))
     }
 
-    /// Keeps `table` and fills each of its method slots with a function that stops with a message
-    /// naming the method, the table and where its delegate was made.
-    static func entomb(table: UnsafeMutableRawPointer, descriptor: ProtocolDescriptor, origin: String) {
-        for method in descriptor.methods {
+    /// ``bury(_:message:)`` with a message that lives for ever (a signature's own, see
+    /// ``PreparedSignature/closureEpitaph``): neither copied nor freed with the grave.
+    static func bury(_ code: ClosureCode, lastingMessage: UnsafePointer<CChar>) {
+        code.bury(message: lastingMessage)
+        add(Grave(code: code))
+    }
+
+    /// Keeps `table` and fills each of its method slots with a function that stops with the method's
+    /// message, one per method of `descriptor` in its order (``deadCallMessage(method:descriptor:origin:)``).
+    static func entomb(table: UnsafeMutableRawPointer, descriptor: ProtocolDescriptor, messages: [String]) {
+        for (method, message) in zip(descriptor.methods, messages) {
             let slot = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
             guard let prepared = try? PreparedSignature.prepared(method.signature) else {
                 RetirementShim.store(nil, in: slot)
@@ -67,7 +75,7 @@ enum Graveyard {
                 continue
             }
             let address = code.address  // read while the code is surely held: the graveyard may free it later
-            bury(code, message: deadCallMessage(method: method.name, descriptor: descriptor.name, origin: origin))
+            bury(code, message: message)
             RetirementShim.store(address, in: slot)
         }
         add(Grave(table: table))

@@ -158,20 +158,21 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         }
         #if DEBUG
         // Every closure learns which method it served, so a late call through a copied pointer says so.
+        // Each method's message is made once, for its closures and the table's own slot alike.
+        let place = "\(origin)"
+        let messages = descriptor.methods.map { Graveyard.deadCallMessage(method: $0.name, descriptor: descriptor.name, origin: place) }
         state.withLock { state in
-            func message(_ index: Int) -> String {
-                Graveyard.deadCallMessage(method: descriptor.methods[index].name, descriptor: descriptor.name, origin: "\(origin)")
-            }
             for (index, slot) in state.slots.enumerated() {
-                for implementation in slot.entries { implementation.stub?.epitaph = message(index) }
+                let message = messages[index]
+                for implementation in slot.entries { implementation.stub?.epitaph = message }
                 for case let implementation as Implementation in slot.retiring + slot.deferred {
-                    implementation.stub?.epitaph = message(index)
+                    implementation.stub?.epitaph = message
                 }
-                for stub in slot.freeStubs { stub.epitaph = message(index) }
-                slot.dispatcher?.epitaph = message(index)
+                for stub in slot.freeStubs { stub.epitaph = message }
+                slot.dispatcher?.epitaph = message
             }
         }
-        if ownsTable { Graveyard.entomb(table: table, descriptor: descriptor, origin: "\(origin)") }
+        if ownsTable { Graveyard.entomb(table: table, descriptor: descriptor, messages: messages) }
         #else
         if ownsTable { table.deallocate() }
         #endif
