@@ -25,12 +25,23 @@ enum DebugBenchmark {
         var libffiInstructions = Double.nan
     }
 
+    /// What making and freeing one of something costs in this build, counted with callgrind
+    /// (`--measure-create`): raw libffi's closure from C, a `CClosure`, one of a common shape's, and a
+    /// 16-slot delegate made, implemented and destroyed.
+    static let creations: [(what: String, label: String, perRun: Int64)] = [
+        ("raw", "raw libffi closure: alloc + prep + free", 10),
+        ("closure", "`CClosure` create + destroy (`int64(int64,int64)`)", 10),
+        ("comparator", "`CClosure` comparator create + destroy (`int (const void *, const void *)`)", 10),
+        ("delegate16", "16-slot `DynamicDelegate`: create, implement 16, destroy", 400),
+    ]
+
     static func main(_ arguments: [String]) {
         let quick = arguments.contains("--quick")
         let (calls, rounds): (Int64, Int) = quick ? (100_000, 3) : (400_000, 7)
         print("A debug build: timing \(rows.count) paths, \(rounds) interleaved rounds of \(calls) calls, then the same with DELEGATEKIT_FAST_PATH=0…")
         var table: [Row]
         var notes: [String] = []
+        var creationCounts: [Double] = []
         do {
             table = try time(calls: calls, rounds: rounds).map {
                 Row(kind: $0.kind, signature: $0.signature, nanoseconds: $0.nanoseconds, checksumMatches: $0.checksumMatches)
@@ -58,6 +69,12 @@ enum DebugBenchmark {
                     table[index].instructions = callgrind.instructionsPerCall(kind, signature) ?? .nan
                     table[index].libffiInstructions = callgrind.instructionsPerCall(kind, signature, environment: LibffiPathChild.environment) ?? .nan
                 }
+                print("counting what creation costs…")
+                // Fewer of the dearer things, so that callgrind's run stays short: 50 and 150 delegates.
+                creationCounts = creations.map { creation in
+                    callgrind.perUnit { ["--measure-create", creation.what, String($0 / creation.perRun)] }
+                        .map { $0 * Double(creation.perRun) } ?? .nan
+                }
             } else {
                 notes.append("Instructions not counted: valgrind or strip is missing.")
             }
@@ -65,7 +82,7 @@ enum DebugBenchmark {
         if LibffiPathChild.parentIsOnLibffiPath {
             notes.append("This run itself had DELEGATEKIT_FAST_PATH=0: its register-path figures are the libffi path too.")
         }
-        let markdown = self.markdown(table, calls: calls, rounds: rounds, notes: notes)
+        let markdown = self.markdown(table, calls: calls, rounds: rounds, notes: notes, creationCounts: creationCounts)
         print(markdown)
         let directory = Benchmark.resultsDirectory(arguments)
         let file = directory.appendingPathComponent("results-debug.md")
@@ -139,7 +156,7 @@ enum DebugBenchmark {
         return paths.indices.map { (paths[$0].kind, paths[$0].signature, measured[$0].nanoseconds, measured[$0].checksumMatches) }
     }
 
-    static func markdown(_ table: [Row], calls: Int64, rounds: Int, notes: [String]) -> String {
+    static func markdown(_ table: [Row], calls: Int64, rounds: Int, notes: [String], creationCounts: [Double]) -> String {
         let day = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withFullDate])
         func plain(_ signature: BenchSignature) -> Row? { table.first { $0.kind == .plainClosure && $0.signature == signature } }
         var lines = [
@@ -163,6 +180,21 @@ enum DebugBenchmark {
                 + "\(isPlain ? "1" : (row.nanoseconds / base).formatted(1)) | \(isPlain ? "" : row.libffiNanoseconds.formatted(1)) | "
                 + "\(isPlain ? "" : (row.libffiNanoseconds / row.nanoseconds).formatted(1)) | \(row.instructions.formatted(0)) | "
                 + "\(isPlain ? "" : row.libffiInstructions.formatted(0)) |")
+        }
+        if creationCounts.count == creations.count {
+            lines += [
+                "", "## Creation (debug)", "",
+                "Instructions to make and free one, counted with callgrind in this build (`--measure-create`; raw libffi's C",
+                "is compiled in this build too, libffi itself is the system's). A debug build keeps a freed closure's code",
+                "in the graveyard, stopping a late call with a message.", "",
+                "| made and freed | instructions | × raw libffi |", "|---|---:|---:|",
+            ]
+            let raw = creationCounts[0]
+            for (creation, count) in zip(creations, creationCounts) {
+                // The delegate makes 16 closures: its ratio is to 16 raw ones.
+                let closures = creation.what == "delegate16" ? 16.0 : 1.0
+                lines.append("| \(creation.label) | \(count.formatted(0)) | \(creation.what == "raw" ? "1" : (count / (raw * closures)).formatted(1) + (closures > 1 ? " (16 raw)" : "")) |")
+            }
         }
         lines += ["", "## Targets (debug)", ""]
         func row(_ kind: PathKind, _ signature: BenchSignature) -> Row? { table.first { $0.kind == kind && $0.signature == signature } }
