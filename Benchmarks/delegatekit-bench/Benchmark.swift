@@ -56,6 +56,7 @@ enum Benchmark {
             case "raw": _ = bench_raw_create_free(Int64(n), 0, nil)
             case "closure": for _ in 0..<n { _ = try? makeClosure(.i64) }
             case "comparator": for _ in 0..<n { _ = try? makeComparator() }
+            case "object": for index in 0..<n { SwiftObjectFloor.pass(SwiftObjectFloor(index)) }
             default: for _ in 0..<n { _ = try? makeDelegate16() }
             }
             return
@@ -155,6 +156,7 @@ enum Benchmark {
                     ArityBenchmark.countInstructions(&report.arities, callgrind)
                     report.costs.rawCreateInstructions = callgrind.instructionsPerCreation("raw") ?? .nan
                     report.costs.closureCreateInstructions = callgrind.instructionsPerCreation("closure") ?? .nan
+                    report.costs.objectCreateInstructions = callgrind.instructionsPerCreation("object") ?? .nan
                     report.costs.delegate16CreateInstructions = callgrind.instructionsPerCreation("delegate16") ?? .nan
                 } else {
                     report.notes.append("Instructions not counted: valgrind or strip is missing.")
@@ -344,4 +346,21 @@ struct Costs {
     var churn: [ChurnCost] = []
     var rawBytes = Double.nan, closureBytes = Double.nan
     var rawCreateInstructions = Double.nan, closureCreateInstructions = Double.nan, delegate16CreateInstructions = Double.nan
+    /// What the least Swift class instance costs to allocate and free (``SwiftObjectFloor``).
+    var objectCreateInstructions = Double.nan
+}
+
+/// The least any instance of a Swift class costs, made and freed: three words of its own, handed to a
+/// function the optimizer does not see into, so that it is allocated on the heap (an object that goes
+/// nowhere is allocated on the stack, or not at all). A `CClosure` is such an object, and so is the
+/// object holding its closure: what creation is measured against beside raw libffi's closure.
+final class SwiftObjectFloor {
+    let words: (Int, Int, Int)
+
+    init(_ value: Int) { words = (value, value, value) }
+
+    @inline(never)
+    static func pass(_ object: SwiftObjectFloor) {
+        if object.words.0 == -1 { print(object.words) }
+    }
 }

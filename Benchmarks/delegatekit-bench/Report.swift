@@ -81,10 +81,14 @@ struct Report {
         lines += ["", "## Targets", ""] + targets()
         lines += [
             "", "## Creation, changes and memory", "",
+            "A `CClosure` is an instance of a Swift class, and a typed one holds its closure in another: the row of one",
+            "Swift object allocated and freed is the least either costs, beside raw libffi's whole closure.", "",
             "| operation | time | instructions |", "|---|---:|---:|",
             "| raw libffi closure: alloc + prep + free | \(costs.rawCreate.formatted(0)) ns | \(costs.rawCreateInstructions.formatted(0)) |",
             "| `CClosure` create + destroy (`int64(int64,int64)`) | \(costs.closureCreate.formatted(0)) ns (\((costs.closureCreate / costs.rawCreate).formatted(1))× raw) | "
                 + "\(costs.closureCreateInstructions.formatted(0)) (\((costs.closureCreateInstructions / costs.rawCreateInstructions).formatted(1))× raw) |",
+            "| one Swift object (three words): allocate + free, the least a class instance costs | | "
+                + "\(costs.objectCreateInstructions.formatted(0)) (\((costs.objectCreateInstructions / costs.rawCreateInstructions).formatted(1))× raw) |",
             "| 16-slot `DynamicDelegate`: create, implement 16, destroy | \(costs.delegate16Create.formatted(0)) ns (\((costs.delegate16Create / (16 * costs.rawCreate)).formatted(1))× 16 raw) | "
                 + "\(costs.delegate16CreateInstructions.formatted(0)) (\((costs.delegate16CreateInstructions / (16 * costs.rawCreateInstructions)).formatted(1))× 16 raw) |",
             "| memory per live raw libffi closure (100,000 alive) | \(costs.rawBytes.formatted(0)) bytes | |",
@@ -239,6 +243,7 @@ struct Report {
                 "closureBytesPerClosure": costs.closureBytes, "rawLibffiCreateFreeInstructions": costs.rawCreateInstructions,
                 "closureCreateDestroyInstructions": costs.closureCreateInstructions,
                 "delegate16CreateInstructions": costs.delegate16CreateInstructions,
+                "swiftObjectAllocateFreeInstructions": costs.objectCreateInstructions,
             ].mapValues { $0.isFinite ? $0 : -1 },
             "churnPerCycle": Dictionary(uniqueKeysWithValues: costs.churn.map {
                 ($0.kind.key, ["nanoseconds": $0.nanoseconds, "bytesKept": $0.bytesKeptPerCycle])
