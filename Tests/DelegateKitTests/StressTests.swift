@@ -45,8 +45,38 @@ struct SeededRandom: RandomNumberGenerator {
 
 /// What one mutator thread did, and everything it added.
 final class MutatorLog: @unchecked Sendable {  // Written by its own thread only, read after joining.
+    /// Changes made while the hammer ran (from the one after it started).
     var actions = 0
     var everything: [StressEntry] = []
+}
+
+/// A stress run that could not start.
+struct StressFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The hammer once started, for the mutators, which start first: they stop once it has finished.
+final class HammerHandle: Sendable {
+    private let address = Atomic<UInt>(0)
+    private let abandoned = Atomic<Bool>(false)
+
+    /// Stops the mutators of a hammer that could not start.
+    func abandon() { abandoned.store(true, ordering: .releasing) }
+
+    func start(_ hammer: OpaquePointer) { address.store(UInt(bitPattern: Int(bitPattern: hammer)), ordering: .releasing) }
+
+    /// Whether the hammer runs: started, and not yet finished.
+    var isRunning: Bool {
+        guard let hammer = OpaquePointer(bitPattern: address.load(ordering: .acquiring)) else { return false }
+        return !fx_hammer_finished(hammer)
+    }
+
+    /// Whether the hammer has finished (or will never start).
+    var hasFinished: Bool {
+        if abandoned.load(ordering: .acquiring) { return true }
+        guard let hammer = OpaquePointer(bitPattern: address.load(ordering: .acquiring)) else { return false }
+        return fx_hammer_finished(hammer)
+    }
 }
 
 /// Four C threads call one slot while two Swift threads implement, override, remove, observe and
@@ -56,14 +86,16 @@ final class MutatorLog: @unchecked Sendable {  // Written by its own thread only
     static let iterations = Int64(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_ITERATIONS"] ?? "") ?? 150_000
     static let seed = UInt64(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_SEED"] ?? "") ?? 0xDE1E_6A7E
 
-    /// Adds and removes layers and observers on "transform" until `done` says stop.
-    static func mutate(_ delegate: DynamicDelegate, seed: UInt64, name: String, log: MutatorLog, done: @escaping () -> Bool) {
+    /// Adds and removes layers and observers on "transform" until `hammer` has finished, signalling
+    /// `started` after its first change; counts the changes made while the hammer runs.
+    static func mutate(_ delegate: DynamicDelegate, seed: UInt64, name: String, log: MutatorLog, hammer: HammerHandle, started: DispatchSemaphore) {
         var random = SeededRandom(state: seed)
         var live: [(tracked: StressEntry, key: String?, token: ObservationToken?)] = []
         var serial = 0
-        while !done() {
+        while !hammer.hasFinished {
             serial += 1
-            log.actions += 1
+            if serial == 2 { started.signal() }
+            if hammer.isRunning { log.actions += 1 }
             let action = live.count >= 8 ? 5 : Int(random.next() % 6)
             do {
                 switch action {
@@ -118,18 +150,27 @@ final class MutatorLog: @unchecked Sendable {  // Written by its own thread only
             base.ran()
             return i * 1000
         }
-        let hammer = try #require(fx_hammer_start(table, 4, iterations, 1))
-        // The hammer's only shared state read by the mutators is its atomic "finished" count.
-        nonisolated(unsafe) let running = hammer
         let logs = [MutatorLog(), MutatorLog()]
-        // Threads of their own: the test's task must not wait on Dispatch's pool, which runs tests too.
+        // The mutators first, the hammer once both have made a change: a thread's start can take longer
+        // than the hammer's whole run on a loaded machine (the hammer's only shared state the mutators
+        // read is its atomic "finished" count). Threads of their own: the test's task must not wait on
+        // Dispatch's pool, which runs tests too.
+        let handle = HammerHandle()
+        let started = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         for (index, log) in logs.enumerated() {
             Thread.detachNewThread {
-                mutate(delegate, seed: seed &+ UInt64(index), name: "m\(index)", log: log) { fx_hammer_finished(running) }
+                mutate(delegate, seed: seed &+ UInt64(index), name: "m\(index)", log: log, hammer: handle, started: started)
                 finished.signal()
             }
         }
+        for _ in logs { started.wait() }
+        guard let hammer = fx_hammer_start(table, 4, iterations, 1) else {
+            handle.abandon()
+            for _ in logs { finished.wait() }
+            throw StressFailure(description: "fx_hammer_start failed")
+        }
+        handle.start(hammer)
         for _ in logs { finished.wait() }
         var wrong: Int64 = 0, nullSlots: Int64 = 0
         let calls = fx_hammer_join(hammer, &wrong, &nullSlots)
