@@ -112,9 +112,7 @@ public final class CFunction: @unchecked Sendable {  // Immutable; the address i
         callsInRegisters = prepared?.takesRegisters ?? false
         variadicCallsInRegisters = isVariadic && RegisterPath.isAvailable
             && RegisterLayout(signature) != nil
-        var key = signature.returnType.appendingKey(0)
-        for type in signature.argumentTypes { key = type.appendingKey(key) }
-        variadicKeyPrefix = key.flatMap { $0 >> 60 == 0 ? $0 << 4 : nil }
+        variadicKeyPrefix = PreparedSignature.key(of: signature).flatMap { $0 >> 60 == 0 ? $0 << 4 : nil }
     }
 
     private static func parse(_ text: String, _ typedefs: [String: CType]) throws -> CSignature {

@@ -159,8 +159,8 @@ final class PreparedSignature: @unchecked Sendable {  // Immutable after init; l
     }
 
     /// The key a typed closure of `signature` is published by (see ``CType/appendingKey(_:)``), nil where
-    /// a type has no code.
-    private static func key(of signature: CSignature) -> UInt64? {
+    /// a type has no code; a variadic function's calls append theirs to it (``CFunction``).
+    static func key(of signature: CSignature) -> UInt64? {
         var key = signature.returnType.scalarCode
         for type in signature.argumentTypes { key = type.appendingKey(key) }
         return key
