@@ -95,8 +95,9 @@ enum TrampolineShim {
         function: UnsafeRawPointer, context: UnsafeRawPointer?, layout: RegisterLayout, pack: Bool = false, resultShift: Int, owner: Any
     ) -> OpaqueCall {
         let call = OpaqueCall(owner)
-        // The unused offsets 0, a valid one. Copied as bytes: only a debug build makes these calls, where
-        // building the offsets as an array padded to 14 ran generic code of 30,000 instructions a closure.
+        // The unused offsets 0, a valid one. Copied as bytes: a debug build makes one of these for every
+        // typed closure of up to six arguments, and there building the offsets as an array padded to 14
+        // ran generic code of 30,000 instructions a closure.
         call.record.initialize(to: cffi_opaque_call())
         call.record.pointee.function = function
         call.record.pointee.context = context
