@@ -29,9 +29,10 @@ struct Callgrind {
         perUnit(environment: environment) { ["--measure-one", kind.key, String(describing: signature), String($0)] }
     }
 
-    /// Instructions to make and free one closure ("raw", "closure") or one 16-slot delegate ("delegate16").
-    func instructionsPerCreation(_ what: String) -> Double? {
-        perUnit { ["--measure-create", what, String($0 / 10)] }.map { $0 * 10 }
+    /// Instructions to make and free one closure ("raw", "closure") or one 16-slot delegate ("delegate16"),
+    /// making a `perRun`-th as many as calls are counted (fewer of the dearer things keep callgrind short).
+    func instructionsPerCreation(_ what: String, perRun: Int64 = 10, environment: [String: String] = [:]) -> Double? {
+        perUnit(environment: environment) { ["--measure-create", what, String($0 / perRun)] }.map { $0 * Double(perRun) }
     }
 
     func perUnit(environment: [String: String] = [:], _ arguments: (Int64) -> [String]) -> Double? {

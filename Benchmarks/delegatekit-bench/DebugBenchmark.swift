@@ -71,10 +71,7 @@ enum DebugBenchmark {
                 }
                 print("counting what creation costs…")
                 // Fewer of the dearer things, so that callgrind's run stays short: 50 and 150 delegates.
-                creationCounts = creations.map { creation in
-                    callgrind.perUnit { ["--measure-create", creation.what, String($0 / creation.perRun)] }
-                        .map { $0 * Double(creation.perRun) } ?? .nan
-                }
+                creationCounts = creations.map { callgrind.instructionsPerCreation($0.what, perRun: $0.perRun) ?? .nan }
             } else {
                 notes.append("Instructions not counted: valgrind or strip is missing.")
             }
@@ -125,34 +122,29 @@ enum DebugBenchmark {
             exit(2)
         }
         var over = 0
-        for bound in bounds {
-            for (path, environment, limit) in [("register path", [String: String](), bound.registerPath),
-                                               ("libffi path", LibffiPathChild.environment, bound.libffiPath)] {
-                guard let count = callgrind.instructionsPerCall(bound.kind, bound.signature, environment: environment) else {
-                    print("error: \(bound.kind.rawValue), \(bound.signature.label), \(path): callgrind failed")
+        /// Counts `label` on both paths with `count` and prints each beside its limit.
+        func check(_ label: String, _ unit: String, _ limits: (register: Double, libffi: Double), _ count: ([String: String]) -> Double?) {
+            for (path, environment, limit) in [("register path", [String: String](), limits.register),
+                                               ("libffi path", LibffiPathChild.environment, limits.libffi)] {
+                guard let count = count(environment) else {
+                    print("error: \(label), \(path): callgrind failed")
                     exit(2)
                 }
                 let ok = count <= limit
                 if !ok { over += 1 }
-                print("\(ok ? "ok" : "ABOVE ITS BOUND"): \(bound.kind.rawValue), \(bound.signature.label), \(path), debug build: "
-                    + "\(count.formatted(0)) instructions a call (bound \(limit.formatted(0)))")
+                print("\(ok ? "ok" : "ABOVE ITS BOUND"): \(label), \(path), debug build: "
+                    + "\(count.formatted(0)) instructions \(unit) (bound \(limit.formatted(0)))")
+            }
+        }
+        for bound in bounds {
+            check("\(bound.kind.rawValue), \(bound.signature.label)", "a call", (bound.registerPath, bound.libffiPath)) {
+                callgrind.instructionsPerCall(bound.kind, bound.signature, environment: $0)
             }
         }
         for bound in creationBounds {
             guard let creation = creations.first(where: { $0.what == bound.what }) else { continue }
-            for (path, environment, limit) in [("register path", [String: String](), bound.registerPath),
-                                               ("libffi path", LibffiPathChild.environment, bound.libffiPath)] {
-                let perRun = creation.perRun
-                guard let count = callgrind.perUnit(environment: environment, { ["--measure-create", creation.what, String($0 / perRun)] })
-                    .map({ $0 * Double(perRun) })
-                else {
-                    print("error: \(creation.label), \(path): callgrind failed")
-                    exit(2)
-                }
-                let ok = count <= limit
-                if !ok { over += 1 }
-                print("\(ok ? "ok" : "ABOVE ITS BOUND"): \(creation.label), \(path), debug build: "
-                    + "\(count.formatted(0)) instructions made and freed (bound \(limit.formatted(0)))")
+            check(creation.label, "made and freed", (bound.registerPath, bound.libffiPath)) {
+                callgrind.instructionsPerCreation(creation.what, perRun: creation.perRun, environment: $0)
             }
         }
         exit(over == 0 ? 0 : 1)
