@@ -57,6 +57,33 @@ import Testing
         #expect(!d.hasImplementation(for: "transform", key: "7"))  // keys are any Hashable, compared by type too
     }
 
+    @Test func implementWithoutAKeyReplacesOnlyItsOwn() throws {
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        let first = try d.implement("transform") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v + 1 }
+        try d.override("transform", key: "double") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in
+            next(c, v) * 2
+        }
+        #expect(transform(d, 10) == 22)
+        // The default key's entry is replaced (the new one on top); the keyed layer stays, below it now.
+        let second = try d.implement("transform", key: nil) { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v + 100 }
+        #expect(transform(d, 10) == 110)
+        #expect(first.isActive && second.isActive)  // a registration names its method and key, not one closure
+        #expect(d.hasImplementation(for: "transform", key: "double"))
+        first.remove()
+        #expect(!second.isActive)
+        #expect(transform(d, 10) == 0)  // the layer's next finds nothing below it
+        #expect(d.hasImplementation(for: "transform", key: "double"))
+        // A key of the user's never equals the default one, whatever it is.
+        try d.implement("transform", key: 0) { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v - 1 }
+        try d.implement("transform") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v + 1 }
+        try d.implement("transform", key: "") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v + 2 }
+        #expect(transform(d, 10) == 12)
+        #expect(d.removeImplementation(for: "transform", key: ""))
+        #expect(transform(d, 10) == 11)
+        #expect(d.removeImplementation(for: "transform", key: 0))
+        #expect(transform(d, 10) == 11)
+    }
+
     @Test func nextKnowsWhetherAnythingIsBelow() throws {
         let d = DynamicDelegate(protocol: pluginProtocol)
         let seen = Counter()

@@ -184,9 +184,10 @@ public class DynamicDelegate: @unchecked Sendable {  // Its state is its slot ta
         _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Thunk,
         typed: TypedEntry? = nil
     ) throws -> Registration {
+        let key = SlotKey(key)
         let (index, implementation) = try slots.entry(method, key: key, once: once, body, typed: typed)
         slots.change { slots.put(implementation, at: index, &$0, &$1) }
-        return Registration(slots: slots, method: method, key: key ?? DefaultKey())
+        return Registration(slots: slots, method: method, key: key)
     }
 
     // MARK: Removing and looking up
@@ -202,7 +203,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Its state is its slot ta
     /// Removes the implementation of `method` registered under `key`. Returns whether there was one.
     @discardableResult
     public func removeImplementation(for method: String, key: some Hashable & Sendable) -> Bool {
-        slots.removeImplementation(for: method, matching: AnyHashable(key))
+        slots.removeImplementation(for: method, matching: SlotKey(key))
     }
 
     /// Waits until no call runs anything removed from this delegate before the wait began: implementations
@@ -230,7 +231,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Its state is its slot ta
 
     /// Whether `method` has an implementation registered under `key`.
     public func hasImplementation(for method: String, key: some Hashable & Sendable) -> Bool {
-        slots.hasImplementation(for: method, matching: AnyHashable(key))
+        slots.hasImplementation(for: method, matching: SlotKey(key))
     }
 
     /// Whether a call of `method` reaches more than a default value: it has an implementation, an

@@ -83,7 +83,7 @@ public struct Slot<Function> {
                 }
             } else {
                 // Only what the property set: overrides added through the delegate stay.
-                owner.dynamicDelegate.slots.removeImplementation(for: slot.method, matching: DefaultKey.erased)
+                owner.dynamicDelegate.slots.removeImplementation(for: slot.method, matching: .default)
             }
             owner[keyPath: storageKeyPath].value = newValue
         }

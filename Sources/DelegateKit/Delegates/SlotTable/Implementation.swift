@@ -14,7 +14,7 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
         case override(OverrideThunk)
     }
 
-    let key: AnyHashable
+    let key: SlotKey
     /// A plain implementation's closure, run on libffi's argument array (``entry``); never called for an
     /// override.
     let body: CallThunk.ArrayBody
@@ -50,7 +50,7 @@ final class Implementation: Retirable, @unchecked Sendable {  // Immutable but f
     private let claimed = Atomic<Bool>(false)
 
     /// `stub` must be given for a plain implementation that is not `once`, and only then.
-    init(key: AnyHashable, body: Thunk, once: Bool, typed: TypedEntry?, stub: SlotStub?) {
+    init(key: SlotKey, body: Thunk, once: Bool, typed: TypedEntry?, stub: SlotStub?) {
         self.key = key
         self.once = once
         self.typed = typed

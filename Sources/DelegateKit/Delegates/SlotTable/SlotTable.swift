@@ -192,18 +192,17 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
     /// out of line it cost each slot implemented about 20 instructions more (an outlined copy of the key).
     @inline(__always)
     func entry(
-        _ method: String, key: (any Hashable & Sendable)?, once: Bool, _ body: Implementation.Thunk, typed: TypedEntry?
+        _ method: String, key: SlotKey, once: Bool, _ body: Implementation.Thunk, typed: TypedEntry?
     ) throws -> (index: Int, implementation: Implementation) {
         let index = try descriptor.methodIndex(of: method)
         switch body {
         case .plain(let thunk): try checkSignature(thunk.prepared, of: index)
         case .override(let thunk): try checkSignature(thunk.signature, of: index)
         }
-        let erasedKey = key.map { AnyHashable($0) } ?? DefaultKey.erased
         // A plain implementation is called directly; only a layer that needs a plan needs the dispatcher.
         let stub = try Implementation.stubSignature(body, once: once).map { try takeStub(index, prepared: $0) }
         if stub == nil { try ensureDispatcher(index) }
-        return (index, Implementation(key: erasedKey, body: body, once: once, typed: typed, stub: stub))
+        return (index, Implementation(key: key, body: body, once: once, typed: typed, stub: stub))
     }
 
     /// The edit that puts `implementation` on top of slot `index`, replacing the entry of its key.
@@ -234,7 +233,7 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         }
     }
 
-    func hasImplementation(for method: String, matching key: AnyHashable) -> Bool {
+    func hasImplementation(for method: String, matching key: SlotKey) -> Bool {
         guard let index = try? descriptor.methodIndex(of: method) else { return false }
         return state.withLock { $0.slots[index].entries.contains { $0.key == key && !$0.isSpent } }
     }
@@ -277,7 +276,7 @@ extension SlotTable {
     /// class's own methods cannot be), as ``change(_:)`` is, so that a public removal forgets abandoned
     /// calls from its own frame.
     @_transparent @discardableResult
-    func removeImplementation(for method: String, matching key: AnyHashable) -> Bool {
+    func removeImplementation(for method: String, matching key: SlotKey) -> Bool {
         change { removeEntries(method, &$0, &$1) { $0.key == key } }
     }
 }
