@@ -513,14 +513,15 @@ func inChild(_ scenario: (_ libffi: Bool) throws -> Void) {
     _exit(0)
 }
 
-/// A child's watchdog: in a minute SIGALRM's default action ends the process, whichever thread it reaches.
-func startWatchdog() {
+/// A child's watchdog: after `seconds` SIGALRM's default action ends the process, whichever thread it
+/// reaches.
+func startWatchdog(seconds: UInt32 = 60) {
     var alarmOnly = sigset_t()
     sigemptyset(&alarmOnly)
     sigaddset(&alarmOnly, SIGALRM)
     pthread_sigmask(SIG_UNBLOCK, &alarmOnly, nil)
     signal(SIGALRM, SIG_DFL)
-    alarm(60)
+    alarm(seconds)
 }
 
 /// Whether DelegateKit still holds the closure of a slot's top implementation: weakly, the object it

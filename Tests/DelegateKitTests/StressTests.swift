@@ -81,6 +81,8 @@ final class HammerHandle: Sendable {
 
 /// Four C threads call one slot while two Swift threads implement, override, remove, observe and
 /// cancel on it. Every call is accounted for, and nothing runs in a call made after its removal returned.
+/// Each scenario runs in a child process with a watchdog (`inStressChild`): threads wait for one another
+/// here, and a change that blocked would stop the whole suite instead of failing it.
 @Suite struct StressTests {
     /// Calls per C thread: short in CI; `DELEGATEKIT_STRESS_ITERATIONS` makes a longer run.
     static let iterations = Int64(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_ITERATIONS"] ?? "") ?? 150_000
@@ -125,7 +127,7 @@ final class HammerHandle: Sendable {
                     guard !live.isEmpty else { continue }
                     let victim = live.remove(at: Int(random.next() % UInt64(live.count)))
                     if let key = victim.key {
-                        #expect(delegate.removeImplementation(for: "transform", key: key))
+                        check(delegate.removeImplementation(for: "transform", key: key), "\(name) could not remove \(key)")
                     } else {
                         victim.token?.cancel()
                     }
@@ -133,7 +135,7 @@ final class HammerHandle: Sendable {
                     log.everything.append(victim.tracked)
                 }
             } catch {
-                Issue.record("mutation failed: \(error)")
+                fail("\(name): mutation failed: \(error)")
             }
         }
         for entry in live {
@@ -179,36 +181,54 @@ final class HammerHandle: Sendable {
         let plainCalls = tracked.filter(\.isPlain).reduce(base.calls.load(ordering: .relaxed)) { $0 + $1.calls.load(ordering: .relaxed) }
         let layerCalls = tracked.filter { !$0.isPlain }.reduce(0) { $0 + $1.calls.load(ordering: .relaxed) }
         let late = tracked.reduce(0) { $0 + $1.late.load(ordering: .relaxed) }
-        #expect(calls == 4 * iterations)
-        #expect(wrong == 0)
-        #expect(nullSlots == 0)  // the base implementation is always there below everything
-        #expect(Int64(plainCalls) == calls)  // every call ended in exactly one plain implementation
-        #expect(late == 0)  // nothing ran in a call made after its removal or cancellation returned
-        #expect(logs.allSatisfy { $0.actions > 10 })
+        check(calls == 4 * iterations, "\(calls) calls of \(4 * iterations)")
+        check(wrong == 0, "\(wrong) wrong results")
+        check(nullSlots == 0, "\(nullSlots) calls found the slot NULL")  // the base implementation is always below everything
+        check(Int64(plainCalls) == calls, "\(plainCalls) plain runs for \(calls) calls")  // each call ends in exactly one
+        check(late == 0, "\(late) late runs")  // nothing ran in a call made after its removal or cancellation returned
+        check(logs.allSatisfy { $0.actions > 10 }, "changes while the hammer ran: \(logs.map(\.actions))")
         return "\(calls) calls, \(plainCalls) served by \(tracked.filter(\.isPlain).count + 1) plain implementations, "
             + "\(layerCalls) override and observer runs, \(logs.map(\.actions).reduce(0, +)) changes, \(late) late"
     }
 
-    @Test func callsRaceWithImplementOverrideRemoveObserveAndCancel() throws {
-        let delegate = DynamicDelegate(protocol: pluginProtocol)
-        let table = delegate.table.assumingMemoryBound(to: fx_plugin.self)
-        print("stress, table read in place:", try Self.run(delegate, calling: table))
+    @Test func callsRaceWithImplementOverrideRemoveObserveAndCancel() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inStressChild(StressTests.tableReadInPlace)
+        }, echo: true)
     }
 
-    @Test func stableSlotsInATableCCopied() throws {
+    @Test func stableSlotsInATableCCopied() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inStressChild(StressTests.stableTableCopiedByC)
+        }, echo: true)
+    }
+
+    @Test func sqliteVFSWithTwoConnectionsWhileLayersComeAndGo() async {
+        expectFinished(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            inStressChild(StressTests.sqliteVFSWhileLayersComeAndGo)
+        }, echo: true)
+    }
+
+    static func tableReadInPlace() throws -> String {
+        let delegate = DynamicDelegate(protocol: pluginProtocol)
+        let table = delegate.table.assumingMemoryBound(to: fx_plugin.self)
+        return "stress, table read in place: " + (try run(delegate, calling: table))
+    }
+
+    static func stableTableCopiedByC() throws -> String {
         let delegate = TypedDelegate(for: fx_plugin.self)
         try delegate.setPolicy(.stable)
         // The copy is taken before anything is implemented: only a stable slot makes later changes reach it.
         let copy = UnsafeMutablePointer<fx_plugin>.allocate(capacity: 1)
         defer { copy.deallocate() }
         copy.initialize(to: delegate.typedTable.pointee)
-        print("stress, stable table copied by C:", try Self.run(delegate, calling: copy))
+        return "stress, stable table copied by C: " + (try run(delegate, calling: copy))
     }
 
     /// Two connections write and read one database through a wrapped VFS while a thread adds and removes
     /// layers on its file methods. Every read is seen by both permanent counters, the data is whole,
     /// and no removed layer runs in a statement begun after its removal returned.
-    @Test func sqliteVFSWithTwoConnectionsWhileLayersComeAndGo() throws {
+    static func sqliteVFSWhileLayersComeAndGo() throws -> String {
         let traced = try TracedVFS(name: "stress-\(getpid())")
         let seen = Atomic<Int>(0)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("delegatekit-stress-\(getpid())")
@@ -228,7 +248,7 @@ final class HammerHandle: Sendable {
         _ = try sqliteQuery(setup, "CREATE TABLE t(writer INTEGER, n INTEGER)")
         // The database and its write-ahead log get method tables of their own; both exist by now.
         let tables = traced.fileMethods
-        #expect(!tables.isEmpty)
+        check(!tables.isEmpty, "no file method tables")
         let seenWrites = Atomic<Int>(0)
         let tokens = try tables.flatMap { files in
             [
@@ -268,7 +288,7 @@ final class HammerHandle: Sendable {
             }
         }
         // The mutator: pass-through layers on xRead and xWrite, added and removed until the writers finish.
-        var random = SeededRandom(state: Self.seed)
+        var random = SeededRandom(state: seed)
         var live: [(entry: StressEntry, files: TypedDelegate<sqlite3_io_methods>, method: String, key: String)] = []
         var retired: [StressEntry] = []
         var serial = 0
@@ -297,7 +317,7 @@ final class HammerHandle: Sendable {
                 }
             } else if !live.isEmpty {
                 let victim = live.remove(at: Int(random.next() % UInt64(live.count)))
-                #expect(victim.files.removeImplementation(for: victim.method, key: victim.key))
+                check(victim.files.removeImplementation(for: victim.method, key: victim.key), "could not remove \(victim.key)")
                 victim.entry.markRemoved()
                 retired.append(victim.entry)
             }
@@ -312,20 +332,39 @@ final class HammerHandle: Sendable {
         for token in tokens { token.cancel() }
         let readsDuring = traced.reads - readsBefore, writesDuring = traced.writes - writesBefore
 
-        #expect(failures.load(ordering: .relaxed) == 0)
-        let check = try sqliteQuery(setup, "SELECT writer, count(*), sum(n) FROM t GROUP BY writer ORDER BY writer")
+        check(failures.load(ordering: .relaxed) == 0, "\(failures.load(ordering: .relaxed)) writers failed")
+        let rowsWritten = try sqliteQuery(setup, "SELECT writer, count(*), sum(n) FROM t GROUP BY writer ORDER BY writer")
         let sum = rows * (rows - 1) / 2
-        #expect(check == [["0", "\(rows)", "\(sum)"], ["1", "\(rows)", "\(sum)"]])
-        #expect(try sqliteQuery(setup, "PRAGMA integrity_check") == [["ok"]])
+        check(rowsWritten == [["0", "\(rows)", "\(sum)"], ["1", "\(rows)", "\(sum)"]], "rows written: \(rowsWritten)")
+        let integrity = try sqliteQuery(setup, "PRAGMA integrity_check")
+        check(integrity == [["ok"]], "integrity check: \(integrity)")
         sqlite3_close(setup)
         // The observers were there from before the writers to after them: they saw every call TracedVFS counted.
-        #expect(traced.fileMethods.count == tables.count)  // no file with unobserved methods appeared
-        #expect(seen.load(ordering: .relaxed) == readsDuring)
-        #expect(seenWrites.load(ordering: .relaxed) == writesDuring)
-        #expect(readsDuring > 0 && writesDuring >= 2 * rows)
+        check(traced.fileMethods.count == tables.count, "a file with unobserved methods appeared")
+        check(seen.load(ordering: .relaxed) == readsDuring, "observed \(seen.load(ordering: .relaxed)) of \(readsDuring) reads")
+        check(seenWrites.load(ordering: .relaxed) == writesDuring, "observed \(seenWrites.load(ordering: .relaxed)) of \(writesDuring) writes")
+        check(readsDuring > 0 && writesDuring >= 2 * rows, "\(readsDuring) reads and \(writesDuring) writes")
         let late = retired.reduce(0) { $0 + $1.late.load(ordering: .relaxed) }
-        #expect(late == 0)
-        print("stress, SQLite VFS: \(traced.reads) reads and \(traced.writes) writes from 2 connections, "
-            + "\(retired.count) layers added and removed, \(retired.reduce(0) { $0 + $1.calls.load(ordering: .relaxed) }) layer runs, \(late) late")
+        check(late == 0, "\(late) late layer runs")
+        return "stress, SQLite VFS: \(traced.reads) reads and \(traced.writes) writes from 2 connections, "
+            + "\(retired.count) layers added and removed, \(retired.reduce(0) { $0 + $1.calls.load(ordering: .relaxed) }) layer runs, \(late) late"
     }
+}
+
+/// A stress scenario's child process: a watchdog, the scenario on the path the environment chooses (CI
+/// runs the suite on each), its summary and "done". A failed check prints why and ends the child
+/// (`fail`). Five minutes rather than `inChild`'s one: each scenario takes seconds, many times that under
+/// the sanitizers. Exits normally after LeakSanitizer's check (`checkLeaks`), as the test process would.
+func inStressChild(_ scenario: () throws -> String) -> Never {
+    startWatchdog(seconds: 300)
+    dup2(1, 2)  // the sanitizers' reports in the output the parent shows
+    do {
+        print(try scenario())
+    } catch {
+        fail("threw \(error)")
+    }
+    checkLeaks()
+    print("done")
+    fflush(nil)
+    exit(0)
 }
