@@ -5,8 +5,13 @@ import Testing
 /// A call through a table or pointer whose Swift owner is gone stops the process with a message: in a debug
 /// build, which `swift test` makes, one naming the method, the table and where the delegate was made.
 @Suite struct DeadClosureTests {
-    /// What an optimized build says instead, where no closure keeps an epitaph.
-    static let releaseMessage = "DelegateKit: C called a closure after it was freed; keep the closure (or its delegate) alive"
+    /// What a debug build says of a delegate's method. The line of the place is the exit test's (its body
+    /// is compiled into the macro's expansion), so only the file is checked.
+    static let deadMethodMessages = [
+        "DelegateKit: method 'transform' of fx_plugin was called after its delegate (created at DelegateKitTests/DeadClosureTests.swift:",
+        ") was deinitialized; keep the delegate alive for as long as C may call through its table",
+    ]
+
     @Test func callingThroughADeadDelegatesTableStopsNamingTheMethod() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var table: UnsafeMutablePointer<fx_plugin>?
@@ -20,16 +25,7 @@ import Testing
             var called = false
             _ = fx_plugin_transform(table, nil, 1, &called)
         }
-        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        // The line is the exit test's (the body is compiled into the macro's expansion), so only the file is checked.
-        #if DEBUG
-        #expect(stderr.contains(
-            "DelegateKit: method 'transform' of fx_plugin was called after its delegate "
-                + "(created at DelegateKitTests/DeadClosureTests.swift:"))
-        #expect(stderr.contains(") was deinitialized; keep the delegate alive for as long as C may call through its table"))
-        #else
-        #expect(stderr.contains(Self.releaseMessage))  // an optimized build keeps no epitaph
-        #endif
+        expectDeadCall(result, saying: Self.deadMethodMessages)
     }
 
     @Test func aFunctionPointerCCopiedStopsNamingTheMethodToo() async {
@@ -44,16 +40,7 @@ import Testing
             }
             _ = copied?(nil, 1)
         }
-        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        // The line is the exit test's (the body is compiled into the macro's expansion), so only the file is checked.
-        #if DEBUG
-        #expect(stderr.contains(
-            "DelegateKit: method 'transform' of fx_plugin was called after its delegate "
-                + "(created at DelegateKitTests/DeadClosureTests.swift:"))
-        #expect(stderr.contains(") was deinitialized; keep the delegate alive for as long as C may call through its table"))
-        #else
-        #expect(stderr.contains(Self.releaseMessage))  // an optimized build keeps no epitaph
-        #endif
+        expectDeadCall(result, saying: Self.deadMethodMessages)
     }
 
     @Test func aDeadCClosureStopsNamingItsSignature() async {
@@ -67,12 +54,7 @@ import Testing
             }
             _ = pointer?(1)
         }
-        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #if DEBUG
-        #expect(stderr.contains("DelegateKit: a CClosure `int32_t (int32_t)` was called after it was deinitialized"))
-        #else
-        #expect(stderr.contains(Self.releaseMessage))  // an optimized build keeps no epitaph
-        #endif
+        expectDeadCall(result, saying: ["DelegateKit: a CClosure `int32_t (int32_t)` was called after it was deinitialized"])
     }
 
     /// The message is made once per signature and kept with it: closures of two signatures freed one
@@ -90,12 +72,23 @@ import Testing
             }
             _ = pointer?(1)
         }
-        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #if DEBUG
-        #expect(stderr.contains("DelegateKit: a CClosure `double (double)` was called after it was deinitialized"))
-        #expect(!stderr.contains("int32_t"))
-        #else
-        #expect(stderr.contains(Self.releaseMessage))  // an optimized build keeps no epitaph
-        #endif
+        expectDeadCall(result, saying: ["DelegateKit: a CClosure `double (double)` was called after it was deinitialized"], never: "int32_t")
     }
+}
+
+/// Checks what a call of a dead closure printed as it stopped the child (`result`, its standard error
+/// observed): in a debug build each of `messages` and not `absent`; in an optimized build, where no closure
+/// keeps an epitaph, the one message every such call prints.
+func expectDeadCall(
+    _ result: ExitTest.Result?, saying messages: [String], never absent: String? = nil,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
+    let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    #if DEBUG
+    for message in messages { #expect(stderr.contains(message), "\(stderr)", sourceLocation: sourceLocation) }
+    if let absent { #expect(!stderr.contains(absent), "\(stderr)", sourceLocation: sourceLocation) }
+    #else
+    let release = "DelegateKit: C called a closure after it was freed; keep the closure (or its delegate) alive"
+    #expect(stderr.contains(release), "\(stderr)", sourceLocation: sourceLocation)
+    #endif
 }
