@@ -21,8 +21,9 @@ final class CheckedCallTypes: @unchecked Sendable {  // `made` changes under a l
     /// Every list made, freed with this object; only touched under ``insertion`` (or in `deinit`).
     private var made: [UnsafeMutableBufferPointer<UInt>] = []
     /// Orders every function's insertions, which are rare (a list's first call), so that a function
-    /// costs no lock of its own to make.
-    private static let insertion = Locked(())
+    /// costs no lock of its own to make; holds how many lists all functions have made (see ``Locked``
+    /// on why a lock holds a value).
+    private static let insertion = Locked(0)
 
     /// How many lists one function makes at most.
     static let capacity = 8
@@ -93,8 +94,9 @@ final class CheckedCallTypes: @unchecked Sendable {  // `made` changes under a l
     /// Records that a call of these types passed the check.
     @usableFromInline
     func insert<each A, R>(_ result: R.Type, checkingResult: Bool, _ arguments: repeat (each A).Type) {
-        Self.insertion.withLock { _ in
+        Self.insertion.withLock { listsMade in
             guard made.count < Self.capacity else { return }
+            listsMade += 1
             let list = Self.withIdentities(R.self, checkingResult: checkingResult, repeat each arguments) { identities in
                 let list = UnsafeMutableBufferPointer<UInt>.allocate(capacity: identities.count + 1)
                 list[0] = UInt(list.count)
