@@ -373,6 +373,12 @@ func inPython(_ scenario: (_ libffi: Bool) throws -> Any) -> Never {
     }
     check(Py_FinalizeEx() == 0, "Py_FinalizeEx failed")
     kept.removeAll()
+    finishCheckingLeaks()
+}
+
+/// Ends a child that exits normally: LeakSanitizer's check (`checkLeaks`), then "done" for the parent
+/// (`expectFinished`).
+func finishCheckingLeaks() -> Never {
     checkLeaks()
     print("done")
     fflush(nil)

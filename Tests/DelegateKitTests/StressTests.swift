@@ -354,7 +354,8 @@ final class HammerHandle: Sendable {
 /// A stress scenario's child process: a watchdog, the scenario on the path the environment chooses (CI
 /// runs the suite on each), its summary and "done". A failed check prints why and ends the child
 /// (`fail`). Five minutes rather than `inChild`'s one: each scenario takes seconds, many times that under
-/// the sanitizers. Exits normally after LeakSanitizer's check (`checkLeaks`), as the test process would.
+/// the sanitizers. Exits normally after LeakSanitizer's check (`finishCheckingLeaks`), as the test
+/// process would.
 func inStressChild(_ scenario: () throws -> String) -> Never {
     startWatchdog(seconds: 300)
     dup2(1, 2)  // the sanitizers' reports in the output the parent shows
@@ -363,8 +364,5 @@ func inStressChild(_ scenario: () throws -> String) -> Never {
     } catch {
         fail("threw \(error)")
     }
-    checkLeaks()
-    print("done")
-    fflush(nil)
-    exit(0)
+    finishCheckingLeaks()
 }
