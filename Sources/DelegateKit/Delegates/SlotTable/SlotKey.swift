@@ -17,9 +17,7 @@ struct SlotKey: Equatable, @unchecked Sendable {  // A given key wraps a `Sendab
     }
 
     /// The key `implement` uses when given none.
-    static let `default` = SlotKey(given: nil)
-
-    private init(given: Given?) { self.given = given }
+    static let `default` = SlotKey(nil)
 
     /// `key`, or the default key for nil.
     @inline(__always)
