@@ -14,7 +14,7 @@ protocol Retirable: AnyObject {
 extension SlotTable {
     /// Retires implementations taken out of slot `index` (after the slot stopped pointing at them): their
     /// stubs stop running them, and every plan still holding one skips it from now on, so no call starts
-    /// them again. Plans replaced by ``republish(_:_:)`` are retiring already. ``settle(_:)`` follows,
+    /// them again. Plans replaced by ``republish(_:_:)`` are retiring already. ``settle(_:_:)`` follows,
     /// outside the lock.
     ///
     /// An implementation without a stub needs no entry of its own: only the plans that hold it can run it.
@@ -29,29 +29,42 @@ extension SlotTable {
         }
     }
 
-    /// Releases what slot `index` retired and no call runs, and defers the rest to the ``Reclaimer``
-    /// (whose collection ``applyChange(_:)`` runs next). Returns at once, whatever other threads do.
-    func settle(_ index: Int) {
-        let released: [any Retirable] = state.withLock { state in
-            guard !state.slots[index].retiring.isEmpty else { return [] }
-            // After every retirement of what is scanned (they happened before it was listed).
-            RetirementShim.synchronizeCalls()
+    /// Releases what slot `index` retired and no call runs, of `listed` (its `retiring` as the change's
+    /// section of the lock left it), and defers the rest to the ``Reclaimer`` (whose collection
+    /// ``applyChange(_:)`` runs next). Returns at once, whatever other threads do.
+    ///
+    /// The membarrier runs outside the lock: it waits for every CPU that runs a thread of the process
+    /// (about 15 µs where C threads call, milliseconds at worst on a loaded machine), and a lock held
+    /// that long let one thread changing a delegate keep another from it for the whole of a stress run.
+    /// What is judged stays on `retiring` meanwhile, so that a removal in between still marks its plans
+    /// (see `retire`); another change's settle of the slot may judge some of it first.
+    func settle(_ index: Int, _ listed: [any Retirable]) {
+        // After the retirement of everything listed (each happened before it was listed).
+        RetirementShim.synchronizeCalls()
+        let (released, running): ([any Retirable], [any Retirable]) = state.withLock { state in
             var released: [any Retirable] = []
             var running: [any Retirable] = []
+            var kept: [any Retirable] = []  // what changes since retired, for their own settles
             for object in state.slots[index].retiring {
-                if !RetirementShim.isRunning(object.runningIdentity) { released.append(object) } else { running.append(object) }
+                if !listed.contains(where: { $0 === object }) {
+                    kept.append(object)
+                } else if RetirementShim.isRunning(object.runningIdentity) {
+                    running.append(object)
+                } else {
+                    released.append(object)
+                }
             }
-            state.slots[index].retiring = []
+            state.slots[index].retiring = kept
             for case let implementation as Implementation in released {
                 if let stub = implementation.releaseStub() { freeStub(stub, of: index, &state) }
             }
-            if !running.isEmpty {
-                // Still listed here, so that a later removal marks these plans too (see `retire`).
-                state.slots[index].deferred += running
-                Reclaimer.shared.takeOver(running, from: self, slot: index)
-            }
-            return released
+            // Still listed here, so that a later removal marks these plans too (see `retire`).
+            if !running.isEmpty { state.slots[index].deferred += running }
+            return (released, running)
         }
+        // Outside the lock too (it synchronizes again). A collection that finds one idle before it is
+        // handed over cannot happen: the reclaimer only collects what it holds.
+        if !running.isEmpty { Reclaimer.shared.takeOver(running, from: self, slot: index) }
         _ = released  // The last references go here, outside the lock: deinitializers run user code.
     }
 

@@ -18,9 +18,10 @@
 //    is marked removed in every plan that still holds it, so that an override's `next` skips it. Each
 //    goes on the slot's `retiring`.
 // 4. Settle (`settle`, Retirement.swift, after the lock, for each slot left with something retiring; a
-//    change that only adds settles nothing): one membarrier makes every thread's record of
-//    its calls visible (a call records what it runs, then checks it was not retired: `cffi_enter` in the
-//    guarded entries of SlotStub.swift and PlanCell.swift; one of the two sides always sees the other).
+//    change that only adds settles nothing): one membarrier, outside the lock (between the change's section and settle's own), makes
+//    every thread's record of its calls visible (a call records what it runs, then checks it was not
+//    retired: `cffi_enter` in the guarded entries of SlotStub.swift and PlanCell.swift; one of the two
+//    sides always sees the other).
 //    What no record holds is released at once: the user's closure and captures, and its stub goes back to
 //    the slot for the next implementation. What a record holds is deferred to the `Reclaimer`
 //    (Reclaimer.swift), which marks the records' entries.
@@ -86,7 +87,7 @@ import CDelegateKitRetirement
 /// implementations it took out of each.
 struct SlotChanges {
     /// In the order first changed, each once.
-    private(set) var slots = Slots()
+    private(set) var slots = FirstInline<Int>()
     private(set) var removed: [Int: [Implementation]] = [:]
 
     /// Slot `index` changed: it is published again.
@@ -103,34 +104,6 @@ struct SlotChanges {
     /// What slot `index`'s edit took out of its stack.
     func removed(from index: Int) -> [Implementation] {
         removed.isEmpty ? [] : removed[index] ?? []  // most changes only add: no hashing for them
-    }
-
-    /// Slot indices, the first held inline: nearly every change is of one slot, and an array of it was
-    /// an allocation per change.
-    struct Slots: Sequence {
-        private var first = -1
-        private var more: [Int] = []
-
-        var isEmpty: Bool { first < 0 }
-
-        func contains(_ index: Int) -> Bool { first == index || more.contains(index) }
-
-        mutating func append(_ index: Int) {
-            if first < 0 { first = index } else { more.append(index) }
-        }
-
-        func makeIterator() -> Iterator { Iterator(slots: self) }
-
-        struct Iterator: IteratorProtocol {
-            let slots: Slots
-            var position = -1
-
-            mutating func next() -> Int? {
-                defer { position += 1 }
-                if position < 0 { return slots.first < 0 ? nil : slots.first }
-                return position < slots.more.count ? slots.more[position] : nil
-            }
-        }
     }
 }
 
@@ -156,18 +129,19 @@ extension SlotTable {
         let (result, changes, retiring, dependents) = try state.withLock { state in
             var changes = SlotChanges()
             let result = try edit(&state, &changes)
-            // The slots left with something to settle: a change that only adds retires nothing, and
-            // settling would take the lock again to find that out. (What another change retires after
-            // this section, that change settles.)
-            var retiring = SlotChanges.Slots()
+            // The slots left with something to settle, with what each has retiring now: a change that
+            // only adds retires nothing, and settles nothing. (What another change retires after this
+            // section, that change settles.)
+            var retiring = FirstInline<(slot: Int, listed: [any Retirable])>()
             for index in changes.slots {
                 republish(index, &state)
                 retire(changes.removed(from: index), slot: index, &state)
-                if !state.slots[index].retiring.isEmpty { retiring.append(index) }
+                let listed = state.slots[index].retiring
+                if !listed.isEmpty { retiring.append((index, listed)) }
             }
             return (result, changes, retiring, changes.slots.isEmpty ? [] : state.dependents)
         }
-        for index in retiring { settle(index) }
+        for (index, listed) in retiring { settle(index, listed) }
         Reclaimer.shared.collectIfPending()  // every change collects what calls have left since
         for index in changes.slots { notify(dependents, descriptor.methods[index].name) }
         return result
