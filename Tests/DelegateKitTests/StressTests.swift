@@ -25,7 +25,12 @@ final class StressEntry: Sendable {
         // the epoch's own loads and stores.
         if removedAt.load(ordering: .sequentiallyConsistent) <= fx_epoch_noted() { late.add(1, ordering: .relaxed) }
         calls.add(1, ordering: .relaxed)
+        if isPlain { Self.plainRuns.add(1, ordering: .relaxed) }
     }
+
+    /// Plain implementations' runs in this process, each scenario being a process of its own: the hammer
+    /// runs until there are enough.
+    static let plainRuns = Atomic<Int>(0)
 
     /// Called right after the removal returned.
     func markRemoved() { removedAt.store(fx_epoch_advance(), ordering: .sequentiallyConsistent) }
@@ -47,6 +52,8 @@ struct SeededRandom: RandomNumberGenerator {
 final class MutatorLog: @unchecked Sendable {  // Written by its own thread only, read after joining.
     /// Changes made while the hammer ran (from the one after it started).
     var actions = 0
+    /// Whether this mutator has signalled that the run is long enough on its side.
+    var isDone = false
     var everything: [StressEntry] = []
 }
 
@@ -84,13 +91,23 @@ final class HammerHandle: Sendable {
 /// Each scenario runs in a child process with a watchdog (`inStressChild`): threads wait for one another
 /// here, and a change that blocked would stop the whole suite instead of failing it.
 @Suite struct StressTests {
-    /// Calls per C thread: short in CI; `DELEGATEKIT_STRESS_ITERATIONS` makes a longer run.
-    static let iterations = Int64(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_ITERATIONS"] ?? "") ?? 150_000
+    /// Calls per C thread at least: short in CI; `DELEGATEKIT_STRESS_ITERATIONS` makes a longer run.
+    static let iterations = Int(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_ITERATIONS"] ?? "") ?? 150_000
+    /// Changes each mutator makes at least while C calls (`DELEGATEKIT_STRESS_CHANGES`).
+    ///
+    /// The hammer runs until both are done, not for a fixed number of calls: on a loaded machine a
+    /// mutator can wait tens of milliseconds for the delegate's lock while its holder is preempted, as
+    /// long as a fixed run of calls lasted, and a CI run once saw one mutator make a single change in it.
+    static let changes = Int(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_CHANGES"] ?? "") ?? 300
     static let seed = UInt64(ProcessInfo.processInfo.environment["DELEGATEKIT_STRESS_SEED"] ?? "") ?? 0xDE1E_6A7E
 
     /// Adds and removes layers and observers on "transform" until `hammer` has finished, signalling
-    /// `started` after its first change; counts the changes made while the hammer runs.
-    static func mutate(_ delegate: DynamicDelegate, seed: UInt64, name: String, log: MutatorLog, hammer: HammerHandle, started: DispatchSemaphore) {
+    /// `started` after its first change; counts the changes made while the hammer runs, and signals
+    /// `done` once they are ``changes`` and the plain implementations have run 4 × ``iterations`` times.
+    static func mutate(
+        _ delegate: DynamicDelegate, seed: UInt64, name: String, log: MutatorLog, hammer: HammerHandle,
+        started: DispatchSemaphore, done: DispatchSemaphore
+    ) {
         var random = SeededRandom(state: seed)
         var live: [(tracked: StressEntry, key: String?, token: ObservationToken?)] = []
         var serial = 0
@@ -98,6 +115,10 @@ final class HammerHandle: Sendable {
             serial += 1
             if serial == 2 { started.signal() }
             if hammer.isRunning { log.actions += 1 }
+            if !log.isDone && log.actions >= changes && StressEntry.plainRuns.load(ordering: .relaxed) >= 4 * iterations {
+                log.isDone = true
+                done.signal()
+            }
             let action = live.count >= 8 ? 5 : Int(random.next() % 6)
             do {
                 switch action {
@@ -159,20 +180,23 @@ final class HammerHandle: Sendable {
         // Dispatch's pool, which runs tests too.
         let handle = HammerHandle()
         let started = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         for (index, log) in logs.enumerated() {
             Thread.detachNewThread {
-                mutate(delegate, seed: seed &+ UInt64(index), name: "m\(index)", log: log, hammer: handle, started: started)
+                mutate(delegate, seed: seed &+ UInt64(index), name: "m\(index)", log: log, hammer: handle, started: started, done: done)
                 finished.signal()
             }
         }
         for _ in logs { started.wait() }
-        guard let hammer = fx_hammer_start(table, 4, iterations, 1) else {
+        guard let hammer = fx_hammer_start(table, 4, .max, 1) else {
             handle.abandon()
             for _ in logs { finished.wait() }
             throw StressFailure(description: "fx_hammer_start failed")
         }
         handle.start(hammer)
+        for _ in logs { done.wait() }
+        fx_hammer_stop(hammer)
         for _ in logs { finished.wait() }
         var wrong: Int64 = 0, nullSlots: Int64 = 0
         let calls = fx_hammer_join(hammer, &wrong, &nullSlots)
@@ -181,14 +205,13 @@ final class HammerHandle: Sendable {
         let plainCalls = tracked.filter(\.isPlain).reduce(base.calls.load(ordering: .relaxed)) { $0 + $1.calls.load(ordering: .relaxed) }
         let layerCalls = tracked.filter { !$0.isPlain }.reduce(0) { $0 + $1.calls.load(ordering: .relaxed) }
         let late = tracked.reduce(0) { $0 + $1.late.load(ordering: .relaxed) }
-        check(calls == 4 * iterations, "\(calls) calls of \(4 * iterations)")
+        check(calls >= Int64(4 * iterations), "\(calls) calls, fewer than \(4 * iterations)")
         check(wrong == 0, "\(wrong) wrong results")
         check(nullSlots == 0, "\(nullSlots) calls found the slot NULL")  // the base implementation is always below everything
         check(Int64(plainCalls) == calls, "\(plainCalls) plain runs for \(calls) calls")  // each call ends in exactly one
         check(late == 0, "\(late) late runs")  // nothing ran in a call made after its removal or cancellation returned
-        check(logs.allSatisfy { $0.actions > 10 }, "changes while the hammer ran: \(logs.map(\.actions))")
         return "\(calls) calls, \(plainCalls) served by \(tracked.filter(\.isPlain).count + 1) plain implementations, "
-            + "\(layerCalls) override and observer runs, \(logs.map(\.actions).reduce(0, +)) changes, \(late) late"
+            + "\(layerCalls) override and observer runs, changes \(logs.map { String($0.actions) }.joined(separator: " + ")), \(late) late"
     }
 
     @Test func callsRaceWithImplementOverrideRemoveObserveAndCancel() async {
