@@ -18,10 +18,10 @@
 //    is marked removed in every plan that still holds it, so that an override's `next` skips it. Each
 //    goes on the slot's `retiring`.
 // 4. Settle (`settle`, Retirement.swift, after the lock, for each slot left with something retiring; a
-//    change that only adds settles nothing): one membarrier, outside the lock (between the change's section and settle's own), makes
-//    every thread's record of its calls visible (a call records what it runs, then checks it was not
-//    retired: `cffi_enter` in the guarded entries of SlotStub.swift and PlanCell.swift; one of the two
-//    sides always sees the other).
+//    change that only adds settles nothing): one membarrier, outside the lock (between the change's
+//    section and settle's own), makes every thread's record of its calls visible (a call records what it
+//    runs, then checks it was not retired: `cffi_enter` in the guarded entries of SlotStub.swift and
+//    PlanCell.swift; one of the two sides always sees the other).
 //    What no record holds is released at once: the user's closure and captures, and its stub goes back to
 //    the slot for the next implementation. What a record holds is deferred to the `Reclaimer`
 //    (Reclaimer.swift), which marks the records' entries.
