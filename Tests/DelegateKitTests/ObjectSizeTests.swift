@@ -95,6 +95,13 @@ import Testing
         #expect(Self.instanceSize(Implementation.self) <= 88, "\(Self.instanceSize(Implementation.self)) bytes")
     }
 
+    /// The `Registration` each `implement` and `override` returns asks malloc for at most 40 bytes, a
+    /// 48-byte chunk: its method as the slot's index, not the method's name.
+    @Test func aRegistrationTakesAtMostFortyBytes() throws {
+        try #require(Self.instanceSize(KnownSize.self) == 25)
+        #expect(Self.instanceSize(Registration.self) <= 40, "\(Self.instanceSize(Registration.self)) bytes")
+    }
+
     /// A slot's stub holds the guard C enters it through in its own allocation, not in one of its own:
     /// a malloc and a free fewer for each slot implemented, and one chunk where two were.
     @Test func aSlotStubsGuardLivesInTheStubsOwnAllocation() throws {

@@ -187,7 +187,7 @@ public class DynamicDelegate: @unchecked Sendable {  // Its state is its slot ta
         let key = SlotKey(key)
         let (index, implementation) = try slots.entry(method, key: key, once: once, body, typed: typed)
         slots.change { slots.put(implementation, at: index, &$0, &$1) }
-        return Registration(slots: slots, method: method, key: key)
+        return Registration(slots: slots, slot: index, key: key)
     }
 
     // MARK: Removing and looking up
@@ -197,13 +197,15 @@ public class DynamicDelegate: @unchecked Sendable {  // Its state is its slot ta
     /// is not an error here: there is nothing to remove.
     @discardableResult
     public func removeImplementation(for method: String) -> Bool {
-        slots.change { slots.removeEntries(method, &$0, &$1) { _ in true } }
+        guard let index = slots.slotIndex(method) else { return false }
+        return slots.change { slots.removeEntries(at: index, &$0, &$1) { _ in true } }
     }
 
     /// Removes the implementation of `method` registered under `key`. Returns whether there was one.
     @discardableResult
     public func removeImplementation(for method: String, key: some Hashable & Sendable) -> Bool {
-        slots.removeImplementation(for: method, matching: SlotKey(key))
+        guard let index = slots.slotIndex(method) else { return false }
+        return slots.removeImplementation(at: index, matching: SlotKey(key))
     }
 
     /// Waits until no call runs anything removed from this delegate before the wait began: implementations
@@ -231,7 +233,8 @@ public class DynamicDelegate: @unchecked Sendable {  // Its state is its slot ta
 
     /// Whether `method` has an implementation registered under `key`.
     public func hasImplementation(for method: String, key: some Hashable & Sendable) -> Bool {
-        slots.hasImplementation(for: method, matching: SlotKey(key))
+        guard let index = slots.slotIndex(method) else { return false }
+        return slots.hasImplementation(at: index, matching: SlotKey(key))
     }
 
     /// Whether a call of `method` reaches more than a default value: it has an implementation, an

@@ -83,7 +83,8 @@ public struct Slot<Function> {
                 }
             } else {
                 // Only what the property set: overrides added through the delegate stay.
-                owner.dynamicDelegate.slots.removeImplementation(for: slot.method, matching: .default)
+                let slots = owner.dynamicDelegate.slots
+                if let index = slots.slotIndex(slot.method) { slots.removeImplementation(at: index, matching: .default) }
             }
             owner[keyPath: storageKeyPath].value = newValue
         }

@@ -233,16 +233,21 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
         }
     }
 
-    func hasImplementation(for method: String, matching key: SlotKey) -> Bool {
-        guard let index = try? descriptor.methodIndex(of: method) else { return false }
-        return state.withLock { $0.slots[index].entries.contains { $0.key == key && !$0.isSpent } }
+    /// The slot of `method`, or nil for a name the protocol does not have (nothing there to find or
+    /// remove).
+    func slotIndex(_ method: String) -> Int? {
+        try? descriptor.methodIndex(of: method)
     }
 
-    /// The edit that takes the implementations `matches` accepts out of `method`'s stack; whether there was any.
+    func hasImplementation(at index: Int, matching key: SlotKey) -> Bool {
+        state.withLock { $0.slots[index].entries.contains { $0.key == key && !$0.isSpent } }
+    }
+
+    /// The edit that takes the implementations `matches` accepts out of slot `index`'s stack; whether
+    /// there was any.
     func removeEntries(
-        _ method: String, _ state: inout State, _ changes: inout SlotChanges, where matches: (Implementation) -> Bool
+        at index: Int, _ state: inout State, _ changes: inout SlotChanges, where matches: (Implementation) -> Bool
     ) -> Bool {
-        guard let index = try? descriptor.methodIndex(of: method) else { return false }
         let doomed: [Implementation] = state.slots[index].entries.filter(matches)
         guard !doomed.isEmpty else { return false }
         state.slots[index].entries.removeAll(where: matches)
@@ -272,11 +277,11 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
 }
 
 extension SlotTable {
-    /// Removes the implementation of `method` registered under `key`. Transparent (in an extension: a
+    /// Removes the implementation of slot `index` registered under `key`. Transparent (in an extension: a
     /// class's own methods cannot be), as ``change(_:)`` is, so that a public removal forgets abandoned
     /// calls from its own frame.
     @_transparent @discardableResult
-    func removeImplementation(for method: String, matching key: SlotKey) -> Bool {
-        change { removeEntries(method, &$0, &$1) { $0.key == key } }
+    func removeImplementation(at index: Int, matching key: SlotKey) -> Bool {
+        change { removeEntries(at: index, &$0, &$1) { $0.key == key } }
     }
 }
