@@ -88,7 +88,12 @@ import CDelegateKitRetirement
 struct SlotChanges {
     /// In the order first changed, each once.
     private(set) var slots = FirstInline<Int>()
-    private(set) var removed: [Int: [Implementation]] = [:]
+    /// What each removal took out, in the order removed: the arrays as the edit handed them over. A
+    /// change removes from one slot, nearly always once; a dictionary of arrays made two allocations
+    /// (its storage and a copied array) and hashed the slot for every removal. (A `FirstInline` list,
+    /// which allocates nothing for one removal, made every change that removes nothing dearer to
+    /// return and destroy than the one allocation saved.)
+    private var removals: [(slot: Int, implementations: [Implementation])] = []
 
     /// Slot `index` changed: it is published again.
     mutating func changed(_ index: Int) {
@@ -98,12 +103,16 @@ struct SlotChanges {
     /// `implementations` left slot `index`'s stack: they are retired once it is published again.
     mutating func removed(_ implementations: [Implementation], from index: Int) {
         changed(index)
-        removed[index, default: []] += implementations
+        removals.append((index, implementations))
     }
 
     /// What slot `index`'s edit took out of its stack.
     func removed(from index: Int) -> [Implementation] {
-        removed.isEmpty ? [] : removed[index] ?? []  // most changes only add: no hashing for them
+        var found: [Implementation] = []
+        for removal in removals where removal.slot == index {
+            if found.isEmpty { found = removal.implementations } else { found += removal.implementations }
+        }
+        return found
     }
 }
 
@@ -136,14 +145,18 @@ extension SlotTable {
             for index in changes.slots {
                 republish(index, &state)
                 retire(changes.removed(from: index), slot: index, &state)
-                let listed = state.slots[index].retiring
-                if !listed.isEmpty { retiring.append((index, listed)) }
+                // Tested before it is copied: the copy counted a reference to the array for every change.
+                if !state.slots[index].retiring.isEmpty { retiring.append((index, state.slots[index].retiring)) }
             }
             return (result, changes, retiring, changes.slots.isEmpty ? [] : state.dependents)
         }
         for (index, listed) in retiring { settle(index, listed) }
         Reclaimer.shared.collectIfPending()  // every change collects what calls have left since
-        for index in changes.slots { notify(dependents, descriptor.methods[index].name) }
+        // Only where another delegate forwards here: reading the method's name counted references for each
+        // slot changed.
+        if !dependents.isEmpty {
+            for index in changes.slots { notify(dependents, descriptor.methods[index].name) }
+        }
         return result
     }
 }
