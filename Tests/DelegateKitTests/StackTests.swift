@@ -57,6 +57,47 @@ import Testing
         #expect(!d.hasImplementation(for: "transform", key: "7"))  // keys are any Hashable, compared by type too
     }
 
+    /// Keys are equal as `AnyHashable`s are: by value within one type, and across the types it equates
+    /// (integers of two widths, a subclass and its Hashable base class); an override's own keys equal no
+    /// user's key, nor each other.
+    @Test func keysCompareAsAnyHashableDoes() throws {
+        class Name: Hashable, @unchecked Sendable {  // immutable
+            let text: String
+            init(_ text: String) { self.text = text }
+            static func == (a: Name, b: Name) -> Bool { a.text == b.text }
+            func hash(into hasher: inout Hasher) { hasher.combine(text) }
+        }
+        final class Nickname: Name, @unchecked Sendable {}
+
+        let d = DynamicDelegate(protocol: pluginProtocol)
+        func put(_ key: some Hashable & Sendable, _ value: Int64) throws {
+            try d.implement("transform", key: key) { (_: UnsafeMutableRawPointer?, _: Int64) -> Int64 in value }
+        }
+        try put("text", 1)
+        try put(7, 2)
+        try put(Name("ann"), 3)
+        try d.override("transform") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in next(c, v) }
+        try d.override("transform") { (next: TransformNext, c: UnsafeMutableRawPointer?, v: Int64) -> Int64 in next(c, v) }
+        #expect(transform(d, 0) == 3)  // two overrides over "ann": neither replaced the other, nor any key
+
+        #expect(d.hasImplementation(for: "transform", key: "text"))
+        #expect(!d.hasImplementation(for: "transform", key: Substring("text")))  // AnyHashable tells these apart
+        #expect(d.hasImplementation(for: "transform", key: Int8(7)))
+        #expect(d.hasImplementation(for: "transform", key: Name("ann")))
+        #expect(d.hasImplementation(for: "transform", key: Nickname("ann")))
+        #expect(!d.hasImplementation(for: "transform", key: Name("bob")))
+        #expect(!d.hasImplementation(for: "transform", key: 8))
+
+        // Replacing by a key of another type that is equal: one entry for "ann", now on top of the overrides' stack.
+        try put(Nickname("ann"), 4)
+        #expect(transform(d, 0) == 4)
+        #expect(d.removeImplementation(for: "transform", key: Name("ann")))
+        #expect(!d.hasImplementation(for: "transform", key: Nickname("ann")))
+        #expect(d.removeImplementation(for: "transform", key: UInt64(7)))
+        #expect(d.removeImplementation(for: "transform", key: "text"))
+        #expect(transform(d, 0) == 0)  // the two overrides, nothing below them
+    }
+
     @Test func implementWithoutAKeyReplacesOnlyItsOwn() throws {
         let d = DynamicDelegate(protocol: pluginProtocol)
         let first = try d.implement("transform") { (_: UnsafeMutableRawPointer?, v: Int64) -> Int64 in v + 1 }
