@@ -93,7 +93,13 @@ struct SlotChanges {
     /// (its storage and a copied array) and hashed the slot for every removal. (A `FirstInline` list,
     /// which allocates nothing for one removal, made every change that removes nothing dearer to
     /// return and destroy than the one allocation saved.)
-    private var removals: [(slot: Int, implementations: [Implementation])] = []
+    private var removals: [Removal] = []
+
+    /// A struct, not a tuple: a debug build looked a tuple type's metadata up for every change.
+    private struct Removal {
+        let slot: Int
+        let implementations: [Implementation]
+    }
 
     /// Slot `index` changed: it is published again.
     mutating func changed(_ index: Int) {
@@ -103,11 +109,12 @@ struct SlotChanges {
     /// `implementations` left slot `index`'s stack: they are retired once it is published again.
     mutating func removed(_ implementations: [Implementation], from index: Int) {
         changed(index)
-        removals.append((index, implementations))
+        removals.append(Removal(slot: index, implementations: implementations))
     }
 
     /// What slot `index`'s edit took out of its stack.
     func removed(from index: Int) -> [Implementation] {
+        if removals.isEmpty { return [] }  // most changes only add
         var found: [Implementation] = []
         for removal in removals where removal.slot == index {
             if found.isEmpty { found = removal.implementations } else { found += removal.implementations }
