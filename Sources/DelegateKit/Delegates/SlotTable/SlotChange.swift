@@ -149,7 +149,7 @@ extension SlotTable {
             // only adds retires nothing, and settles nothing. (What another change retires after this
             // section, that change settles.)
             var retiring = FirstInline<(slot: Int, listed: [any Retirable])>()
-            for index in changes.slots {
+            changes.slots.forEach { index in
                 republish(index, &state)
                 retire(changes.removed(from: index), slot: index, &state)
                 // Tested before it is copied: the copy counted a reference to the array for every change.
@@ -157,12 +157,12 @@ extension SlotTable {
             }
             return (result, changes, retiring, changes.slots.isEmpty ? [] : state.dependents)
         }
-        for (index, listed) in retiring { settle(index, listed) }
+        retiring.forEach { settle($0.slot, $0.listed) }
         Reclaimer.shared.collectIfPending()  // every change collects what calls have left since
         // Only where another delegate forwards here: reading the method's name counted references for each
         // slot changed.
         if !dependents.isEmpty {
-            for index in changes.slots { notify(dependents, descriptor.methods[index].name) }
+            changes.slots.forEach { notify(dependents, descriptor.methods[$0].name) }
         }
         return result
     }
