@@ -45,10 +45,17 @@ final class OverrideThunk: Sendable {
             r.sse.0, r.sse.1, r.sse.2, r.sse.3, r.sse.4, r.sse.5, r.sse.6, r.sse.7)
     }
 
-    /// Whether overrides of `signature` can take the register path.
+    /// Whether overrides of `signature` can take the register path: what its prepared form says, found
+    /// by its key (and published under it the first time), rather than a register layout worked out for
+    /// every override made, which cost some 1,700 instructions of each `override` in a release build.
     @usableFromInline
     static func takesRegisters(_ signature: CSignature) -> Bool {
-        RegisterPath.isAvailable && RegisterLayout(signature) != nil
+        guard RegisterPath.isAvailable else { return false }
+        if !signature.isVariadic, let key = PreparedSignature.key(of: signature) {
+            if let found = PreparedSignature.lookupUnretained(key) { return found._withUnsafeGuaranteedRef { $0.takesRegisters } }
+            if let prepared = try? PreparedSignature.prepared(signature, key: key) { return prepared.takesRegisters }
+        }
+        return RegisterLayout(signature) != nil
     }
 
     /// The thunk for an override whose arguments come after its ``Next``. Specialized in the caller's
