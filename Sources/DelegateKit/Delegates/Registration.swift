@@ -4,8 +4,8 @@
 /// ``DynamicDelegate/removeImplementation(for:key:)`` with its method and key.
 public final class Registration: Sendable {
     /// The slot of the method the implementation fills: its index rather than its name, which made every
-    /// registration a 48-byte object (a 64-byte malloc chunk, where this is a 48-byte one) and counted a
-    /// reference to the name for each one made and freed; nor is there a name to look up on removal.
+    /// registration a 48-byte object in a 64-byte malloc chunk (this is 40 bytes in a 48-byte one) and
+    /// counted a reference to the name for each one made and freed; nor is a name looked up on removal.
     let slot: Int
     /// The key it was registered under (the slot's default key for `implement` without one).
     let key: SlotKey

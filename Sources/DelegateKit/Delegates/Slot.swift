@@ -84,7 +84,9 @@ public struct Slot<Function> {
             } else {
                 // Only what the property set: overrides added through the delegate stay.
                 let slots = owner.dynamicDelegate.slots
-                if let index = slots.slotIndex(slot.method) { slots.removeImplementation(at: index, matching: .default) }
+                if let index = slots.slotIndex(slot.method) {
+                    slots.removeImplementation(at: index, matching: .default)
+                }
             }
             owner[keyPath: storageKeyPath].value = newValue
         }
