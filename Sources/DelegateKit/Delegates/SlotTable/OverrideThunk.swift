@@ -51,11 +51,9 @@ final class OverrideThunk: Sendable {
     @usableFromInline
     static func takesRegisters(_ signature: CSignature) -> Bool {
         guard RegisterPath.isAvailable else { return false }
-        if !signature.isVariadic, let key = PreparedSignature.key(of: signature) {
-            if let found = PreparedSignature.lookupUnretained(key) {
-                return found._withUnsafeGuaranteedRef { $0.takesRegisters }
-            }
-            if let prepared = try? PreparedSignature.prepared(signature, key: key) { return prepared.takesRegisters }
+        if !signature.isVariadic, let key = PreparedSignature.key(of: signature),
+           let prepared = try? PreparedSignature.prepared(key: key, { signature }) {
+            return prepared.takesRegisters
         }
         return RegisterLayout(signature) != nil
     }
