@@ -7,15 +7,13 @@ extension SlotTable {
     /// Builds the slot's plan and points the table slot at the cheapest function that serves it.
     /// Runs under the lock; never allocates executable memory or fails (``ensureDispatcher(_:)`` did).
     func republish(_ index: Int, _ state: inout State) {
-        // Mutated in place: a copy that is then changed would duplicate the arrays on every change.
-        if state.slots[index].entries.contains(where: \.isSpent) { state.slots[index].entries.removeAll { $0.isSpent } }
-        // Only the parts read below: copying the whole `SlotState` counted a reference for each of its
-        // arrays and objects on every change.
-        let entries = state.slots[index].entries
+        // Read in place, never copied: a copy of the stack counted a reference to its bottom entry and
+        // its array, and released both, on every change.
+        if state.slots[index].entries.contains(where: \.isSpent) { _ = state.slots[index].entries.remove { $0.isSpent } }
         let original = state.slots[index].original
         let dispatcherAddress = state.slots[index].dispatcher?.address
         let route = state.forwarding == nil ? nil : forwardRoute(index, state)
-        let top = entries.last
+        let top = state.slots[index].entries.top
         let responds = top != nil || original != nil || route?.responds == true
 
         let target: UnsafeRawPointer?
@@ -37,7 +35,7 @@ extension SlotTable {
             let observers = state.slots[index].observers
             let plan = SlotPlan(
                 owner: self, slot: index, methodName: descriptor.methods[index].name, prepared: prepared,
-                levels: entries.reversed(),
+                levels: state.slots[index].entries.reversed(),
                 before: observers.filter { $0.timing == .before },
                 after: observers.filter { $0.timing == .after },
                 original: original, forward: route?.route)
@@ -57,7 +55,7 @@ extension SlotTable {
         targetStub?.publish()
         let address = (table + descriptor.methods[index].offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
         RetirementShim.store(target, in: address)
-        for entry in entries {
+        state.slots[index].entries.forEach { entry in
             if let stub = entry.stub, stub !== targetStub, stub.isPublished { stub.retire() }
         }
     }

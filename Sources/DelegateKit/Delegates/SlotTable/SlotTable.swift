@@ -248,9 +248,8 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
     func removeEntries(
         at index: Int, _ state: inout State, _ changes: inout SlotChanges, where matches: (Implementation) -> Bool
     ) -> Bool {
-        let doomed: [Implementation] = state.slots[index].entries.filter(matches)
+        let doomed = state.slots[index].entries.remove(where: matches)
         guard !doomed.isEmpty else { return false }
-        state.slots[index].entries.removeAll(where: matches)
         changes.removed(doomed, from: index)
         return true
     }
