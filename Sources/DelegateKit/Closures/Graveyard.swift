@@ -64,7 +64,8 @@ enum Graveyard {
     /// Keeps `table` and fills each of its method slots with a function that stops with the method's
     /// message, one per method of `descriptor` in its order (``deadCallMessage(method:descriptor:origin:)``).
     static func entomb(table: UnsafeMutableRawPointer, descriptor: ProtocolDescriptor, messages: [String]) {
-        for (method, message) in zip(descriptor.methods, messages) {
+        for index in descriptor.methods.indices {  // not `zip`, which a debug build runs unspecialized
+            let method = descriptor.methods[index], message = messages[index]
             let slot = (table + method.offset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
             guard let prepared = try? PreparedSignature.prepared(method.signature) else {
                 RetirementShim.store(nil, in: slot)
