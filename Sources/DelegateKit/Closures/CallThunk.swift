@@ -86,7 +86,8 @@ struct CallThunk: Sendable {
         self.registers = registers ?? .unused
         hasRegisters = registers != nil
         takesRegisters = prepared.registerLayout != nil
-        ownEntry = shape.map { .shape($0) } ?? opaque.map { .opaque($0) } ?? .none
+        // Not `map` and `??`: a debug build runs them generic, for every closure made.
+        if let shape { ownEntry = .shape(shape) } else if let opaque { ownEntry = .opaque(opaque) } else { ownEntry = .none }
         self.body = body
     }
 
