@@ -17,6 +17,10 @@ import Testing
         return stack
     }
 
+    private static func identities(_ entries: some Sequence<Implementation>) -> [ObjectIdentifier] {
+        entries.map(ObjectIdentifier.init)
+    }
+
     @Test func removingAnySubsetKeepsTheRestInOrder() throws {
         let all = try Self.entries()
         for count in 0...all.count {
@@ -28,8 +32,9 @@ import Testing
                 }
                 var asked = 0
                 let removed = stack.remove { asked += 1; return doomed($0) }
-                #expect(removed.map(ObjectIdentifier.init) == entries.filter(doomed).map(ObjectIdentifier.init), "mask \(mask) of \(count)")
-                #expect(stack.map(ObjectIdentifier.init) == entries.filter { !doomed($0) }.map(ObjectIdentifier.init), "mask \(mask) of \(count)")
+                let kept = entries.filter { !doomed($0) }
+                #expect(Self.identities(removed) == Self.identities(entries.filter(doomed)), "mask \(mask) of \(count)")
+                #expect(Self.identities(stack) == Self.identities(kept), "mask \(mask) of \(count)")
                 #expect(asked == count, "each entry asked once (mask \(mask) of \(count))")
                 #expect(stack.count == count - removed.count && stack.top === stack.last)
             }

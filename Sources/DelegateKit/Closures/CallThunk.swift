@@ -87,7 +87,13 @@ struct CallThunk: Sendable {
         hasRegisters = registers != nil
         takesRegisters = prepared.registerLayout != nil
         // Not `map` and `??`: a debug build runs them generic, for every closure made.
-        if let shape { ownEntry = .shape(shape) } else if let opaque { ownEntry = .opaque(opaque) } else { ownEntry = .none }
+        if let shape {
+            ownEntry = .shape(shape)
+        } else if let opaque {
+            ownEntry = .opaque(opaque)
+        } else {
+            ownEntry = .none
+        }
         self.body = body
     }
 

@@ -10,7 +10,9 @@ extension SlotTable {
         // Read in place, never copied: a copy of the stack counted a reference to its bottom entry and
         // its array, and released both, on every change. (Closures, not key paths: a debug build reads a
         // key path through the runtime, about 1,700 instructions a change.)
-        if state.slots[index].entries.contains(where: { $0.isSpent }) { _ = state.slots[index].entries.remove { $0.isSpent } }
+        if state.slots[index].entries.contains(where: { $0.isSpent }) {
+            _ = state.slots[index].entries.remove { $0.isSpent }
+        }
         let original = state.slots[index].original
         let dispatcherAddress = state.slots[index].dispatcher?.address
         let route = state.forwarding == nil ? nil : forwardRoute(index, state)

@@ -167,8 +167,12 @@ final class SlotTable: @unchecked Sendable {  // Mutable state is behind `state`
             for index in state.slots.indices {
                 let message = messages[index]
                 state.slots[index].entries.forEach { $0.stub?.epitaph = message }
-                for case let implementation as Implementation in state.slots[index].retiring { implementation.stub?.epitaph = message }
-                for case let implementation as Implementation in state.slots[index].deferred { implementation.stub?.epitaph = message }
+                for case let implementation as Implementation in state.slots[index].retiring {
+                    implementation.stub?.epitaph = message
+                }
+                for case let implementation as Implementation in state.slots[index].deferred {
+                    implementation.stub?.epitaph = message
+                }
                 for stub in state.slots[index].freeStubs { stub.epitaph = message }
                 state.slots[index].dispatcher?.epitaph = message
             }
