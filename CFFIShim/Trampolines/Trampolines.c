@@ -331,13 +331,16 @@ static table_mapping *mapping_with_slot(int kind) {
     return NULL;
 }
 
-/* Each thread keeps the last few slots of each kind it freed and hands them out again without the lock:
-   a program that makes and frees closures one after another takes no lock at all (the lock and its
-   release cost more than the rest of making and freeing a slot). A kept slot is freed in every way a
-   call can see (its words stop a call with the freed message) and stays counted in its mapping's
-   in_use, so that the mapping is never retired under it; the thread hands its kept slots back as it
-   exits. A forked child keeps only its one thread's: the others' stay taken, as the few they are. */
-enum { kept_per_kind = 16 };
+/* Each thread keeps a few slots of each kind, freed ones and ones taken ahead, and hands them out
+   without the lock: a program that makes and frees closures one after another, or a delegate of a few
+   dozen slots at a time, takes no lock at all (the lock and its release cost more than the rest of making
+   and freeing a slot), and a burst takes it once for every `taken_at_once` slots made and every
+   `kept_per_kind / 2` freed. Taking a few and giving back half a full store keep a count that goes up
+   and down by a handful from locking on every turn. A kept slot is freed in every way a call can see (its
+   words stop a call with the freed message) and stays counted in its mapping's in_use, so that the
+   mapping is never retired under it; the thread hands its kept slots back as it exits. A forked child
+   keeps only its one thread's: the others' stay taken, as the few they are. */
+enum { kept_per_kind = 32, taken_at_once = 8 };
 typedef struct kept_slots {
     slot_words *first[kinds];
     int count[kinds];
@@ -370,10 +373,19 @@ __attribute__((noinline)) static void start_keeping(void) {
     keeping = kept_key_made && pthread_setspecific(kept_key, &kept) == 0 ? keeps : keeps_no_more;
 }
 
-/* return_slot under the lock; out of line, as take_slot is. */
+/* return_slot under the lock, with half the slots this thread keeps of the kind when it keeps its most.
+   Out of line, as take_slot is. */
 __attribute__((noinline)) static void return_slot_locked(slot_words *slot, int kind) {
     lock_slots();
     return_slot(slot, kind);
+    if (keeping == keeps && kept.count[kind] == kept_per_kind) {
+        for (int returned = 0; returned < kept_per_kind / 2; returned++) {
+            slot_words *kept_slot = kept.first[kind];
+            kept.first[kind] = kept_slot->next_free;
+            return_slot(kept_slot, kind);
+        }
+        kept.count[kind] -= kept_per_kind / 2;
+    }
     unlock_slots();
 }
 
@@ -422,22 +434,40 @@ int cffi_trampolines_available(void) {
     return trampolines_available;
 }
 
-/* A slot of `kind` from a mapping, or NULL; out of line, so that reusing a kept slot saves no registers
-   for it. */
+/* A slot of `kind` from `mapping`, which has one. Called with the lock held. */
+static slot_words *take_from(table_mapping *mapping, int kind) {
+    slot_words *slot = mapping->free[kind];
+    if (slot != NULL) {
+        mapping->free[kind] = slot->next_free;
+    } else {
+        mapping->unused[kind] -= 1;
+        slot = &data_words(mapping)[first_slot[kind] + slot_count[kind] - 1 - mapping->unused[kind]];
+    }
+    if (mapping->in_use == 0) empty_mappings -= 1;
+    mapping->in_use += 1;
+    return slot;
+}
+
+/* A slot of `kind` from a mapping, or NULL; a thread that keeps slots takes up to `taken_at_once` in all
+   from the same mapping, the rest kept to hand out next without the lock. Out of line, so that reusing a
+   kept slot saves no registers for it. */
 __attribute__((noinline)) static slot_words *take_slot(int kind) {
+    if (keeping == keeps_not_yet) start_keeping();
     lock_slots();
     table_mapping *mapping = mapping_with_slot(kind);
-    slot_words *slot = NULL;
-    if (mapping != NULL) {
-        slot = mapping->free[kind];
-        if (slot != NULL) {
-            mapping->free[kind] = slot->next_free;
-        } else {
-            mapping->unused[kind] -= 1;
-            slot = &data_words(mapping)[first_slot[kind] + slot_count[kind] - 1 - mapping->unused[kind]];
-        }
-        if (mapping->in_use == 0) empty_mappings -= 1;
-        mapping->in_use += 1;
+    slot_words *slot = mapping != NULL ? take_from(mapping, kind) : NULL;
+    /* Called only with none kept of the kind: the ones taken are kept in the order taken, so that slots
+       handed out one after another lie one after another, as they do when taken one at a time. */
+    slot_words **last = &kept.first[kind];
+    while (slot != NULL && keeping == keeps && kept.count[kind] < taken_at_once - 1
+           && (mapping->free[kind] != NULL || mapping->unused[kind] > 0)) {
+        slot_words *more = take_from(mapping, kind);
+        /* Kept, so freed as a call sees it: its words stop a call with the freed message. */
+        more->entry = (const void *)cffi_trampoline_freed;
+        more->next_free = *last;
+        *last = more;
+        last = &more->next_free;
+        kept.count[kind] += 1;
     }
     unlock_slots();
     return slot;

@@ -238,12 +238,13 @@ void *cffi_trampoline_code(void *handle);
 void cffi_trampoline_bury(void *handle, const char *message);
 
 /* Hands the slot back; a later call through its address stops the process with a message until the slot
-   is handed out again. Thread-safe. The calling thread keeps a few of the slots it frees, to hand out
-   again without the lock, until it exits or calls cffi_trampoline_return_kept. */
+   is handed out again. Thread-safe. The calling thread keeps a few of the slots it frees (and of those it
+   takes ahead as it makes slots), to hand out again without the lock, until it exits or calls
+   cffi_trampoline_return_kept. */
 void cffi_trampoline_free(void *handle);
 
-/* Hands the slots this thread kept as it freed them back to their mappings, as its exit does: for a test
-   that counts what a mapping holds. */
+/* Hands the slots this thread kept back to their mappings, as its exit does: for a test that counts what
+   a mapping holds. */
 void cffi_trampoline_return_kept(void);
 
 /* How many slots live code holds: handed out, neither freed nor buried. What a leak of slots grows. */
