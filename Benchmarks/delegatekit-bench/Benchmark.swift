@@ -55,6 +55,7 @@ enum Benchmark {
             switch arguments[index + 1] {
             case "raw": _ = bench_raw_create_free(Int64(n), 0, nil)
             case "closure": for _ in 0..<n { _ = try? makeClosure(.i64) }
+            case "capturing": for _ in 0..<n { _ = try? makeCapturingLiteral(.i64) }
             case "comparator": for _ in 0..<n { _ = try? makeComparator() }
             case "object": for index in 0..<n { SwiftObjectFloor.pass(SwiftObjectFloor(index)) }
             default: for _ in 0..<n { _ = try? makeDelegate16() }
