@@ -112,12 +112,13 @@ struct SlotChanges {
         removals.append(Removal(slot: index, implementations: implementations))
     }
 
-    /// What slot `index`'s edit took out of its stack.
-    func removed(from index: Int) -> [Implementation] {
-        if removals.isEmpty { return [] }  // most changes only add
-        var found: [Implementation] = []
+    /// What slot `index`'s edit took out of its stack, or nil for nothing (most changes only add: an
+    /// empty array returned and let go counted a reference for each).
+    func removed(from index: Int) -> [Implementation]? {
+        if removals.isEmpty { return nil }
+        var found: [Implementation]?
         for removal in removals where removal.slot == index {
-            if found.isEmpty { found = removal.implementations } else { found += removal.implementations }
+            if found == nil { found = removal.implementations } else { found?.append(contentsOf: removal.implementations) }
         }
         return found
     }
@@ -151,17 +152,19 @@ extension SlotTable {
             var retiring = FirstInline<(slot: Int, listed: [any Retirable])>()
             changes.slots.forEach { index in
                 republish(index, &state)
-                retire(changes.removed(from: index), slot: index, &state)
+                if let removed = changes.removed(from: index) { retire(removed, slot: index, &state) }
                 // Tested before it is copied: the copy counted a reference to the array for every change.
                 if !state.slots[index].retiring.isEmpty { retiring.append((index, state.slots[index].retiring)) }
             }
-            return (result, changes, retiring, changes.slots.isEmpty ? [] : state.dependents)
+            // Only where another delegate forwards here (nil, not an empty array, for the rest: nothing
+            // to count references to).
+            let dependents = changes.slots.isEmpty || state.dependents.isEmpty ? nil : state.dependents
+            return (result, changes, retiring, dependents)
         }
         retiring.forEach { settle($0.slot, $0.listed) }
         Reclaimer.shared.collectIfPending()  // every change collects what calls have left since
-        // Only where another delegate forwards here: reading the method's name counted references for each
-        // slot changed.
-        if !dependents.isEmpty {
+        // Reading the method's name counted references for each slot changed.
+        if let dependents {
             changes.slots.forEach { notify(dependents, descriptor.methods[$0].name) }
         }
         return result
