@@ -118,7 +118,11 @@ struct SlotChanges {
         if removals.isEmpty { return nil }
         var found: [Implementation]?
         for removal in removals where removal.slot == index {
-            if found == nil { found = removal.implementations } else { found?.append(contentsOf: removal.implementations) }
+            if found == nil {
+                found = removal.implementations
+            } else {
+                found?.append(contentsOf: removal.implementations)
+            }
         }
         return found
     }
