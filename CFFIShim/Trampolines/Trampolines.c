@@ -314,13 +314,18 @@ static int revive_mapping(table_mapping *mapping) {
     return 0;
 }
 
+/* Whether `mapping` has a slot of `kind` to hand out: a freed one, or one never handed out. */
+static int has_slot(const table_mapping *mapping, int kind) {
+    return mapping->free[kind] != NULL || mapping->unused[kind] > 0;
+}
+
 /* A mapping with a slot of `kind` to hand out: listed, else a retired one revived, else a new one. Called
    with the lock held. */
 static table_mapping *mapping_with_slot(int kind) {
     for (int attempt = 0; attempt < 2; attempt++) {
         while (available[kind] != NULL) {
             table_mapping *mapping = available[kind];
-            if (!mapping->retired && (mapping->free[kind] != NULL || mapping->unused[kind] > 0)) return mapping;
+            if (!mapping->retired && has_slot(mapping, kind)) return mapping;
             available[kind] = mapping->next_available[kind];
             mapping->listed[kind] = 0;
         }
@@ -335,7 +340,7 @@ static table_mapping *mapping_with_slot(int kind) {
    without the lock: a program that makes and frees closures one after another, or a delegate of a few
    dozen slots at a time, takes no lock at all (the lock and its release cost more than the rest of making
    and freeing a slot), and a burst takes it once for every `taken_at_once` slots made and every
-   `kept_per_kind / 2` freed. Taking a few and giving back half a full store keep a count that goes up
+   `kept_per_kind / 2 + 1` freed. Taking a few and giving back half a full store keep a count that goes up
    and down by a handful from locking on every turn. A kept slot is freed in every way a call can see (its
    words stop a call with the freed message) and stays counted in its mapping's in_use, so that the
    mapping is never retired under it; the thread hands its kept slots back as it exits. A forked child
@@ -459,8 +464,7 @@ __attribute__((noinline)) static slot_words *take_slot(int kind) {
     /* Called only with none kept of the kind: the ones taken are kept in the order taken, so that slots
        handed out one after another lie one after another, as they do when taken one at a time. */
     slot_words **last = &kept.first[kind];
-    while (slot != NULL && keeping == keeps && kept.count[kind] < taken_at_once - 1
-           && (mapping->free[kind] != NULL || mapping->unused[kind] > 0)) {
+    while (slot != NULL && keeping == keeps && kept.count[kind] < taken_at_once - 1 && has_slot(mapping, kind)) {
         slot_words *more = take_from(mapping, kind);
         /* Kept, so freed as a call sees it: its words stop a call with the freed message. */
         more->entry = (const void *)cffi_trampoline_freed;
